@@ -1,0 +1,80 @@
+# ncpv - build, test, install. `make` builds ./ncpv; `make check` runs every test.
+VERSION  := 0.1.0
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+LIBDIR   ?= $(PREFIX)/lib
+MANDIR   ?= $(PREFIX)/share/man
+DESTDIR  ?=
+
+CC       ?= cc
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wvla -Wformat=2 -Wno-format-nonliteral
+HARDEN   := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DNCPV_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) $(CFLAGS) -MMD -MP
+LDFLAGS  ?=
+ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now $(LDFLAGS)
+LDLIBS   := -lm
+
+# BUILD is where objects go: build/ normally, build/asan for `make asan`.
+BUILD    ?= build
+SRC      := $(wildcard src/*.c src/cmd/*.c)
+LIB_SRC  := $(filter-out src/main.c,$(SRC))
+OBJ      := $(SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+NCPV_BIN ?= ./ncpv
+
+.PHONY: all check unit e2e asan perf install uninstall clean
+all: ncpv
+
+ncpv: $(BUILD)/ncpv
+	@if [ "$(BUILD)" = build ]; then cp $< $@; fi
+
+$(BUILD)/ncpv: $(OBJ)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libncpv.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libncpv.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libncpv.a -lcmocka $(LDLIBS)
+
+unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+
+e2e: $(BUILD)/ncpv
+	NCPV=$(abspath $(BUILD)/ncpv) bats --timing tests/e2e
+
+check: all unit e2e
+
+# The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.
+asan:
+	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" HARDEN="-fPIE" unit e2e
+
+perf: ncpv
+	bench/perf.sh
+
+install: ncpv
+	install -d $(DESTDIR)$(BINDIR)
+	install -m 755 ncpv $(DESTDIR)$(BINDIR)/ncpv
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ncpv
+
+clean:
+	rm -rf build ncpv
+
+-include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d)
+
+# The README's first command: serve on loopback, measured by get for a few seconds.
+.PHONY: demo
+demo: ncpv
+	bench/demo.sh 3

@@ -1,0 +1,40 @@
+/* cmd.h - the subcommands' entry points, exit codes and shared command-line helpers. */
+#ifndef NCPV_CMD_H
+#define NCPV_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes of serve and get (README "Exit codes"); nc and pv follow their originals. */
+enum ncpv_exit {
+	NCPV_EXIT_OK = 0,
+	NCPV_EXIT_FAIL = 1,	/* the transfer failed or ended short */
+	NCPV_EXIT_USAGE = 2,	/* bad option or argument */
+	NCPV_EXIT_RESOLVE = 3,	/* host name or service did not resolve */
+	NCPV_EXIT_CONNECT = 4,	/* connection refused or unreachable */
+	NCPV_EXIT_TIMEOUT = 5,	/* connect timed out */
+	NCPV_EXIT_FILE = 6,	/* a local file could not be read or written */
+	NCPV_EXIT_LISTEN = 7	/* cannot listen (address in use, no permission) */
+};
+
+#define NCPV_DEFAULT_PORT "6666"
+
+int cmd_serve(int argc, char **argv);
+int cmd_get(int argc, char **argv);
+
+/* "ncpv CMD: message" on stderr. */
+void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print "ncpv CMD: bad value for OPTION: 'ARG' (REASON)" and return NCPV_EXIT_USAGE. */
+int cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason);
+
+/* Map a net_* error code to an exit code. */
+int cmd_net_exit(int net_error);
+
+/* Report an unknown option or missing argument as getopt found it. */
+int cmd_bad_option(const char *cmd, int optopt_char, const char *word);
+
+/* JSON string escaping into a fixed buffer (always NUL-terminated). */
+char *cmd_json_string(char *buf, size_t len, const char *s);
+
+#endif

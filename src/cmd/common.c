@@ -1,0 +1,71 @@
+/* common.c - error reporting and small helpers shared by the subcommands. */
+#include "cmd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../net.h"
+
+void cmd_error(const char *cmd, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ncpv %s: %s\n", cmd, msg);
+}
+
+int cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason)
+{
+	cmd_error(cmd, "invalid %s '%s': %s", option, arg, reason);
+	return NCPV_EXIT_USAGE;
+}
+
+int cmd_bad_option(const char *cmd, int opt, const char *word)
+{
+	if (opt != 0 && opt != '?')
+		cmd_error(cmd, "option '-%c' %s (try 'ncpv %s --help')", opt,
+			  word ? word : "is unknown", cmd);
+	else
+		cmd_error(cmd, "unknown option '%s' (try 'ncpv %s --help')", word ? word : "?", cmd);
+	return NCPV_EXIT_USAGE;
+}
+
+int cmd_net_exit(int net_error)
+{
+	switch (net_error) {
+	case NET_ERESOLVE:
+		return NCPV_EXIT_RESOLVE;
+	case NET_ETIMEDOUT:
+		return NCPV_EXIT_TIMEOUT;
+	case NET_ECONNECT:
+		return NCPV_EXIT_CONNECT;
+	default:
+		return NCPV_EXIT_FAIL;
+	}
+}
+
+char *cmd_json_string(char *buf, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	if (len == 0)
+		return buf;
+	for (; *s && n + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			buf[n++] = '\\';
+			buf[n++] = (char)c;
+		} else if (c < 0x20) {
+			n += (size_t)snprintf(buf + n, len - n, "\\u%04x", c);
+		} else {
+			buf[n++] = (char)c;
+		}
+	}
+	buf[n] = '\0';
+	return buf;
+}

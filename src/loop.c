@@ -1,0 +1,137 @@
+/* loop.c - a small epoll event loop: an fd-indexed table of handlers. */
+#include "loop.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LOOP_BATCH 256
+
+struct slot {
+	loop_handler *handler;
+	void *ctx;
+};
+
+struct loop {
+	int epfd;
+	int nslots;
+	struct slot *slots;
+	int have_mask;
+	sigset_t mask;
+	struct epoll_event events[LOOP_BATCH];
+};
+
+double loop_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct loop *loop_new(void)
+{
+	struct loop *l = calloc(1, sizeof(*l));
+
+	if (l == NULL)
+		return NULL;
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->epfd < 0) {
+		int saved = errno;
+
+		free(l);
+		errno = saved;
+		return NULL;
+	}
+	return l;
+}
+
+void loop_free(struct loop *l)
+{
+	if (l == NULL)
+		return;
+	close(l->epfd);
+	free(l->slots);
+	free(l);
+}
+
+static int grow(struct loop *l, int fd)
+{
+	int n = l->nslots ? l->nslots : 64;
+	struct slot *s;
+
+	while (n <= fd)
+		n *= 2;
+	s = realloc(l->slots, (size_t)n * sizeof(*s));
+	if (s == NULL)
+		return -1;
+	memset(s + l->nslots, 0, (size_t)(n - l->nslots) * sizeof(*s));
+	l->slots = s;
+	l->nslots = n;
+	return 0;
+}
+
+int loop_add(struct loop *l, int fd, uint32_t events, loop_handler *h, void *ctx)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	if (fd >= l->nslots && grow(l, fd) < 0)
+		return -1;
+	if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		return -1;
+	l->slots[fd].handler = h;
+	l->slots[fd].ctx = ctx;
+	return 0;
+}
+
+int loop_mod(struct loop *l, int fd, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	return epoll_ctl(l->epfd, EPOLL_CTL_MOD, fd, &ev);
+}
+
+int loop_del(struct loop *l, int fd)
+{
+	if (fd >= 0 && fd < l->nslots)
+		l->slots[fd].handler = NULL;
+	return epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+}
+
+int loop_close(struct loop *l, int fd)
+{
+	if (fd >= 0 && fd < l->nslots)
+		l->slots[fd].handler = NULL;
+	return close(fd);
+}
+
+void loop_set_sigmask(struct loop *l, const sigset_t *mask)
+{
+	l->have_mask = mask != NULL;
+	if (mask != NULL)
+		l->mask = *mask;
+}
+
+int loop_poll(struct loop *l, int timeout_ms)
+{
+	int n = epoll_pwait(l->epfd, l->events, LOOP_BATCH, timeout_ms,
+			    l->have_mask ? &l->mask : NULL);
+
+	if (n < 0)
+		return errno == EINTR ? 0 : -1;
+	for (int i = 0; i < n; i++) {
+		int fd = l->events[i].data.fd;
+
+		/* A handler earlier in this batch may have deleted this fd. */
+		if (fd < l->nslots && l->slots[fd].handler != NULL)
+			l->slots[fd].handler(l, fd, l->events[i].events, l->slots[fd].ctx);
+	}
+	return n;
+}

@@ -1,0 +1,76 @@
+/* main.c - ncpv's entry point: picks the subcommand, or the tool named by argv[0]. */
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "net.h"
+#include "version.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "serve", cmd_serve, "serve data over TCP to many clients (the seed's nc -l </dev/urandom)" },
+	{ "get", cmd_get, "download (or upload) with a built-in meter (the seed's nc | pv)" },
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: ncpv COMMAND [OPTION]... [ARG]...\n"
+		   "Move bytes over TCP and measure how fast they move.\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'ncpv COMMAND --help' describes each command.\n"
+		   "  -h, --help     show this help\n"
+		   "  -V, --version  show the version and build features\n");
+}
+
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+	char self[256];
+
+	/* A closed peer must give EPIPE, not kill the process. */
+	signal(SIGPIPE, SIG_IGN);
+	net_guard_std_fds();
+
+	/* Run as "nc" or "pv" through a symlink. */
+	snprintf(self, sizeof(self), "%s", argv[0] ? argv[0] : "ncpv");
+	if ((c = find(basename(self))) != NULL && strcmp(c->name, "serve") != 0 &&
+	    strcmp(c->name, "get") != 0)
+		return c->run(argc, argv);
+
+	if (argc < 2) {
+		usage(stderr);
+		return NCPV_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+		usage(stdout);
+		return NCPV_EXIT_OK;
+	}
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("ncpv %s\nfeatures: %s\n", NCPV_VERSION, NCPV_FEATURES);
+		return NCPV_EXIT_OK;
+	}
+	if ((c = find(argv[1])) == NULL) {
+		fprintf(stderr, "ncpv: unknown command '%s' (try 'ncpv --help')\n", argv[1]);
+		return NCPV_EXIT_USAGE;
+	}
+	return c->run(argc - 1, argv + 1);
+}

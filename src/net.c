@@ -1,0 +1,282 @@
+/* net.c - socket helpers: resolve, listen, connect with a timeout, name endpoints. */
+#include "net.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct net_opts default_opts = { .family = AF_UNSPEC, .socktype = SOCK_STREAM };
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int lookup(const char *host, const char *port, const struct net_opts *o, int passive,
+		  struct addrinfo **res, char *err, size_t errlen)
+{
+	struct addrinfo hints;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = o->family;
+	hints.ai_socktype = o->socktype ? o->socktype : SOCK_STREAM;
+	hints.ai_flags = (passive ? AI_PASSIVE : AI_ADDRCONFIG) | (o->numeric ? AI_NUMERICHOST : 0);
+	rc = getaddrinfo(host && *host ? host : NULL, port, &hints, res);
+	if (rc == EAI_ADDRFAMILY || (rc == EAI_NONAME && !passive && host && *host)) {
+		/* AI_ADDRCONFIG hides ::1 on hosts with only loopback IPv6; ask again without it. */
+		hints.ai_flags &= ~AI_ADDRCONFIG;
+		rc = getaddrinfo(host, port, &hints, res);
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "%s%s%s: %s", host && *host ? host : "*",
+			 port ? " port " : "", port ? port : "",
+			 rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		return NET_ERESOLVE;
+	}
+	return 0;
+}
+
+int net_resolve(const char *host, const char *port, const struct net_opts *o,
+		struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen)
+{
+	struct addrinfo *res;
+	int rc = lookup(host, port, o ? o : &default_opts, 0, &res, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*sslen = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+int net_listen(const char *host, const char *port, const struct net_opts *o,
+	       char *err, size_t errlen)
+{
+	struct addrinfo *res, *ai;
+	int fd = -1, saved = 0, rc;
+	const int one = 1;
+
+	if (o == NULL)
+		o = &default_opts;
+	if ((rc = lookup(host, port, o, 1, &res, err, errlen)) < 0)
+		return rc;
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			    ai->ai_protocol);
+		if (fd < 0) {
+			saved = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &o->v6only, sizeof(o->v6only));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    (ai->ai_socktype != SOCK_STREAM ||
+		     listen(fd, o->backlog > 0 ? o->backlog : SOMAXCONN) == 0))
+			break;
+		saved = errno;
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0) {
+		char where[128];
+
+		net_format_addr(res->ai_addr, res->ai_addrlen, where, sizeof(where));
+		snprintf(err, errlen, "cannot listen on %s: %s", where, strerror(saved));
+		freeaddrinfo(res);
+		errno = saved;
+		return NET_ESYS;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+int net_connect_start(const struct sockaddr *sa, socklen_t salen, int socktype)
+{
+	int fd = socket(sa->sa_family, (socktype ? socktype : SOCK_STREAM) | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	if (connect(fd, sa, salen) < 0 && errno != EINPROGRESS) {
+		int saved = errno;
+
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+int net_connect(const char *host, const char *port, const struct net_opts *o,
+		char *err, size_t errlen)
+{
+	struct addrinfo *res, *ai;
+	double deadline;
+	int rc, saved = ECONNREFUSED, timed_out = 0;
+	char where[128] = "?";
+
+	if (o == NULL)
+		o = &default_opts;
+	if ((rc = lookup(host, port, o, 0, &res, err, errlen)) < 0)
+		return rc;
+	deadline = o->timeout_ms > 0 ? now_ms() + o->timeout_ms : 0;
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		int fd, left = -1;
+
+		net_format_addr(ai->ai_addr, ai->ai_addrlen, where, sizeof(where));
+		fd = net_connect_start(ai->ai_addr, ai->ai_addrlen, ai->ai_socktype);
+		if (fd < 0) {
+			saved = errno;
+			continue;
+		}
+		if (deadline > 0) {
+			left = (int)(deadline - now_ms());
+			if (left < 1)
+				left = 1;
+		}
+		rc = net_wait(fd, POLLOUT, left);
+		if (rc == 0) {
+			close(fd);
+			saved = ETIMEDOUT;
+			timed_out = 1;
+			break;
+		}
+		if ((saved = net_socket_error(fd)) == 0) {
+			freeaddrinfo(res);
+			return fd;
+		}
+		close(fd);
+	}
+	freeaddrinfo(res);
+	snprintf(err, errlen, "connect to %s: %s", where,
+		 timed_out ? "timed out" : strerror(saved));
+	errno = saved;
+	return timed_out ? NET_ETIMEDOUT : NET_ECONNECT;
+}
+
+char *net_format_addr(const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	(void)len;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		snprintf(buf, buflen, "%s:%u", host, ntohs(in->sin_port));
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		snprintf(buf, buflen, "[%s]:%u", host, ntohs(in6->sin6_port));
+	} else {
+		snprintf(buf, buflen, "?");
+	}
+	return buf;
+}
+
+char *net_local_name(int fd, char *buf, size_t buflen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+		snprintf(buf, buflen, "?");
+		return buf;
+	}
+	return net_format_addr((struct sockaddr *)&ss, len, buf, buflen);
+}
+
+char *net_peer_name(int fd, char *buf, size_t buflen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0) {
+		snprintf(buf, buflen, "?");
+		return buf;
+	}
+	return net_format_addr((struct sockaddr *)&ss, len, buf, buflen);
+}
+
+int net_socket_error(int fd)
+{
+	int e = 0;
+	socklen_t len = sizeof(e);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
+		return errno;
+	return e;
+}
+
+int net_set_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
+	return fcntl(fd, F_SETFL, fl);
+}
+
+int net_wait(int fd, short events, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	double deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
+
+	for (;;) {
+		int rc = poll(&p, 1, timeout_ms);
+
+		if (rc > 0)
+			return p.revents;
+		if (rc == 0)
+			return 0;
+		if (errno != EINTR)
+			return -1;
+		if (timeout_ms >= 0) {
+			timeout_ms = (int)(deadline - now_ms());
+			if (timeout_ms < 0)
+				timeout_ms = 0;
+		}
+	}
+}
+
+long net_raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -1;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return (long)rl.rlim_cur;
+}
+
+void net_guard_std_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+
+			if (n >= 0 && n != fd)
+				close(n);
+		}
+	}
+}

@@ -1,0 +1,66 @@
+/* net.h - socket helpers: resolve, listen, connect with a timeout, name endpoints.
+ * They never print and never exit: failures return a negative NET_E* code,
+ * keep errno where a system call failed, and put one line in the caller's err. */
+#ifndef NCPV_NET_H
+#define NCPV_NET_H
+
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+enum net_error {
+	NET_ESYS = -1,	   /* a system call failed; errno says which way */
+	NET_ERESOLVE = -2, /* the name or service did not resolve */
+	NET_ECONNECT = -3, /* every address refused or was unreachable (errno of the last) */
+	NET_ETIMEDOUT = -4 /* the connect timeout ran out */
+};
+
+struct net_opts {
+	int family;	 /* AF_UNSPEC, AF_INET or AF_INET6 */
+	int socktype;	 /* SOCK_STREAM (default when 0) or SOCK_DGRAM */
+	int timeout_ms;	 /* connect: <= 0 waits as long as the kernel does */
+	int backlog;	 /* listen: 0 means SOMAXCONN */
+	int numeric;	 /* do not use DNS (AI_NUMERICHOST) */
+	int v6only;	 /* listen on [::] for IPv6 only */
+};
+
+/* Resolve, bind and listen; the socket is non-blocking and close-on-exec.
+ * An empty host listens on every address. Returns the fd or a NET_E*. */
+int net_listen(const char *host, const char *port, const struct net_opts *o,
+	       char *err, size_t errlen);
+
+/* Resolve and connect, trying each address in turn within the timeout.
+ * The returned socket is non-blocking and close-on-exec. */
+int net_connect(const char *host, const char *port, const struct net_opts *o,
+		char *err, size_t errlen);
+
+/* Start a non-blocking connect to one resolved address: returns the fd with
+ * the connect in flight (or done), or -1 with errno. */
+int net_connect_start(const struct sockaddr *sa, socklen_t salen, int socktype);
+
+/* Resolve once into a caller-owned copy of the first address: 0 or NET_E*. */
+int net_resolve(const char *host, const char *port, const struct net_opts *o,
+		struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen);
+
+/* "127.0.0.1:6666" or "[::1]:6666" for an address; buf gets "?" on error. */
+char *net_format_addr(const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen);
+char *net_local_name(int fd, char *buf, size_t buflen);
+char *net_peer_name(int fd, char *buf, size_t buflen);
+
+/* Pending socket error (SO_ERROR), 0 when none. */
+int net_socket_error(int fd);
+
+int net_set_nonblock(int fd, int on);
+
+/* Wait for fd to become ready for events (POLLIN/POLLOUT) for at most
+ * timeout_ms (< 0: forever), retrying EINTR. Returns revents, 0 on timeout. */
+int net_wait(int fd, short events, int timeout_ms);
+
+/* Raise the soft open-file limit to the hard one; returns the new soft limit. */
+long net_raise_fd_limit(void);
+
+/* Make the descriptor numbers 0..2 valid (opened on /dev/null if closed),
+ * so that sockets never land on them. */
+void net_guard_std_fds(void);
+
+#endif

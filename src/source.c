@@ -1,0 +1,251 @@
+/* source.c - where sent bytes come from: fresh random data, zeros, a file, or a device. */
+#include "source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* 256 KiB stays in L2 while it is generated and then copied into the
+ * socket; bigger pools measured slower (docs/BENCHMARKS.md). */
+#define POOL_SIZE (256 * 1024)
+/* Refill once fewer than this many fresh bytes are left, to avoid tiny sends. */
+#define POOL_LOW (16 * 1024)
+#define LANES 4
+
+struct source {
+	enum source_kind kind;
+	int fd;
+	uint64_t size;
+	char name[64];
+	unsigned char *pool;
+	size_t pos, end;   /* fresh bytes are pool[pos..end) */
+	uint64_t rng[4][LANES]; /* four xoshiro256+ states, interleaved for ILP */
+};
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256+ over LANES independent states: 8 bytes per lane per step.
+ * Its weak low bits do not matter for filler data; it is not a CSPRNG,
+ * only fresh and incompressible. target_clones lets AVX2 machines run the
+ * lanes in vector registers. */
+__attribute__((target_clones("avx2", "default")))
+static void rng_fill_words(uint64_t st[4][LANES], uint64_t *out, size_t nwords)
+{
+	uint64_t s0[LANES], s1[LANES], s2[LANES], s3[LANES];
+	size_t i = 0;
+
+	memcpy(s0, st[0], sizeof(s0));
+	memcpy(s1, st[1], sizeof(s1));
+	memcpy(s2, st[2], sizeof(s2));
+	memcpy(s3, st[3], sizeof(s3));
+	for (; i + LANES <= nwords; i += LANES) {
+		for (int j = 0; j < LANES; j++) {
+			uint64_t t = s1[j] << 17;
+
+			out[i + j] = s0[j] + s3[j];
+			s2[j] ^= s0[j];
+			s3[j] ^= s1[j];
+			s1[j] ^= s2[j];
+			s0[j] ^= s3[j];
+			s2[j] ^= t;
+			s3[j] = rotl(s3[j], 45);
+		}
+	}
+	for (int j = 0; i < nwords; i++, j++) {
+		uint64_t t = s1[j] << 17;
+
+		out[i] = s0[j] + s3[j];
+		s2[j] ^= s0[j];
+		s3[j] ^= s1[j];
+		s1[j] ^= s2[j];
+		s0[j] ^= s3[j];
+		s2[j] ^= t;
+		s3[j] = rotl(s3[j], 45);
+	}
+	memcpy(st[0], s0, sizeof(s0));
+	memcpy(st[1], s1, sizeof(s1));
+	memcpy(st[2], s2, sizeof(s2));
+	memcpy(st[3], s3, sizeof(s3));
+}
+
+void source_random_fill(struct source *s, void *buf, size_t len)
+{
+	uint64_t tail;
+	size_t words = len / 8;
+
+	if (((uintptr_t)buf & 7) == 0) {
+		rng_fill_words(s->rng, buf, words);
+	} else {
+		for (size_t i = 0; i < words; i++) {
+			rng_fill_words(s->rng, &tail, 1);
+			memcpy((char *)buf + i * 8, &tail, 8);
+		}
+	}
+	if (len % 8) {
+		rng_fill_words(s->rng, &tail, 1);
+		memcpy((char *)buf + words * 8, &tail, len % 8);
+	}
+}
+
+static int seed(struct source *s)
+{
+	size_t got = 0;
+
+	while (got < sizeof(s->rng)) {
+		ssize_t n = getrandom((char *)s->rng + got, sizeof(s->rng) - got, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	/* An all-zero xoshiro state would stay zero. */
+	for (int j = 0; j < LANES; j++)
+		if ((s->rng[0][j] | s->rng[1][j] | s->rng[2][j] | s->rng[3][j]) == 0)
+			s->rng[0][j] = 0x9e3779b97f4a7c15ULL;
+	return 0;
+}
+
+static struct source *source_fail(struct source *s, char *err, size_t errlen, const char *what,
+				  const char *path)
+{
+	snprintf(err, errlen, "%s '%s': %s", what, path, strerror(errno));
+	source_free(s);
+	return NULL;
+}
+
+struct source *source_open(const char *spec, char *err, size_t errlen)
+{
+	struct source *s = calloc(1, sizeof(*s));
+	const char *path = spec;
+	struct stat st;
+
+	if (s == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->fd = -1;
+	snprintf(s->name, sizeof(s->name), "%s", spec);
+	if (strcmp(spec, "random") == 0) {
+		s->kind = SOURCE_RANDOM;
+		if (seed(s) < 0)
+			return source_fail(s, err, errlen, "cannot seed source", spec);
+	} else if (strcmp(spec, "zero") == 0) {
+		s->kind = SOURCE_ZERO;
+	} else {
+		if (strcmp(spec, "urandom") == 0)
+			path = "/dev/urandom";
+		s->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (s->fd < 0)
+			return source_fail(s, err, errlen, "cannot open source", path);
+		if (fstat(s->fd, &st) < 0)
+			return source_fail(s, err, errlen, "cannot stat source", path);
+		if (S_ISDIR(st.st_mode)) {
+			errno = EISDIR;
+			return source_fail(s, err, errlen, "cannot read source", path);
+		}
+		if (S_ISREG(st.st_mode)) {
+			s->kind = SOURCE_FILE;
+			s->size = (uint64_t)st.st_size;
+			/* Read a byte now so that an unreadable file fails at start, not per client. */
+			if (s->size > 0 && pread(s->fd, &(char){ 0 }, 1, 0) < 0)
+				return source_fail(s, err, errlen, "cannot read source", path);
+			return s;
+		}
+		s->kind = SOURCE_STREAM;
+	}
+	s->pool = malloc(POOL_SIZE);
+	if (s->pool == NULL) {
+		snprintf(err, errlen, "out of memory");
+		source_free(s);
+		return NULL;
+	}
+	if (s->kind == SOURCE_ZERO) {
+		memset(s->pool, 0, POOL_SIZE);
+		s->end = POOL_SIZE;
+	}
+	return s;
+}
+
+void source_free(struct source *s)
+{
+	if (s == NULL)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->pool);
+	free(s);
+}
+
+enum source_kind source_kind(const struct source *s)
+{
+	return s->kind;
+}
+
+const char *source_name(const struct source *s)
+{
+	return s->name;
+}
+
+int source_fd(const struct source *s)
+{
+	return s->fd;
+}
+
+uint64_t source_size(const struct source *s)
+{
+	return s->size;
+}
+
+ssize_t source_peek(struct source *s, size_t max, const void **data)
+{
+	size_t avail;
+
+	switch (s->kind) {
+	case SOURCE_ZERO:
+		*data = s->pool;
+		return (ssize_t)(max < POOL_SIZE ? max : POOL_SIZE);
+	case SOURCE_RANDOM:
+		if (s->end - s->pos < POOL_LOW && s->end - s->pos < max) {
+			rng_fill_words(s->rng, (uint64_t *)(void *)s->pool, POOL_SIZE / 8);
+			s->pos = 0;
+			s->end = POOL_SIZE;
+		}
+		break;
+	case SOURCE_STREAM:
+		if (s->pos == s->end) {
+			ssize_t n;
+
+			do
+				n = read(s->fd, s->pool, POOL_SIZE);
+			while (n < 0 && errno == EINTR);
+			if (n <= 0)
+				return n;
+			s->pos = 0;
+			s->end = (size_t)n;
+		}
+		break;
+	case SOURCE_FILE:
+		errno = EINVAL;
+		return -1;
+	}
+	avail = s->end - s->pos;
+	*data = s->pool + s->pos;
+	return (ssize_t)(avail < max ? avail : max);
+}
+
+void source_consume(struct source *s, size_t n)
+{
+	if (s->kind == SOURCE_RANDOM || s->kind == SOURCE_STREAM)
+		s->pos += n < s->end - s->pos ? n : s->end - s->pos;
+}

@@ -1,0 +1,45 @@
+/* source.h - where sent bytes come from: fresh random data, zeros, a file, or a device. */
+#ifndef NCPV_SOURCE_H
+#define NCPV_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum source_kind {
+	SOURCE_RANDOM, /* xoshiro256+ seeded from getrandom(2); never repeats a buffer */
+	SOURCE_ZERO,   /* zero bytes */
+	SOURCE_FILE,   /* a regular file: sent with sendfile(2) at a caller's offset */
+	SOURCE_STREAM  /* anything else readable (/dev/urandom, a FIFO): read into a shared pool */
+};
+
+struct source;
+
+/* spec: "random", "urandom", "zero", or a path. Returns NULL with a
+ * one-line reason in err. The source owns its pool and any fd it opened. */
+struct source *source_open(const char *spec, char *err, size_t errlen);
+void source_free(struct source *s);
+
+enum source_kind source_kind(const struct source *s);
+const char *source_name(const struct source *s);
+
+/* SOURCE_FILE only: the open file and its size. */
+int source_fd(const struct source *s);
+uint64_t source_size(const struct source *s);
+
+/*
+ * Bytes ready to send, shared by every connection of the process: *data
+ * points at up to max fresh bytes, valid until the next call on s. Report
+ * how many were really sent with source_consume, so that no byte of a
+ * random or stream source is ever sent twice. Returns the count (> 0), 0
+ * at the end of a stream source, or -1 with errno on a read error.
+ * Not for SOURCE_FILE, whose bytes depend on each connection's offset.
+ */
+ssize_t source_peek(struct source *s, size_t max, const void **data);
+void source_consume(struct source *s, size_t n);
+
+/* Fill buf with fresh pseudo-random bytes from a generator seeded once from
+ * getrandom(2) (exposed for tests and benchmarks). len is any size. */
+void source_random_fill(struct source *s, void *buf, size_t len);
+
+#endif

@@ -1,0 +1,188 @@
+/* units.c - parse and format byte counts, rates and durations (pure). */
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Read a non-negative decimal "123" or "1.25" without locale surprises.
+ * Returns a pointer past the number, or NULL when there are no digits. */
+static const char *parse_decimal(const char *s, double *out)
+{
+	double v = 0, scale = 1;
+	int digits = 0;
+
+	for (; isdigit((unsigned char)*s); s++, digits++)
+		v = v * 10 + (*s - '0');
+	if (*s == '.') {
+		for (s++; isdigit((unsigned char)*s); s++, digits++) {
+			scale /= 10;
+			v += (*s - '0') * scale;
+		}
+	}
+	if (digits == 0)
+		return NULL;
+	*out = v;
+	return s;
+}
+
+int units_parse_size(const char *s, uint64_t *out)
+{
+	static const char prefixes[] = "KMGTP";
+	double v, mult = 1;
+	const char *p;
+
+	if (s == NULL || (p = parse_decimal(s, &v)) == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (*p != '\0') {
+		const char *hit = strchr(prefixes, toupper((unsigned char)*p));
+
+		if (hit == NULL) {
+			/* A bare "B" is allowed: "4096B". */
+			if (toupper((unsigned char)*p) == 'B' && p[1] == '\0')
+				p++;
+			else {
+				errno = EINVAL;
+				return -1;
+			}
+		} else {
+			for (long i = 0; i <= hit - prefixes; i++)
+				mult *= 1024;
+			p++;
+			if (strcasecmp(p, "iB") == 0 || strcasecmp(p, "B") == 0)
+				p += strlen(p);
+		}
+		if (*p != '\0') {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	v *= mult;
+	if (v >= 18446744073709551616.0) {
+		errno = ERANGE;
+		return -1;
+	}
+	if (mult == 1 && v != floor(v)) {
+		errno = EINVAL; /* "1.5" bytes */
+		return -1;
+	}
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int units_parse_seconds(const char *s, double *out)
+{
+	double v, mult = 1;
+	const char *p;
+
+	if (s == NULL || (p = parse_decimal(s, &v)) == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (strcmp(p, "") == 0 || strcmp(p, "s") == 0)
+		mult = 1;
+	else if (strcmp(p, "ms") == 0)
+		mult = 0.001;
+	else if (strcmp(p, "m") == 0)
+		mult = 60;
+	else if (strcmp(p, "h") == 0)
+		mult = 3600;
+	else {
+		errno = EINVAL;
+		return -1;
+	}
+	v *= mult;
+	if (v > 366.0 * 86400) {
+		errno = ERANGE;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int units_parse_bitrate(const char *s, double *bits_per_s)
+{
+	static const struct {
+		const char *suffix;
+		double mult;
+	} units[] = {
+		{ "", 1 },	     { "bit", 1 },	  { "kbit", 1e3 },
+		{ "mbit", 1e6 },     { "gbit", 1e9 },	  { "bps", 8 },
+		{ "kbps", 8e3 },     { "mbps", 8e6 },	  { "gbps", 8e9 },
+	};
+	double v;
+	const char *p;
+
+	if (s == NULL || (p = parse_decimal(s, &v)) == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(p, units[i].suffix) == 0) {
+			*bits_per_s = v * units[i].mult;
+			if (*bits_per_s <= 0)
+				break;
+			return 0;
+		}
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+int units_parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (s == NULL || *s == '\0' || isspace((unsigned char)*s)) {
+		errno = EINVAL;
+		return -1;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end != '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	if (errno == ERANGE || v < min || v > max) {
+		errno = ERANGE;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+char *units_format_hms(char *buf, size_t len, double seconds)
+{
+	long t = seconds > 0 ? (long)seconds : 0;
+	long d = t / 86400, h = (t / 3600) % 24, m = (t / 60) % 60, s = t % 60;
+
+	if (d > 0)
+		snprintf(buf, len, "%ld:%02ld:%02ld:%02ld", d, h, m, s);
+	else
+		snprintf(buf, len, "%ld:%02ld:%02ld", h, m, s);
+	return buf;
+}
+
+char *units_format_iec(char *buf, size_t len, double bytes)
+{
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	size_t i = 0;
+
+	while (bytes >= 1024 && i + 1 < sizeof(names) / sizeof(names[0])) {
+		bytes /= 1024;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%.0f B", bytes);
+	else
+		snprintf(buf, len, "%.*f%s", bytes < 10 ? 2 : bytes < 100 ? 1 : 0, bytes, names[i]);
+	return buf;
+}

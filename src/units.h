@@ -1,0 +1,48 @@
+/* units.h - parse and format byte counts, rates and durations (pure: no I/O, no allocation). */
+#ifndef NCPV_UNITS_H
+#define NCPV_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Parse a byte count: digits with an optional fraction and an optional IEC
+ * suffix K, M, G, T, P (powers of 1024; "KiB", "KB" and lower case are
+ * accepted and mean the same). "1.5M" is 1572864. Returns 0, or -1 with
+ * errno EINVAL (not a size) or ERANGE (does not fit in 64 bits).
+ */
+int units_parse_size(const char *s, uint64_t *out);
+
+/*
+ * Parse a duration in seconds: a non-negative decimal number with an
+ * optional suffix s, m (minutes), h, or ms. Returns 0, or -1 with errno
+ * EINVAL or ERANGE (more than a year).
+ */
+int units_parse_seconds(const char *s, double *out);
+
+/*
+ * Parse a link rate for traffic shaping, in bits per second: a number with
+ * an optional suffix bit, kbit, mbit, gbit (SI, as tc spells them) or the
+ * byte forms bps, kbps, mbps, gbps (bytes per second, SI). Returns 0, or -1
+ * with errno EINVAL.
+ */
+int units_parse_bitrate(const char *s, double *bits_per_s);
+
+/*
+ * Parse a whole number in [min, max] with no suffix. Returns 0, or -1 with
+ * errno EINVAL (not a number) or ERANGE (outside the range).
+ */
+int units_parse_long(const char *s, long min, long max, long *out);
+
+/*
+ * Format a seconds count as pv does: "H:MM:SS", or "D:HH:MM:SS" from one
+ * day on. Negative values print as 0:00:00. Writes at most len bytes
+ * including the NUL and returns buf.
+ */
+char *units_format_hms(char *buf, size_t len, double seconds);
+
+/* A plain decimal rendering of a byte count with IEC units, such as
+ * "652MiB" or "4.00KiB", for summaries. Returns buf. */
+char *units_format_iec(char *buf, size_t len, double bytes);
+
+#endif

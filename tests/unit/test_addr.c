@@ -1,0 +1,93 @@
+/* test_addr.c - endpoint specs split into host and port, and bad ones are named. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "addr.h"
+
+static void expect(const char *spec, const char *dh, const char *dp, const char *host, const char *port)
+{
+	struct addr_spec a;
+	char err[128] = "";
+
+	assert_int_equal(addr_parse(spec, dh, dp, &a, err, sizeof(err)), 0);
+	assert_string_equal(a.host, host);
+	assert_string_equal(a.port, port);
+}
+
+static void reject(const char *spec, const char *dp, const char *words)
+{
+	struct addr_spec a;
+	char err[128] = "";
+
+	assert_int_equal(addr_parse(spec, NULL, dp, &a, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, words));
+}
+
+static void test_forms(void **state)
+{
+	(void)state;
+	expect("example.org:80", NULL, "6666", "example.org", "80");
+	expect("example.org", NULL, "6666", "example.org", "6666");
+	expect("127.0.0.1:0", NULL, "6666", "127.0.0.1", "0");
+	expect("[::1]:6666", NULL, NULL, "::1", "6666");
+	expect("[::1]", NULL, "7", "::1", "7");
+	expect("::1", NULL, "7", "::1", "7");
+	expect("fe80::1%lo", NULL, "7", "fe80::1%lo", "7");
+	expect("6667", "127.0.0.1", "6666", "127.0.0.1", "6667");
+	expect(":6667", "127.0.0.1", "6666", "127.0.0.1", "6667");
+	expect("0.0.0.0:6666", "127.0.0.1", NULL, "0.0.0.0", "6666");
+	expect("[::]:6666", "127.0.0.1", NULL, "::", "6666");
+	expect("localhost:http", NULL, NULL, "localhost", "http");
+}
+
+static void test_bad_specs(void **state)
+{
+	(void)state;
+	reject("", "1", "empty");
+	reject("host:", "1", "missing port");
+	reject("host:65536", "1", "invalid port '65536'");
+	reject("host:-1", "1", "invalid port");
+	reject("host:12ab", "1", "invalid port");
+	reject("[::1", "1", "unbalanced");
+	reject("[::1]x", "1", "junk");
+	reject("host", NULL, "missing port");
+}
+
+static void test_ports(void **state)
+{
+	int lo, hi;
+
+	(void)state;
+	assert_int_equal(addr_parse_port("0"), 0);
+	assert_int_equal(addr_parse_port("65535"), 65535);
+	assert_int_equal(addr_parse_port("65536"), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(addr_parse_port("x"), -1);
+	assert_int_equal(addr_parse_port(""), -1);
+	assert_int_equal(addr_parse_port_range("20-30", &lo, &hi), 0);
+	assert_int_equal(lo, 20);
+	assert_int_equal(hi, 30);
+	assert_int_equal(addr_parse_port_range("80", &lo, &hi), 0);
+	assert_int_equal(lo, 80);
+	assert_int_equal(hi, 80);
+	assert_int_equal(addr_parse_port_range("30-20", &lo, &hi), -1);
+	assert_int_equal(addr_parse_port_range("0-5", &lo, &hi), -1);
+	assert_int_equal(addr_parse_port_range("-5", &lo, &hi), -1);
+	assert_int_equal(addr_parse_port_range("5-", &lo, &hi), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_bad_specs),
+		cmocka_unit_test(test_ports),
+	};
+
+	return cmocka_run_group_tests_name("addr", tests, NULL, NULL);
+}

@@ -1,0 +1,146 @@
+/* test_units.c - byte counts, durations and rates parse and format as documented. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "units.h"
+
+static uint64_t size_of(const char *s)
+{
+	uint64_t v = 12345;
+
+	assert_int_equal(units_parse_size(s, &v), 0);
+	return v;
+}
+
+static void size_rejects(const char *s, int err)
+{
+	uint64_t v;
+
+	errno = 0;
+	assert_int_equal(units_parse_size(s, &v), -1);
+	assert_int_equal(errno, err);
+}
+
+static void test_size_plain_and_suffixes(void **state)
+{
+	(void)state;
+	assert_int_equal(size_of("0"), 0);
+	assert_int_equal(size_of("4096"), 4096);
+	assert_int_equal(size_of("4096B"), 4096);
+	assert_int_equal(size_of("4K"), 4096);
+	assert_int_equal(size_of("4k"), 4096);
+	assert_int_equal(size_of("4KiB"), 4096);
+	assert_int_equal(size_of("4KB"), 4096);
+	assert_int_equal(size_of("1.5M"), 1572864);
+	assert_int_equal(size_of("1G"), 1073741824ULL);
+	assert_int_equal(size_of("2T"), 2199023255552ULL);
+	assert_int_equal(size_of("1P"), 1125899906842624ULL);
+}
+
+static void test_size_rejects_junk(void **state)
+{
+	(void)state;
+	size_rejects("", EINVAL);
+	size_rejects("K", EINVAL);
+	size_rejects("4X", EINVAL);
+	size_rejects("4KX", EINVAL);
+	size_rejects("-1", EINVAL);
+	size_rejects("1.5", EINVAL);
+	size_rejects(" 4", EINVAL);
+	size_rejects("99999999999999999999", ERANGE);
+	size_rejects("20000P", ERANGE);
+}
+
+static void test_seconds(void **state)
+{
+	double v;
+
+	(void)state;
+	assert_int_equal(units_parse_seconds("5", &v), 0);
+	assert_true(v == 5);
+	assert_int_equal(units_parse_seconds("0.25", &v), 0);
+	assert_true(v == 0.25);
+	assert_int_equal(units_parse_seconds("250ms", &v), 0);
+	assert_true(v == 0.25);
+	assert_int_equal(units_parse_seconds("2m", &v), 0);
+	assert_true(v == 120);
+	assert_int_equal(units_parse_seconds("1h", &v), 0);
+	assert_true(v == 3600);
+	assert_int_equal(units_parse_seconds("5x", &v), -1);
+	assert_int_equal(units_parse_seconds("-5", &v), -1);
+	assert_int_equal(units_parse_seconds("400d", &v), -1);
+}
+
+static void test_bitrate(void **state)
+{
+	double v;
+
+	(void)state;
+	assert_int_equal(units_parse_bitrate("94mbit", &v), 0);
+	assert_true(v == 94e6);
+	assert_int_equal(units_parse_bitrate("1gbit", &v), 0);
+	assert_true(v == 1e9);
+	assert_int_equal(units_parse_bitrate("10mbps", &v), 0);
+	assert_true(v == 80e6);
+	assert_int_equal(units_parse_bitrate("0mbit", &v), -1);
+	assert_int_equal(units_parse_bitrate("fast", &v), -1);
+}
+
+static void test_long_range(void **state)
+{
+	long v;
+
+	(void)state;
+	assert_int_equal(units_parse_long("42", 1, 100, &v), 0);
+	assert_int_equal(v, 42);
+	errno = 0;
+	assert_int_equal(units_parse_long("0", 1, 100, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(units_parse_long("4x", 1, 100, &v), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(units_parse_long("", 1, 100, &v), -1);
+}
+
+static void test_hms(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(units_format_hms(buf, sizeof(buf), 0), "0:00:00");
+	assert_string_equal(units_format_hms(buf, sizeof(buf), 59.9), "0:00:59");
+	assert_string_equal(units_format_hms(buf, sizeof(buf), 60), "0:01:00");
+	assert_string_equal(units_format_hms(buf, sizeof(buf), 3600 * 25 + 61), "1:01:01:01");
+	assert_string_equal(units_format_hms(buf, sizeof(buf), -3), "0:00:00");
+}
+
+static void test_iec(void **state)
+{
+	char buf[32];
+
+	(void)state;
+	assert_string_equal(units_format_iec(buf, sizeof(buf), 0), "0 B");
+	assert_string_equal(units_format_iec(buf, sizeof(buf), 1023), "1023 B");
+	assert_string_equal(units_format_iec(buf, sizeof(buf), 1024), "1.00KiB");
+	assert_string_equal(units_format_iec(buf, sizeof(buf), 683671552), "652MiB");
+	assert_string_equal(units_format_iec(buf, sizeof(buf), 11744051.2), "11.2MiB");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_size_plain_and_suffixes),
+		cmocka_unit_test(test_size_rejects_junk),
+		cmocka_unit_test(test_seconds),
+		cmocka_unit_test(test_bitrate),
+		cmocka_unit_test(test_long_range),
+		cmocka_unit_test(test_hms),
+		cmocka_unit_test(test_iec),
+	};
+
+	return cmocka_run_group_tests_name("units", tests, NULL, NULL);
+}
