@@ -4,6 +4,8 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 LIBDIR   ?= $(PREFIX)/lib
 MANDIR   ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 DESTDIR  ?=
 
 CC       ?= cc
@@ -13,7 +15,8 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 HARDEN   := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DNCPV_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) $(CFLAGS) -MMD -MP
 LDFLAGS  ?=
-ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now $(LDFLAGS)
+PIE_LDFLAGS ?= -pie
+ALL_LDFLAGS = $(PIE_LDFLAGS) -Wl,-z,relro,-z,now $(LDFLAGS)
 LDLIBS   := -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
@@ -26,7 +29,14 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 NCPV_BIN ?= ./ncpv
 
-.PHONY: all check unit e2e asan perf install uninstall clean
+# What `ncpv --version` reports that only the build knows (src/version.h adds what
+# the compiler knows): how it was linked, sanitizers, the devtcp preload library.
+LINK     ?= dynamic
+SANITIZE  = $(if $(findstring address,$(CFLAGS)),asan) $(if $(findstring undefined,$(CFLAGS)),ubsan)
+BUILD_FEATURES = $(strip $(LINK) $(SANITIZE))
+
+.PHONY: all check unit e2e asan perf install uninstall install-links clean static static-check \
+	completions deb deb-smoke FORCE
 all: ncpv
 
 ncpv: $(BUILD)/ncpv
@@ -37,6 +47,15 @@ $(BUILD)/ncpv: $(OBJ)
 
 $(BUILD)/libncpv.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
+
+# Rewritten only when the feature list changes, so main.o is rebuilt exactly then.
+FORCE:
+$(BUILD)/features.h: FORCE
+	@mkdir -p $(BUILD)
+	@printf '#define NCPV_BUILD_FEATURES " %s"\n' '$(BUILD_FEATURES)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/src/main.o: $(BUILD)/features.h
+$(BUILD)/src/main.o: ALL_CFLAGS += -include $(BUILD)/features.h
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -62,15 +81,53 @@ asan:
 perf: ncpv
 	bench/perf.sh
 
-install: ncpv
-	install -d $(DESTDIR)$(BINDIR)
-	install -m 755 ncpv $(DESTDIR)$(BINDIR)/ncpv
+# One static binary to copy to a machine that has none of ncpv's libraries. musl
+# (musl-tools) gives a self-contained one; STATIC_CC=gcc tries glibc, whose static
+# getaddrinfo still wants the host's NSS libraries at run time.
+STATIC_CC ?= musl-gcc
+static: ncpv-static
+ncpv-static: FORCE
+	$(MAKE) BUILD=build/static CC=$(STATIC_CC) LINK=static-$(if $(findstring musl,$(STATIC_CC)),musl,glibc) \
+	    HARDEN="-fstack-protector-strong" PIE_LDFLAGS= LDFLAGS=-static build/static/ncpv
+	cp build/static/ncpv $@
+	strip $@
+
+static-check: static
+	NCPV=$(abspath ncpv-static) bats --timing tests/static
+
+install: $(NCPV_BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 755 $(NCPV_BIN) $(DESTDIR)$(BINDIR)/ncpv
+	gzip -9n <doc/ncpv.1 >$(DESTDIR)$(MANDIR)/man1/ncpv.1.gz
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/ncpv.1.gz
+	install -m 644 completions/ncpv.bash $(DESTDIR)$(BASHCOMPDIR)/ncpv
+	install -m 644 completions/_ncpv $(DESTDIR)$(ZSHCOMPDIR)/_ncpv
+
+# nc and pv as symlinks to ncpv (main.c picks the command from argv[0]): only on
+# request, only for commands this build has, and never over somebody else's file.
+install-links: $(NCPV_BIN)
+	@set -e; install -d $(DESTDIR)$(BINDIR); for tool in nc pv; do \
+	    $(NCPV_BIN) --help | tools/options commands | grep -qx $$tool || \
+	        { echo "install-links: this ncpv has no '$$tool' command" >&2; exit 1; }; \
+	    link=$(DESTDIR)$(BINDIR)/$$tool; \
+	    if [ -e "$$link" ] || [ -L "$$link" ]; then \
+	        [ "$$(readlink "$$link")" = ncpv ] || { echo "install-links: $$link exists and is not ours" >&2; exit 1; }; \
+	    fi; \
+	    ln -sfn ncpv "$$link"; echo "$$link -> ncpv"; \
+	done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ncpv
+	rm -f $(DESTDIR)$(BINDIR)/ncpv $(DESTDIR)$(MANDIR)/man1/ncpv.1.gz \
+	    $(DESTDIR)$(BASHCOMPDIR)/ncpv $(DESTDIR)$(ZSHCOMPDIR)/_ncpv
+	@for tool in nc pv; do link=$(DESTDIR)$(BINDIR)/$$tool; \
+	    if [ -L "$$link" ] && [ "$$(readlink "$$link")" = ncpv ]; then rm -f "$$link"; fi; done
+
+# Shell completions are generated from the --help of every command; tests check them.
+completions: ncpv
+	tools/gen-completions ./ncpv
 
 clean:
-	rm -rf build ncpv
+	rm -rf build ncpv ncpv-static
 
 -include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d)
 
