@@ -107,13 +107,14 @@ install: $(NCPV_BIN)
 # request, only for commands this build has, and never over somebody else's file.
 install-links: $(NCPV_BIN)
 	@set -e; install -d $(DESTDIR)$(BINDIR); for tool in nc pv; do \
-	    $(NCPV_BIN) --help | tools/options commands | grep -qx $$tool || \
-	        { echo "install-links: this ncpv has no '$$tool' command" >&2; exit 1; }; \
 	    link=$(DESTDIR)$(BINDIR)/$$tool; \
 	    if [ -e "$$link" ] || [ -L "$$link" ]; then \
 	        [ "$$(readlink "$$link")" = ncpv ] || { echo "install-links: $$link exists and is not ours" >&2; exit 1; }; \
 	    fi; \
-	    ln -sfn ncpv "$$link"; echo "$$link -> ncpv"; \
+	    $(NCPV_BIN) --help | tools/options commands | grep -qx $$tool || \
+	        { echo "install-links: this ncpv has no '$$tool' command" >&2; exit 1; }; \
+	done; for tool in nc pv; do \
+	    ln -sfn ncpv $(DESTDIR)$(BINDIR)/$$tool; echo "$(DESTDIR)$(BINDIR)/$$tool -> ncpv"; \
 	done
 
 uninstall:
