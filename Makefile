@@ -123,6 +123,13 @@ uninstall:
 	@for tool in nc pv; do link=$(DESTDIR)$(BINDIR)/$$tool; \
 	    if [ -L "$$link" ] && [ "$$(readlink "$$link")" = ncpv ]; then rm -f "$$link"; fi; done
 
+# The Debian package, built from a scratch copy of the tree into build/deb/; deb-smoke
+# also installs it, checks the installed ncpv and purges it (root).
+deb:
+	.ci/deb-smoke --build-only
+deb-smoke:
+	.ci/deb-smoke
+
 # Shell completions are generated from the --help of every command; tests check them.
 completions: ncpv
 	tools/gen-completions ./ncpv
