@@ -172,7 +172,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 		cmd_error("serve", "--size and --discard conflict: a sink sends nothing");
 		return NCPV_EXIT_USAGE;
 	}
-	if (addr_parse(optind < argc ? argv[optind] : "", "127.0.0.1", NCPV_DEFAULT_PORT, &o->at,
+	if (addr_parse(optind < argc ? argv[optind] : NCPV_DEFAULT_PORT, "127.0.0.1", NCPV_DEFAULT_PORT, &o->at,
 		       err, sizeof(err)) < 0) {
 		cmd_error("serve", "%s", err);
 		return NCPV_EXIT_USAGE;
@@ -225,9 +225,13 @@ static void conn_close(struct server *s, struct conn *c, const char *reason, dou
 	}
 }
 
-static const char *error_reason(int e)
+/* Why a connection ended on error e: for an endless stream the peer
+ * going away is the normal end; for a sized one it left early. */
+static const char *error_reason(const struct conn *c, int e)
 {
-	return e == ECONNRESET || e == EPIPE ? "reset by peer" : strerror(e);
+	if (e == ECONNRESET || e == EPIPE)
+		return c->limit == UINT64_MAX ? "closed by peer" : "reset by peer";
+	return strerror(e);
 }
 
 /* All bytes are out: half-close and wait for the peer's EOF, so that
@@ -273,7 +277,7 @@ static int conn_pump(struct server *s, struct conn *c)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return 0;
-			conn_close(s, c, error_reason(errno), loop_now());
+			conn_close(s, c, error_reason(c, errno), loop_now());
 			return -1;
 		}
 		c->sent += (uint64_t)n;
@@ -324,7 +328,7 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	if (events & EPOLLIN) {
 		rc = conn_discard(c, cap);
 		if (rc < 0) {
-			conn_close(s, c, error_reason(errno), loop_now());
+			conn_close(s, c, error_reason(c, errno), loop_now());
 			return;
 		}
 		if (c->state == CONN_RECEIVING && c->received >= cap) {
@@ -345,7 +349,7 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	if ((events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT && c->state == CONN_SENDING)) {
 		int e = net_socket_error(c->fd);
 
-		conn_close(s, c, e ? error_reason(e) : "closed by peer", loop_now());
+		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", loop_now());
 		return;
 	}
 	if ((events & EPOLLOUT) && c->state == CONN_SENDING)
