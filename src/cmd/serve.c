@@ -48,7 +48,7 @@ struct conn {
 	struct server *srv;
 	int fd;
 	enum conn_state state;
-	int reading;	     /* EPOLLIN wanted while sending (until the peer's EOF) */
+	int registered;	     /* added to the loop (a new conn is pumped first) */
 	uint64_t sent, received, limit;
 	const char *limit_reason;
 	double start, deadline;
@@ -242,7 +242,8 @@ static void conn_finish(struct server *s, struct conn *c, double now)
 	c->state = CONN_DRAINING;
 	if (c->deadline == 0 || c->deadline > now + DRAIN_SECONDS)
 		c->deadline = now + DRAIN_SECONDS;
-	loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
+	if (c->registered)
+		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
 }
 
 /* Send what the socket takes now. Returns 0 while open, -1 once closed. */
@@ -342,7 +343,6 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 				return;
 			}
 			/* The peer finished sending but may still read: stop polling its EOF. */
-			c->reading = 0;
 			loop_mod(s->loop, c->fd, EPOLLOUT);
 		}
 	}
@@ -404,24 +404,25 @@ static void accept_one(struct server *s, int fd, double now)
 			c->limit = s->o->max_bytes;
 			c->limit_reason = "max-bytes";
 		}
-		c->reading = 1;
 	}
 	if (!s->o->quiet)
 		net_peer_name(fd, c->peer, sizeof(c->peer));
-	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? EPOLLOUT | EPOLLIN : EPOLLIN, on_event, c) < 0) {
-		free(c);
-		refuse(s, fd, strerror(errno));
-		return;
-	}
 	c->next = s->conns;
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
 	s->nconns++;
 	s->accepted++;
-	/* A new socket is writable: start at once rather than after a wakeup. */
-	if (c->state == CONN_SENDING)
-		conn_pump(s, c);
+	/* A new socket is writable: send at once rather than after a wakeup.
+	 * A small "file" is then usually complete, and the connection joins
+	 * the loop already draining: one epoll_ctl instead of two. */
+	if (c->state == CONN_SENDING && conn_pump(s, c) < 0)
+		return;
+	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? EPOLLOUT | EPOLLIN : EPOLLIN | EPOLLRDHUP,
+		     on_event, c) < 0)
+		conn_close(s, c, strerror(errno), now);
+	else
+		c->registered = 1;
 }
 
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
