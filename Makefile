@@ -50,7 +50,7 @@ unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 e2e: $(BUILD)/ncpv
-	NCPV=$(abspath $(BUILD)/ncpv) bats --timing tests/e2e
+	NCPV=$(abspath $(BUILD)/ncpv) tests/run-e2e
 
 check: all unit e2e
 
