@@ -69,7 +69,7 @@ unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
 e2e: $(BUILD)/ncpv
-	NCPV=$(abspath $(BUILD)/ncpv) bats --timing tests/e2e
+	NCPV=$(abspath $(BUILD)/ncpv) tests/run-e2e
 
 check: all unit e2e
 
@@ -93,7 +93,7 @@ ncpv-static: FORCE
 	strip $@
 
 static-check: static
-	NCPV=$(abspath ncpv-static) bats --timing tests/static
+	NCPV=$(abspath ncpv-static) tests/run-e2e tests/static
 
 install: $(NCPV_BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)

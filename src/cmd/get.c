@@ -758,6 +758,7 @@ static int run_batch(const struct get_opts *o)
 		       elapsed > 0 ? b.done / elapsed : 0,
 		       elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, lat.median * 1e3,
 		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
+	fflush(stdout);
 	if (!o->quiet)
 		fprintf(stderr,
 			"%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); "
