@@ -94,10 +94,28 @@ _ncpv() {
 		*) _ncpv_complete_kind "$kind"; return 0 ;;
 		esac
 	fi
+	kind=$(_ncpv_operand "$cmd")
+	if [ "$kind" = command ]; then
+		# Once COMMAND is there, the rest of the line is its own: complete it as that
+		# command (bash-completion's _command_offset), or offer file names.
+		for ((i = at + 1; i < COMP_CWORD; i++)); do
+			case ${COMP_WORDS[i]} in
+			--) ;;
+			-*) [ "$(_ncpv_argument "$cmd" "${COMP_WORDS[i]}")" = none ] || ((i++)) ;;
+			*)
+				if declare -F _command_offset >/dev/null; then
+					_command_offset "$i"
+				else
+					_ncpv_complete_kind file
+				fi
+				return 0 ;;
+			esac
+		done
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_ncpv_options "$cmd")" -- "$cur"))
 		return 0
 	fi
-	_ncpv_complete_kind "$(_ncpv_operand "$cmd")"
+	_ncpv_complete_kind "$kind"
 }
 complete -F _ncpv ncpv
