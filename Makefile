@@ -85,11 +85,14 @@ perf: ncpv
 # (musl-tools) gives a self-contained one; STATIC_CC=gcc tries glibc, whose static
 # getaddrinfo still wants the host's NSS libraries at run time.
 STATIC_CC ?= musl-gcc
+STATIC_LIBC = $(if $(findstring musl,$(STATIC_CC)),musl,glibc)
 static: ncpv-static
 ncpv-static: FORCE
-	$(MAKE) BUILD=build/static CC=$(STATIC_CC) LINK=static-$(if $(findstring musl,$(STATIC_CC)),musl,glibc) \
-	    HARDEN="-fstack-protector-strong" PIE_LDFLAGS= LDFLAGS=-static build/static/ncpv
-	cp build/static/ncpv $@
+	@command -v $(STATIC_CC) >/dev/null || { echo "make static: no $(STATIC_CC) (apt-get install" \
+	    "musl-tools, or make static STATIC_CC=gcc for glibc)" >&2; exit 1; }
+	$(MAKE) BUILD=build/static-$(STATIC_LIBC) CC=$(STATIC_CC) LINK=static-$(STATIC_LIBC) \
+	    HARDEN="-fstack-protector-strong" PIE_LDFLAGS= LDFLAGS=-static build/static-$(STATIC_LIBC)/ncpv
+	cp build/static-$(STATIC_LIBC)/ncpv $@
 	strip $@
 
 static-check: static
