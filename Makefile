@@ -30,7 +30,7 @@ NCPV_BIN ?= ./ncpv
 all: ncpv
 
 ncpv: $(BUILD)/ncpv
-	@if [ "$(BUILD)" = build ]; then cp $< $@; fi
+	@if [ "$(BUILD)" = build ]; then cp $< $@.tmp && mv -f $@.tmp $@; fi
 
 $(BUILD)/ncpv: $(OBJ)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
