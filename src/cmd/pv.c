@@ -19,7 +19,7 @@
 
 /* Read/write buffer when -B is not given: big enough for few system calls,
  * small enough to stay in the CPU cache (bench/pv-perf.sh). */
-#define PV_BUFFER_DEFAULT (128u * 1024)
+#define PV_BUFFER_DEFAULT (256u * 1024)
 /* Pipes we splice through are grown to this, so each splice moves more. */
 #define PV_PIPE_SIZE (1u << 20)
 /* -L refills at most this many seconds' worth at once: no bursts beyond it. */
