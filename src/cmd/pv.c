@@ -316,10 +316,15 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 		case PV_STEP_EOF:
 			return COPY_NEXT;
 		case PV_STEP_SKIPPED:
-			if (o->skip_errors < 2 || !warned)
-				cmd_error("pv", "%s: warning: read error, skipped %llu bytes at offset %llu: %s",
-					  name, (unsigned long long)r->x.skip_len,
-					  (unsigned long long)r->x.skip_at, strerror(r->x.skip_errno));
+			/* pv's wording: one warning per file, then each range unless -EE. */
+			if (!warned)
+				cmd_error("pv", "%s: warning: read errors detected: %s", name,
+					  strerror(r->x.skip_errno));
+			if (o->skip_errors < 2)
+				cmd_error("pv", "%s: skipped past read error: %llu - %llu (%llu B)", name,
+					  (unsigned long long)r->x.skip_at,
+					  (unsigned long long)(r->x.skip_at + r->x.skip_len),
+					  (unsigned long long)r->x.skip_len);
 			warned = 1;
 			break;
 		case PV_STEP_READ_ERR:

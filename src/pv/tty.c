@@ -23,7 +23,7 @@ int pv_tty_foreground(int fd)
 		return 1;
 	fg = tcgetpgrp(fd);
 	if (fg < 0)
-		return errno == ENOTTY; /* no controlling terminal any more: hold back */
+		return errno == ENOTTY; /* not our controlling terminal: nobody to disturb */
 	return fg == getpgrp();
 }
 

@@ -126,3 +126,16 @@ teardown() {
 	head -c 40000 /dev/zero | "$NCPV" pv -f -v -b -L 40000 -i 0.2 2>"$SCRATCH/err" >/dev/null
 	grep -q '^rate min/avg/max/mdev = .*B/s/.*B/s/.*B/s/.*B/s$' "$SCRATCH/err"
 }
+
+@test "skip errors replaces unreadable ranges with zeros and reports them" {
+	# Reading our own /proc/self/mem at address 0 fails with EIO, and it can be seeked past.
+	run bash -c '"$1" pv -q -E -S -s 100 /proc/self/mem | od -An -v -tx1 | tr -d " \n"' _ "$NCPV"
+	[[ "$output" == *"read errors detected: Input/output error"* ]]
+	[[ "$output" == *"skipped past read error: 0 - 1 (1 B)"* ]]
+	[[ "$output" == *"$(printf '00%.0s' $(seq 100))" ]]
+	run bash -c '"$1" pv -q -EE -S -s 2000 /proc/self/mem 2>&1 >/dev/null | wc -l' _ "$NCPV"
+	[ "$output" -eq 1 ]
+	run "$NCPV" pv -q /proc/self/mem
+	[ "$status" -eq 16 ]
+	[[ "$output" == *"read failed: Input/output error"* ]]
+}
