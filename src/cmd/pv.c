@@ -71,7 +71,12 @@ static double now_mono(void)
 
 static void catch_signal(int sig, void (*fn)(int))
 {
-	struct sigaction sa;
+	struct sigaction sa, old;
+
+	/* A signal ignored by whoever started us (nohup, a shell's background job) stays ignored. */
+	if ((sig == SIGHUP || sig == SIGINT) && sigaction(sig, NULL, &old) == 0 &&
+	    old.sa_handler == SIG_IGN)
+		return;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = fn;

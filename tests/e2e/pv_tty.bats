@@ -61,3 +61,16 @@ type_line() {
 	pane_wait '^[0-9.]+KiB .*ETA'
 	tmux -L "$SOCK" send-keys C-c
 }
+
+@test "when the terminal goes away under nohup the copy finishes quietly" {
+	local out=$SCRATCH/out rc=$SCRATCH/rc i
+	type_line "sh -c 'trap \"\" HUP; $NCPV pv -i 0.1 -L 100K -s 200K -S /dev/zero >$out; echo \$? >$rc' "
+	pane_wait 'KiB'
+	tmux -L "$SOCK" kill-server
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$rc" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$rc")" = 0 ]
+	[ "$(stat -c %s "$out")" -eq 204800 ]
+}
