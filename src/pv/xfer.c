@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,14 @@
 
 /* -E skips grow from one byte up to this, doubling on each error in a row. */
 #define SKIP_MAX 512
+
+/* A non-blocking descriptor said EAGAIN: wait (interruptibly) instead of spinning. */
+static void wait_ready(int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	(void)poll(&p, 1, -1);
+}
 
 static int is_pipe(int fd)
 {
@@ -109,7 +118,12 @@ static enum pv_step splice_step(struct pv_xfer *x, uint64_t max, uint64_t *bytes
 	}
 	if (n == 0)
 		return PV_STEP_EOF;
-	if (errno == EINTR || errno == EAGAIN)
+	if (errno == EAGAIN) {
+		wait_ready(x->in, POLLIN);
+		wait_ready(x->out, POLLOUT);
+		return PV_STEP_AGAIN;
+	}
+	if (errno == EINTR)
 		return PV_STEP_AGAIN;
 	if (errno == EINVAL || errno == ENOSYS || errno == EBADF) {
 		/* This pair cannot splice (or no longer can): copy instead. */
@@ -162,6 +176,8 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 		if (n == 0)
 			return PV_STEP_EOF;
 		if (n < 0) {
+			if (errno == EAGAIN)
+				wait_ready(x->in, POLLIN);
 			if (errno == EINTR || errno == EAGAIN)
 				return PV_STEP_AGAIN;
 			if (x->skip_errors)
@@ -186,6 +202,8 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 		} else {
 			n = write(x->out, x->buf + x->pend_off, x->pend_len);
 			if (n < 0) {
+				if (errno == EAGAIN)
+					wait_ready(x->out, POLLOUT);
 				if (errno == EINTR || errno == EAGAIN)
 					return PV_STEP_MOVED;
 				return PV_STEP_WRITE_ERR;

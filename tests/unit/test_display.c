@@ -134,6 +134,29 @@ static void test_default_line_and_eta_blanking(void **state)
 	assert_non_null(strstr(buf, "] 50% ETA 0:00:00"));
 }
 
+static void test_timer_and_eta_with_days(void **state)
+{
+	struct display_opts o;
+	struct display d;
+	struct display_frame f;
+	char buf[128];
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.timer = o.eta = 1;
+	display_init(&d, &o);
+	memset(&f, 0, sizeof(f));
+	f.elapsed = 90061;
+	f.count = 1;
+	f.size = 90062;
+	f.average = 1;
+	display_line(&d, &f, buf, sizeof(buf));
+	assert_string_equal(buf, "1:01:01:01 ETA 1:01:01:01");
+	f.final = 1;
+	display_line(&d, &f, buf, sizeof(buf));
+	assert_string_equal(buf, "1:01:01:01               ");
+}
+
 static void test_shorter_line_is_padded(void **state)
 {
 	struct display_opts o;
@@ -232,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_bar_fill_rules),
 		cmocka_unit_test(test_bounce_moves_only_with_data),
 		cmocka_unit_test(test_default_line_and_eta_blanking),
+		cmocka_unit_test(test_timer_and_eta_with_days),
 		cmocka_unit_test(test_shorter_line_is_padded),
 		cmocka_unit_test(test_format_sequences),
 		cmocka_unit_test(test_numeric_lines),
