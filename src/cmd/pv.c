@@ -206,22 +206,28 @@ static uint64_t inputs_size(const struct pv_opts *o)
 
 	for (int i = 0; i < n; i++) {
 		const char *name = o->nfiles > 0 ? o->files[i] : "-";
+		int std = strcmp(name, "-") == 0;
 		struct stat st;
-		int fd = strcmp(name, "-") == 0 ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
 		off_t end = -1;
 
-		if (fd < 0)
+		/* stat, not open: opening a FIFO would block, and would disturb its writer. */
+		if ((std ? fstat(STDIN_FILENO, &st) : stat(name, &st)) < 0)
 			continue; /* reported when it is opened for copying */
-		if (fstat(fd, &st) == 0) {
-			if (S_ISREG(st.st_mode))
-				end = st.st_size;
-			else if (S_ISBLK(st.st_mode))
+		if (S_ISREG(st.st_mode)) {
+			end = st.st_size;
+		} else if (S_ISBLK(st.st_mode)) {
+			int fd = std ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+
+			if (fd >= 0) {
+				off_t at = lseek(fd, 0, SEEK_CUR);
+
 				end = lseek(fd, 0, SEEK_END);
+				if (at >= 0)
+					lseek(fd, at, SEEK_SET); /* stdin may be shared: put it back */
+				if (!std)
+					close(fd);
+			}
 		}
-		if (fd != STDIN_FILENO)
-			close(fd);
-		else if (S_ISBLK(st.st_mode))
-			lseek(fd, 0, SEEK_SET);
 		if (end < 0)
 			return 0;
 		total += (uint64_t)end;

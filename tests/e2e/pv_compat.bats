@@ -162,3 +162,12 @@ both() {
 	b=$("$NCPV" pv -f -p -w 40 -s "@$SCRATCH/in" <"$SCRATCH/in" 2>&1 >/dev/null | cat -A)
 	[ "$a" = "$b" ]
 }
+
+@test "a named FIFO is read without being opened twice" {
+	mkfifo "$SCRATCH/fifo"
+	{ printf 'hello\n' >"$SCRATCH/fifo"; } &
+	STARTED_PIDS+=("$!")
+	run timeout 5 "$NCPV" pv -q "$SCRATCH/fifo"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+}
