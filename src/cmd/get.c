@@ -210,7 +210,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 /* The live line and the final lines, shared by both modes. */
 struct progress {
 	const struct get_opts *o;
-	struct display_opts disp;
+	struct display disp;
 	struct meter meter;
 	int show;	/* live line on stderr */
 	int shown;	/* a live line was printed */
@@ -221,7 +221,12 @@ static void progress_init(struct progress *p, const struct get_opts *o, double n
 {
 	memset(p, 0, sizeof(*p));
 	p->o = o;
-	display_defaults(&p->disp);
+	{
+		struct display_opts d;
+
+		display_defaults(&d);
+		display_init(&p->disp, &d);
+	}
 	p->show = !o->quiet && (o->force || isatty(STDERR_FILENO));
 	meter_start(&p->meter, now);
 	p->next = now + o->interval;
@@ -230,13 +235,15 @@ static void progress_init(struct progress *p, const struct get_opts *o, double n
 static void progress_draw(struct progress *p, double now, int final)
 {
 	struct meter_reading r;
-	char line[512];
+	struct display_frame f;
+	char line[DISPLAY_LINE_MAX];
 
 	meter_read(&p->meter, now, p->o->size, &r);
 	if (final && r.elapsed > 0)
 		r.rate = r.average; /* pv shows the overall rate on its last line */
-	display_line(line, sizeof(line), &p->disp, &r, p->o->size, final);
-	fprintf(stderr, "\r%s%s", line, final ? "\n" : "");
+	display_frame_from(&f, &r, p->o->size, final);
+	display_line(&p->disp, &f, line, sizeof(line));
+	fprintf(stderr, "%s\r%s", line, final ? "\n" : "");
 	p->shown = 1;
 }
 
