@@ -21,7 +21,7 @@ LDLIBS   := -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
 BUILD    ?= build
-SRC      := $(wildcard src/*.c src/cmd/*.c)
+SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c)
 LIB_SRC  := $(filter-out src/main.c,$(SRC))
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -40,7 +40,7 @@ BUILD_FEATURES = $(strip $(LINK) $(SANITIZE))
 all: ncpv
 
 ncpv: $(BUILD)/ncpv
-	@if [ "$(BUILD)" = build ]; then cp $< $@; fi
+	@if [ "$(BUILD)" = build ]; then cp $< $@.tmp && mv -f $@.tmp $@; fi
 
 $(BUILD)/ncpv: $(OBJ)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -55,15 +55,18 @@ fi
 
 m_ncpv() { "$NCPV" get -q --json --time "$DUR" "127.0.0.1:$stream_PORT" | sed 's/.*"rate":\([0-9]*\).*/\1/'; }
 m_iperf() { iperf3 -c 127.0.0.1 -p "$IPERF_PORT" -t "$DUR" -J "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/8)'; }
+# The seed read pv's display; pv -n -t -b prints "seconds bytes" per update instead, and the
+# last update before timeout ends the run gives the rate (pv itself is killed in the bash form).
+pv_rate() { awk 'NF == 2 && $1 > 0 { t = $1; b = $2 } END { print (t > 0 ? b / t : 0) }' "$1"; }
 m_seed_nc() {
 	wait_port "$SEED_PORT"
-	{ timeout "$DUR" nc 127.0.0.1 "$SEED_PORT" | pv -n -b -f -i 3600 >/dev/null; } 2>"$TMP/pv.out" || true
-	awk -v d="$DUR" 'END{print $1/d}' "$TMP/pv.out"
+	{ timeout "$DUR" nc 127.0.0.1 "$SEED_PORT" | pv -n -t -b -f -i 0.25 >/dev/null; } 2>"$TMP/pv.out" || true
+	pv_rate "$TMP/pv.out"
 }
 m_seed_bash() {
 	wait_port "$SEED_PORT"
-	timeout "$DUR" bash -c "pv -n -b -f -i 3600 >/dev/null </dev/tcp/127.0.0.1/$SEED_PORT" 2>"$TMP/pv.out" || true
-	awk -v d="$DUR" 'END{print $1/d}' "$TMP/pv.out"
+	timeout "$DUR" bash -c "pv -n -t -b -f -i 0.25 >/dev/null </dev/tcp/127.0.0.1/$SEED_PORT" 2>"$TMP/pv.out" || true
+	pv_rate "$TMP/pv.out"
 }
 
 echo "single stream, $DUR s per run, $REPEAT interleaved repeats" >&2
@@ -109,14 +112,19 @@ for r in $(seq "$REPEAT"); do
 done
 
 # --- get's peak RSS --------------------------------------------------------
-rss=$(python3 -c '
-import resource, subprocess, sys
-subprocess.run([sys.argv[1], "get", "-q", "--time", "1", "127.0.0.1:" + sys.argv[2]], check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$NCPV" "$stream_PORT")
-rss_files=$(python3 -c '
-import resource, subprocess, sys
-subprocess.run([sys.argv[1], "get", "-q", "--count", "20000", "--parallel", "16", "127.0.0.1:" + sys.argv[2]], check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$NCPV" "$files_PORT")
+# VmHWM polled from /proc while get runs (a forking wrapper would count its own pre-exec pages).
+peak_rss() {
+	local pid hwm=0 v
+	"$@" & pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		v=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null) && [ -n "$v" ] && hwm=$v
+		sleep 0.02
+	done
+	wait "$pid" || true
+	echo "$hwm"
+}
+rss=$(peak_rss "$NCPV" get -q --time 2 "127.0.0.1:$stream_PORT")
+rss_files=$(peak_rss "$NCPV" get -q --count 100000 --parallel 16 "127.0.0.1:$files_PORT")
 
 # --- report ------------------------------------------------------------------
 python3 - "$RES" "$rss" "$rss_files" <<'PY'
@@ -139,5 +147,5 @@ for test, methods in runs.items():
     for m, vals in methods.items():
         med = statistics.median(vals)
         print(f"| {m} | {unit(test, med)} | {unit(test, min(vals))} | {unit(test, max(vals))} | {refmed / med:.2f}x |")
-print(f"\nget peak RSS: {int(sys.argv[2]) / 1024:.1f} MiB (one stream), {int(sys.argv[3]) / 1024:.1f} MiB (--count 20000 --parallel 16)")
+print(f"\nget peak RSS: {int(sys.argv[2]) / 1024:.1f} MiB (one stream), {int(sys.argv[3]) / 1024:.1f} MiB (--count 100000 --parallel 16)")
 PY

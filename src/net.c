@@ -213,6 +213,11 @@ char *net_peer_name(int fd, char *buf, size_t buflen)
 	return net_format_addr((struct sockaddr *)&ss, len, buf, buflen);
 }
 
+ssize_t net_discard(int fd, void *scratch, size_t len)
+{
+	return recv(fd, scratch, len, MSG_TRUNC | MSG_DONTWAIT);
+}
+
 int net_socket_error(int fd)
 {
 	int e = 0;

@@ -59,6 +59,7 @@ struct server {
 	const struct serve_opts *o;
 	struct loop *loop;
 	struct source *src;
+	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
 	int lfd, spare_fd, accept_paused;
 	struct conn *conns;
 	long nconns;
@@ -301,8 +302,8 @@ static int conn_discard(struct conn *c, uint64_t cap)
 {
 	for (int round = 0; round < SEND_BUDGET; round++) {
 		uint64_t room = cap - c->received;
-		size_t want = room < (1u << 30) ? (size_t)room : (1u << 30);
-		ssize_t n = recv(c->fd, NULL, want, MSG_TRUNC | MSG_DONTWAIT);
+		size_t want = room < NET_DISCARD_MAX ? (size_t)room : NET_DISCARD_MAX;
+		ssize_t n = net_discard(c->fd, c->srv->scratch, want);
 
 		if (n > 0) {
 			c->received += (uint64_t)n;
@@ -586,7 +587,8 @@ int cmd_serve(int argc, char **argv)
 	}
 	s.loop = loop_new();
 	s.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (s.loop == NULL || loop_add(s.loop, s.lfd, EPOLLIN, on_accept, &s) < 0) {
+	s.scratch = malloc(NET_DISCARD_MAX);
+	if (s.loop == NULL || s.scratch == NULL || loop_add(s.loop, s.lfd, EPOLLIN, on_accept, &s) < 0) {
 		cmd_error("serve", "event loop: %s", strerror(errno));
 		rc = NCPV_EXIT_FAIL;
 	} else {
@@ -597,5 +599,6 @@ int cmd_serve(int argc, char **argv)
 	if (s.spare_fd >= 0)
 		close(s.spare_fd);
 	source_free(s.src);
+	free(s.scratch);
 	return rc;
 }

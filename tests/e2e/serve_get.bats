@@ -306,3 +306,34 @@ assert 0 < l["p50"] <= l["p90"] <= l["p99"] <= l["max"], l'
 	[ "$(stat -c %s "$SCRATCH/u")" -eq 100000 ]
 	[ "$(zstd -q -c "$SCRATCH/u" | wc -c)" -ge 100000 ]
 }
+
+@test "serve listens on a host name" {
+	start_serve --size 10 localhost:0
+	run "$NCPV" get -q --json "localhost:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":10'* ]]
+}
+
+@test "out of file descriptors, serve neither spins nor stops serving" {
+	SERVE_LOG=$SCRATCH/serve.log
+	# 16 fds: stdio, listener, epoll, the spare and a few clients.
+	bash -c 'ulimit -n 16; exec "$0" serve --max-conns 1000 --max-time 3 127.0.0.1:0' "$NCPV" 2>"$SERVE_LOG" &
+	SERVE_PID=$!
+	STARTED_PIDS+=("$SERVE_PID")
+	wait_for "$SERVE_LOG" 'listening on' 5
+	SERVE_PORT=$(sed -En 's/.*listening on .*:([0-9]+) .*/\1/p' "$SERVE_LOG")
+	python3 -c '
+import socket, sys, time
+socks = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(40)]
+time.sleep(1.5)' "$SERVE_PORT" &
+	STARTED_PIDS+=($!)
+	wait_for "$SERVE_LOG" 'out of file descriptors' 5
+	t0=$(awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat")
+	sleep 1
+	t1=$(awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat")
+	# Stalled clients and a full fd table: well under a tenth of a CPU second per second.
+	[ $((t1 - t0)) -lt 10 ]
+	wait_gone "${STARTED_PIDS[-1]}" 10
+	run timeout 10 "$NCPV" get -q --bytes 1M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+}
