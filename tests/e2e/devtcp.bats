@@ -49,6 +49,16 @@ teardown() {
 	[ "$(sha "$SCRATCH/got")" = "$(sha "$PAYLOAD")" ]
 }
 
+@test "gzip -t tests a stream (it tries /dev/tcp/HOST/ as a directory first)" {
+	gzip -c "$PAYLOAD" >"$SCRATCH/payload.gz"
+	start_serve --source "$SCRATCH/payload.gz"
+	devtcp gzip -t "/dev/tcp/127.0.0.1/$SERVE_PORT"
+	start_serve --source "$PAYLOAD"
+	run devtcp gzip -t "/dev/tcp/127.0.0.1/$SERVE_PORT"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not in gzip format"* ]]
+}
+
 @test "python3 open() reads /dev/tcp/..." {
 	[ -n "$PY" ] || skip "python3 not installed"
 	start_serve --source "$PAYLOAD"

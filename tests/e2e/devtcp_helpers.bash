@@ -35,10 +35,11 @@ sink_received() {
 
 # start_listener PROGRAM...: run PROGRAM under `ncpv devtcp -v` (it opens a
 # /dev/tcp-listen path on port 0) and set LISTEN_PID and LISTEN_PORT from the
-# "listening on" line; its stderr is in $LISTEN_LOG.
+# "listening on" line; its stdout is in $LISTEN_OUT, its stderr in $LISTEN_LOG.
 start_listener() {
 	LISTEN_LOG=$SCRATCH/listen.$RANDOM.log
-	"$NCPV" devtcp -v -t 5 "$@" 2>"$LISTEN_LOG" &
+	LISTEN_OUT=$SCRATCH/listen.$RANDOM.out
+	"$NCPV" devtcp -v -t 5 "$@" >"$LISTEN_OUT" 2>"$LISTEN_LOG" &
 	LISTEN_PID=$!
 	STARTED_PIDS+=("$LISTEN_PID")
 	wait_for "$LISTEN_LOG" 'listening on' 5 || return 1
