@@ -18,6 +18,10 @@ void *devtcp_next(void **slot, const char *name, const char *version);
 #define NEXT(type, name) ((type)devtcp_next(&next_##name, #name, NULL))
 #define NEXT_COMPAT(type, name, ver) ((type)devtcp_next(&next_##name, #name, ver))
 
+/* The cheap first look (no system call): could path, absolute or relative,
+ * name a device? Nonzero means ask devtcp_claim_open for the real answer. */
+int devtcp_maybe_device(const char *path);
+
 /*
  * The decision each open-like hook makes first. Returns 0 when path (relative
  * to dirfd) is an ordinary one, so the caller passes the call on unchanged.

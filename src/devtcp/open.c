@@ -176,8 +176,8 @@ static int claim_fopen(const char *path, const char *mode, FILE **out)
 	char plain[4];
 	int flags, fd;
 
-	if (mode == NULL || (flags = stdio_flags(mode, plain)) < 0)
-		return 0; /* let libc report the bad mode */
+	if (!devtcp_maybe_device(path) || mode == NULL || (flags = stdio_flags(mode, plain)) < 0)
+		return 0; /* an ordinary path, or a bad mode for libc to report */
 	if (!devtcp_claim_open(AT_FDCWD, path, flags, &fd))
 		return 0;
 	*out = NULL;
@@ -216,7 +216,7 @@ static int claim_freopen(const char *path, const char *mode, FILE *stream, freop
 	char plain[4];
 	int flags, fd, saved;
 
-	if (path == NULL || mode == NULL || (flags = stdio_flags(mode, plain)) < 0)
+	if (!devtcp_maybe_device(path) || mode == NULL || (flags = stdio_flags(mode, plain)) < 0)
 		return 0;
 	if (!devtcp_claim_open(AT_FDCWD, path, flags, &fd))
 		return 0;
