@@ -41,7 +41,7 @@ $(BUILD)/ncpv: $(OBJ)
 DEVTCP_SRC := $(wildcard src/devtcp/*.c) src/addr.c src/net.c src/units.c
 DEVTCP_OBJ := $(DEVTCP_SRC:%.c=$(BUILD)/pic/%.o)
 DEVTCP_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
-            -fPIC -fvisibility=hidden $(filter-out -fsanitize=%,$(CFLAGS)) -MMD -MP
+            -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks $(filter-out -fsanitize=%,$(CFLAGS)) -MMD -MP
 
 libncpv-devtcp.so: $(BUILD)/libncpv-devtcp.so
 	@if [ "$(BUILD)" = build ]; then cp $< $@; fi

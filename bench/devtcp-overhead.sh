@@ -2,6 +2,9 @@
 # devtcp-overhead.sh - what the /dev/tcp preload costs calls on ordinary files:
 # open+close, stat and fopen+fclose of a regular file, COUNT times per run, with and
 # without the library, interleaved over ROUNDS rounds. Prints medians, min-max, ratios.
+# Then, when valgrind is installed, the user-space instructions each call costs (callgrind
+# counts, differenced between two loop lengths so start-up cancels out): a noise-free
+# measure of the hooks themselves, which the timing spread of a shared VM hides.
 # Usage: bench/devtcp-overhead.sh [COUNT] [ROUNDS]   (from the repository root, after make)
 set -euo pipefail
 export LC_ALL=C
@@ -41,3 +44,24 @@ for op in open stat fopen; do
 		"$(awk -v a="$lm" -v b="$pm" 'BEGIN { print a / b }')"
 done
 echo "($rounds rounds of $count calls each, interleaved; $(nproc) cores, $(uname -r))"
+
+command -v valgrind >/dev/null || exit 0
+# instructions LOOPS VARIANT OP: total user-space instructions of one loop run.
+instructions() {
+	local pre=()
+	[ "$2" = preload ] && pre=(env "LD_PRELOAD=$lib")
+	"${pre[@]}" valgrind --tool=callgrind --callgrind-out-file="$work/cg.out" \
+		"$work/loop" "$3" "$1" "$work/file" 2>&1 >/dev/null |
+		sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+echo
+printf '%-7s %-24s %-24s %s\n' call "plain instructions/call" "preload instructions/call" "added"
+for op in open stat fopen; do
+	for v in plain preload; do
+		a=$(instructions 20000 "$v" "$op")
+		b=$(instructions 40000 "$v" "$op")
+		eval "ins_$v=$(((b - a) / 20000))"
+	done
+	printf '%-7s %-24s %-24s %+d\n' "$op" "$ins_plain" "$ins_preload" $((ins_preload - ins_plain))
+done
+echo "(callgrind, user space only: the system call itself is not counted)"

@@ -1,10 +1,13 @@
 /* devtcp.c - "ncpv devtcp": run a command with the /dev/tcp library preloaded. */
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -155,10 +158,60 @@ static int add_preload(const char *lib)
 	return rc;
 }
 
+/* The file execvp would run for cmd, into out: 1 when found. */
+static int which(const char *cmd, char *out, size_t cap)
+{
+	const char *path = getenv("PATH"), *p, *end;
+
+	if (strchr(cmd, '/') != NULL)
+		return snprintf(out, cap, "%s", cmd) < (int)cap;
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; p; p = end ? end + 1 : NULL) {
+		struct stat st;
+		int n;
+
+		end = strchr(p, ':');
+		n = end ? (int)(end - p) : (int)strlen(p);
+		if (snprintf(out, cap, "%.*s/%s", n, n ? p : ".", cmd) < (int)cap &&
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Why the loader will not preload anything into the program at path, or NULL:
+ * set-id programs run in secure mode; static ones (no PT_INTERP) load no libraries. */
+static const char *unreachable(const char *path)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	struct stat st;
+	int fd, dynamic = 0;
+
+	if (stat(path, &st) < 0)
+		return NULL;
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		return "is setuid or setgid: the loader ignores LD_PRELOAD for it";
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_phentsize != sizeof(ph)) {
+		close(fd); /* a script, or an ELF we do not read: let it run */
+		return NULL;
+	}
+	for (int i = 0; i < eh.e_phnum && i < 256 && !dynamic; i++)
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * sizeof(ph))) ==
+		    (ssize_t)sizeof(ph))
+			dynamic = ph.p_type == PT_INTERP;
+	close(fd);
+	return dynamic ? NULL : "is statically linked: it cannot load the library";
+}
+
 int cmd_devtcp(int argc, char **argv)
 {
 	struct devtcp_opts o;
-	char lib[PATH_MAX];
+	char lib[PATH_MAX], path[PATH_MAX];
+	const char *why;
 	int rc;
 
 	if ((rc = parse_options(argc, argv, &o)) != 0)
@@ -167,6 +220,9 @@ int cmd_devtcp(int argc, char **argv)
 	    (o.timeout && setenv(DEVTCP_ENV_TIMEOUT, o.timeout, 1) < 0) ||
 	    (o.verbose && setenv(DEVTCP_ENV_VERBOSE, "1", 1) < 0))
 		return DEVTCP_EXIT_WRAPPER;
+	/* It will still run, as it asked; the warning explains the ENOENT it will meet. */
+	if (which(o.command[0], path, sizeof(path)) && (why = unreachable(path)) != NULL)
+		cmd_error("devtcp", "warning: %s %s; /dev/tcp paths will not work in it", path, why);
 	execvp(o.command[0], o.command);
 	rc = errno;
 	if (rc == ENOENT || rc == ENOTDIR) {

@@ -58,12 +58,6 @@ static int absolute_below_dev(int dirfd, const char *rel, char *out, size_t cap)
 	return snprintf(out, cap, "/dev/%s", rel) < (int)cap;
 }
 
-int devtcp_maybe_device(const char *path)
-{
-	return path != NULL && (devtcp_path_claims(path) ||
-				(path[0] != '/' && devtcp_path_claims_relative(path)));
-}
-
 /* Returns the absolute device path for (dirfd, path), or NULL for an ordinary path. */
 static const char *device_path(int dirfd, const char *path, char *buf, size_t cap)
 {

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "path.h"
+
 #define DEVTCP_EXPORT __attribute__((visibility("default")))
 
 /* The next definition of name (libc's, or another preload's), looked up once
@@ -18,9 +20,13 @@ void *devtcp_next(void **slot, const char *name, const char *version);
 #define NEXT(type, name) ((type)devtcp_next(&next_##name, #name, NULL))
 #define NEXT_COMPAT(type, name, ver) ((type)devtcp_next(&next_##name, #name, ver))
 
-/* The cheap first look (no system call): could path, absolute or relative,
- * name a device? Nonzero means ask devtcp_claim_open for the real answer. */
-int devtcp_maybe_device(const char *path);
+/* The cheap first look, inlined into every hook (a few byte compares, no call):
+ * could path, absolute or relative, name a device? */
+static inline int devtcp_maybe_device(const char *path)
+{
+	return path != 0 && (devtcp_path_claims(path) ||
+			     (path[0] != '/' && devtcp_path_claims_relative(path)));
+}
 
 /*
  * The decision each open-like hook makes first. Returns 0 when path (relative
@@ -37,6 +43,17 @@ int devtcp_claim_open(int dirfd, const char *path, int flags, int *fd);
  * with errno for a malformed port. Never connects. st may be NULL (access).
  */
 int devtcp_claim_stat(int dirfd, const char *path, struct stat *st, int *result);
+
+/* What the hooks call: the inline look first, the full claim only for candidates. */
+static inline int devtcp_open_hook(int dirfd, const char *path, int flags, int *fd)
+{
+	return devtcp_maybe_device(path) && devtcp_claim_open(dirfd, path, flags, fd);
+}
+
+static inline int devtcp_stat_hook(int dirfd, const char *path, struct stat *st, int *result)
+{
+	return devtcp_maybe_device(path) && devtcp_claim_stat(dirfd, path, st, result);
+}
 
 /* For fstat: when fd is a socket this library opened, replace the kernel's
  * device and inode in st by the path's identity (cp compares the two). */

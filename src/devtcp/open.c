@@ -49,9 +49,9 @@ DEVTCP_EXPORT int open(const char *path, int flags, ...)
 	mode_t m;
 	int fd;
 
-	MODE_ARG(flags, m);
-	if (devtcp_claim_open(AT_FDCWD, path, flags, &fd))
+	if (devtcp_open_hook(AT_FDCWD, path, flags, &fd))
 		return fd;
+	MODE_ARG(flags, m);
 	return NEXT(open_fn, open)(path, flags, m);
 }
 
@@ -60,9 +60,9 @@ DEVTCP_EXPORT int open64(const char *path, int flags, ...)
 	mode_t m;
 	int fd;
 
-	MODE_ARG(flags, m);
-	if (devtcp_claim_open(AT_FDCWD, path, flags, &fd))
+	if (devtcp_open_hook(AT_FDCWD, path, flags, &fd))
 		return fd;
+	MODE_ARG(flags, m);
 	return NEXT(open_fn, open64)(path, flags, m);
 }
 
@@ -71,9 +71,9 @@ DEVTCP_EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	mode_t m;
 	int fd;
 
-	MODE_ARG(flags, m);
-	if (devtcp_claim_open(dirfd, path, flags, &fd))
+	if (devtcp_open_hook(dirfd, path, flags, &fd))
 		return fd;
+	MODE_ARG(flags, m);
 	return NEXT(openat_fn, openat)(dirfd, path, flags, m);
 }
 
@@ -82,9 +82,9 @@ DEVTCP_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	mode_t m;
 	int fd;
 
-	MODE_ARG(flags, m);
-	if (devtcp_claim_open(dirfd, path, flags, &fd))
+	if (devtcp_open_hook(dirfd, path, flags, &fd))
 		return fd;
+	MODE_ARG(flags, m);
 	return NEXT(openat_fn, openat64)(dirfd, path, flags, m);
 }
 
@@ -92,7 +92,7 @@ DEVTCP_EXPORT int __open_2(const char *path, int flags)
 {
 	int fd;
 
-	if (devtcp_claim_open(AT_FDCWD, path, flags, &fd))
+	if (devtcp_open_hook(AT_FDCWD, path, flags, &fd))
 		return fd;
 	return NEXT(open2_fn, __open_2)(path, flags);
 }
@@ -101,7 +101,7 @@ DEVTCP_EXPORT int __open64_2(const char *path, int flags)
 {
 	int fd;
 
-	if (devtcp_claim_open(AT_FDCWD, path, flags, &fd))
+	if (devtcp_open_hook(AT_FDCWD, path, flags, &fd))
 		return fd;
 	return NEXT(open2_fn, __open64_2)(path, flags);
 }
@@ -110,7 +110,7 @@ DEVTCP_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
 	int fd;
 
-	if (devtcp_claim_open(dirfd, path, flags, &fd))
+	if (devtcp_open_hook(dirfd, path, flags, &fd))
 		return fd;
 	return NEXT(openat2_fn, __openat_2)(dirfd, path, flags);
 }
@@ -119,7 +119,7 @@ DEVTCP_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
 	int fd;
 
-	if (devtcp_claim_open(dirfd, path, flags, &fd))
+	if (devtcp_open_hook(dirfd, path, flags, &fd))
 		return fd;
 	return NEXT(openat2_fn, __openat64_2)(dirfd, path, flags);
 }
@@ -128,7 +128,7 @@ DEVTCP_EXPORT int creat(const char *path, mode_t mode)
 {
 	int fd;
 
-	if (devtcp_claim_open(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, &fd))
+	if (devtcp_open_hook(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, &fd))
 		return fd;
 	return NEXT(creat_fn, creat)(path, mode);
 }
@@ -137,7 +137,7 @@ DEVTCP_EXPORT int creat64(const char *path, mode_t mode)
 {
 	int fd;
 
-	if (devtcp_claim_open(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, &fd))
+	if (devtcp_open_hook(AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, &fd))
 		return fd;
 	return NEXT(creat_fn, creat64)(path, mode);
 }
@@ -178,7 +178,7 @@ static int claim_fopen(const char *path, const char *mode, FILE **out)
 
 	if (!devtcp_maybe_device(path) || mode == NULL || (flags = stdio_flags(mode, plain)) < 0)
 		return 0; /* an ordinary path, or a bad mode for libc to report */
-	if (!devtcp_claim_open(AT_FDCWD, path, flags, &fd))
+	if (!devtcp_open_hook(AT_FDCWD, path, flags, &fd))
 		return 0;
 	*out = NULL;
 	if (fd >= 0 && (*out = fdopen(fd, plain)) == NULL) {
@@ -218,7 +218,7 @@ static int claim_freopen(const char *path, const char *mode, FILE *stream, freop
 
 	if (!devtcp_maybe_device(path) || mode == NULL || (flags = stdio_flags(mode, plain)) < 0)
 		return 0;
-	if (!devtcp_claim_open(AT_FDCWD, path, flags, &fd))
+	if (!devtcp_open_hook(AT_FDCWD, path, flags, &fd))
 		return 0;
 	*out = NULL;
 	if (fd < 0) {

@@ -14,12 +14,6 @@ static const struct {
 	{ "/dev/udp/", DEVTCP_UDP },
 };
 
-int devtcp_path_claims_relative(const char *rel)
-{
-	return rel != NULL && (strncmp(rel, "tcp/", 4) == 0 || strncmp(rel, "udp/", 4) == 0 ||
-			       strncmp(rel, "tcp-listen/", 11) == 0);
-}
-
 /* Split "HOST/PORT" (or "PORT" when a host is optional) at its one slash. */
 static int split(const char *rest, int host_optional, char *host, size_t hostcap, const char **port)
 {

@@ -34,9 +34,15 @@ static inline int devtcp_path_claims(const char *path)
 
 /*
  * The same test for a path relative to the directory /dev ("tcp/HOST/PORT",
- * as gzip and find open names below a directory descriptor).
+ * as programs open names below a directory descriptor).
  */
-int devtcp_path_claims_relative(const char *rel);
+static inline int devtcp_path_claims_relative(const char *rel)
+{
+	return rel != 0 &&
+	       ((rel[0] == 't' && rel[1] == 'c' && rel[2] == 'p' &&
+		 (rel[3] == '/' || (rel[3] == '-' && __builtin_strncmp(rel + 4, "listen/", 7) == 0))) ||
+		(rel[0] == 'u' && rel[1] == 'd' && rel[2] == 'p' && rel[3] == '/'));
+}
 
 /*
  * Parse a claimed path. HOST may be a name, an IPv4 address or an IPv6

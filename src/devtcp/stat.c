@@ -59,7 +59,7 @@ static int claim64(int dirfd, const char *path, struct stat64 *st, int *rc)
 {
 	struct stat s;
 
-	if (!devtcp_claim_stat(dirfd, path, &s, rc))
+	if (!devtcp_stat_hook(dirfd, path, &s, rc))
 		return 0;
 	if (*rc == 0)
 		widen(&s, st);
@@ -71,7 +71,9 @@ static void fix(int fd, struct stat *st)
 {
 	uint64_t ino = st->st_ino;
 
-	devtcp_fix_identity(fd, &st->st_dev, &ino, S_ISSOCK(st->st_mode), st->st_ino);
+	if (!S_ISSOCK(st->st_mode))
+		return;
+	devtcp_fix_identity(fd, &st->st_dev, &ino, 1, st->st_ino);
 	st->st_ino = (ino_t)ino;
 }
 
@@ -79,14 +81,16 @@ static void fix64(int fd, struct stat64 *st)
 {
 	uint64_t ino = st->st_ino;
 
-	devtcp_fix_identity(fd, &st->st_dev, &ino, S_ISSOCK(st->st_mode), st->st_ino);
+	if (!S_ISSOCK(st->st_mode))
+		return;
+	devtcp_fix_identity(fd, &st->st_dev, &ino, 1, st->st_ino);
 	st->st_ino = ino;
 }
 
 #define PATH_STAT(next_call, dirfd)                          \
 	do {                                                             \
 		int rc_;                                                 \
-		if (devtcp_claim_stat(dirfd, path, st, &rc_))            \
+		if (devtcp_stat_hook(dirfd, path, st, &rc_))            \
 			return rc_;                                      \
 		return next_call;                                        \
 	} while (0)
@@ -148,7 +152,7 @@ DEVTCP_EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flag
 {
 	int rc;
 
-	if (devtcp_claim_stat(dirfd, path, st, &rc))
+	if (devtcp_stat_hook(dirfd, path, st, &rc))
 		return rc;
 	rc = NEXT(fstatat_fn, fstatat)(dirfd, path, st, flags);
 	if (rc == 0 && IS_FD_STAT(path, flags))
@@ -172,7 +176,7 @@ DEVTCP_EXPORT int __fxstatat(int ver, int dirfd, const char *path, struct stat *
 {
 	int rc;
 
-	if (devtcp_claim_stat(dirfd, path, st, &rc))
+	if (devtcp_stat_hook(dirfd, path, st, &rc))
 		return rc;
 	return NEXT_COMPAT(fxstatat_fn, __fxstatat, GLIBC_COMPAT)(ver, dirfd, path, st, flags);
 }
@@ -227,7 +231,7 @@ DEVTCP_EXPORT int statx(int dirfd, const char *path, int flags, unsigned int mas
 	struct stat s;
 	int rc;
 
-	if (devtcp_claim_stat(dirfd, path, &s, &rc)) {
+	if (devtcp_stat_hook(dirfd, path, &s, &rc)) {
 		if (rc == 0) {
 			memset(sx, 0, sizeof(*sx));
 			sx->stx_mask = STATX_TYPE | STATX_MODE | STATX_NLINK | STATX_UID | STATX_GID |
@@ -268,7 +272,7 @@ DEVTCP_EXPORT int access(const char *path, int mode)
 {
 	int rc;
 
-	if (devtcp_claim_stat(AT_FDCWD, path, NULL, &rc))
+	if (devtcp_stat_hook(AT_FDCWD, path, NULL, &rc))
 		return device_access(rc, mode);
 	return NEXT(access_fn, access)(path, mode);
 }
@@ -277,7 +281,7 @@ DEVTCP_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
 	int rc;
 
-	if (devtcp_claim_stat(dirfd, path, NULL, &rc))
+	if (devtcp_stat_hook(dirfd, path, NULL, &rc))
 		return device_access(rc, mode);
 	return NEXT(faccessat_fn, faccessat)(dirfd, path, mode, flags);
 }
@@ -286,7 +290,7 @@ DEVTCP_EXPORT int euidaccess(const char *path, int mode)
 {
 	int rc;
 
-	if (devtcp_claim_stat(AT_FDCWD, path, NULL, &rc))
+	if (devtcp_stat_hook(AT_FDCWD, path, NULL, &rc))
 		return device_access(rc, mode);
 	return NEXT(access_fn, euidaccess)(path, mode);
 }
@@ -295,7 +299,7 @@ DEVTCP_EXPORT int eaccess(const char *path, int mode)
 {
 	int rc;
 
-	if (devtcp_claim_stat(AT_FDCWD, path, NULL, &rc))
+	if (devtcp_stat_hook(AT_FDCWD, path, NULL, &rc))
 		return device_access(rc, mode);
 	return NEXT(access_fn, eaccess)(path, mode);
 }

@@ -140,3 +140,20 @@ time.sleep(30)' >"$SCRATCH/full.log" &
 	"$SCRATCH/root/usr/bin/ncpv" devtcp cat "/dev/tcp/127.0.0.1/$SERVE_PORT" >"$SCRATCH/got"
 	[ "$(sha "$SCRATCH/got")" = "$(sha "$PAYLOAD")" ]
 }
+
+@test "a statically linked command is warned about, and still runs" {
+	printf 'int main(void) { return 3; }\n' >"$SCRATCH/static.c"
+	cc -static -o "$SCRATCH/static" "$SCRATCH/static.c" 2>/dev/null || skip "no static libc"
+	run -3 "$NCPV" devtcp "$SCRATCH/static"
+	[ "$output" = "ncpv devtcp: warning: $SCRATCH/static is statically linked: it cannot load the library; /dev/tcp paths will not work in it" ]
+}
+
+@test "a setuid command is warned about; an ordinary one is not" {
+	cp "$(type -P true)" "$SCRATCH/suid-true"
+	chmod u+s "$SCRATCH/suid-true"
+	run "$NCPV" devtcp "$SCRATCH/suid-true"
+	[[ "$output" == *"suid-true is setuid or setgid: the loader ignores LD_PRELOAD for it"* ]]
+	run "$NCPV" devtcp true
+	[ "$status" -eq 0 ]
+	[ "$output" = "" ]
+}
