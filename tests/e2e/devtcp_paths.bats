@@ -109,8 +109,10 @@ print(fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC)' "/dev/tcp/127.0.0.1/$S
 @test "an existing LD_PRELOAD is kept, after the library, and calls pass through both" {
 	cp "$(dirname "$NCPV")/libncpv-devtcp.so" "$SCRATCH/other.so"
 	start_serve --source "$PAYLOAD"
+	# The preload reaches ncpv itself too; an ASan build of ncpv must be told that is fine.
+	export ASAN_OPTIONS=verify_asan_link_order=0
 	run env LD_PRELOAD="$SCRATCH/other.so" "$NCPV" devtcp sh -c 'echo "$LD_PRELOAD"'
-	[[ "$output" == *"/libncpv-devtcp.so $SCRATCH/other.so" ]]
+	[ "$output" = "$(cd "$(dirname "$NCPV")" && pwd -P)/libncpv-devtcp.so $SCRATCH/other.so" ]
 	LD_PRELOAD="$SCRATCH/other.so" "$NCPV" devtcp cat "/dev/tcp/127.0.0.1/$SERVE_PORT" >"$SCRATCH/got"
 	[ "$(sha "$SCRATCH/got")" = "$(sha "$PAYLOAD")" ]
 }
