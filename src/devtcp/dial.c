@@ -1,6 +1,7 @@
 /* dial.c - open a device path's endpoint as open(2) would: connect, or listen and accept one client. */
 #include "dial.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -16,16 +17,22 @@
 #include "../net.h"
 #include "../units.h"
 
+static int verbose(void)
+{
+	const char *v = getenv(DEVTCP_ENV_VERBOSE);
+
+	return v != NULL && *v != '\0' && strcmp(v, "0") != 0;
+}
+
 /* One line on stderr when NCPV_DEVTCP_VERBOSE is set (like nc -v); errno kept. */
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
 {
-	const char *v = getenv(DEVTCP_ENV_VERBOSE);
 	char line[512];
 	int n, saved = errno;
 	va_list ap;
 
-	if (v == NULL || *v == '\0' || strcmp(v, "0") == 0)
+	if (!verbose())
 		return;
 	n = snprintf(line, sizeof(line), "ncpv devtcp: ");
 	va_start(ap, fmt);
@@ -97,7 +104,8 @@ static int accept_one(int lfd, const char *path, int ms)
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (fd >= 0) {
 			close(lfd);
-			note("connection from %s", net_peer_name(fd, who, sizeof(who)));
+			if (verbose())
+				note("connection from %s", net_peer_name(fd, who, sizeof(who)));
 			return fd;
 		}
 		/* The client may have gone between poll and accept: wait again. */
@@ -130,18 +138,27 @@ int devtcp_dial(const struct devtcp_path *p, const char *path, int flags)
 		return -1;
 	}
 	o.timeout_ms = ms;
+	{
+		unsigned char bin[sizeof(struct in6_addr)];
+
+		/* A literal address skips the resolver's per-call interface query. */
+		o.numeric = inet_pton(AF_INET, p->at.host, bin) == 1 ||
+			    inet_pton(AF_INET6, p->at.host, bin) == 1;
+	}
 	if (p->kind == DEVTCP_UDP)
 		o.socktype = SOCK_DGRAM;
 	if (p->kind == DEVTCP_LISTEN) {
 		if ((fd = net_listen(p->at.host, p->at.port, &o, err, sizeof(err))) < 0)
 			return fail(fd, path, err);
-		note("listening on %s", net_local_name(fd, where, sizeof(where)));
+		if (verbose())
+			note("listening on %s", net_local_name(fd, where, sizeof(where)));
 		if ((fd = accept_one(fd, path, ms)) < 0)
 			return -1;
 	} else {
 		if ((fd = net_connect(p->at.host, p->at.port, &o, err, sizeof(err))) < 0)
 			return fail(fd, path, err);
-		note("connected to %s", net_peer_name(fd, where, sizeof(where)));
+		if (verbose())
+			note("connected to %s", net_peer_name(fd, where, sizeof(where)));
 	}
 	if ((!(flags & O_NONBLOCK) && net_set_nonblock(fd, 0) < 0) ||
 	    (!(flags & O_CLOEXEC) && fcntl(fd, F_SETFD, 0) < 0)) {

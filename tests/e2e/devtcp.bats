@@ -19,6 +19,13 @@ teardown() {
 	[ "$(sha "$SCRATCH/got")" = "$(sha "$PAYLOAD")" ]
 }
 
+@test "pv reads /dev/tcp/... itself: the seed's test without bash" {
+	command -v pv >/dev/null || skip "pv not installed"
+	start_serve --source "$PAYLOAD"
+	devtcp pv -q "/dev/tcp/127.0.0.1/$SERVE_PORT" >"$SCRATCH/got"
+	[ "$(sha "$SCRATCH/got")" = "$(sha "$PAYLOAD")" ]
+}
+
 @test "dd reads if=/dev/tcp/... byte-exact" {
 	start_serve --source "$PAYLOAD"
 	devtcp dd if="/dev/tcp/127.0.0.1/$SERVE_PORT" of="$SCRATCH/got" bs=64k status=none

@@ -98,6 +98,12 @@ time.sleep(30)' >"$SCRATCH/full.log" &
 	[[ "$output" == "ncpv devtcp: invalid timeout 'never': "* ]]
 }
 
+@test "devtcp --help names the three path forms and exits 0" {
+	run "$NCPV" devtcp --help
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"/dev/tcp/HOST/PORT"*"/dev/udp/HOST/PORT"*"/dev/tcp-listen/[ADDR/]PORT"* ]]
+}
+
 @test "options after COMMAND are COMMAND's own" {
 	run "$NCPV" devtcp echo -v --timeout
 	[ "$status" -eq 0 ]
