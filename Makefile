@@ -54,8 +54,13 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DEVTCP_CFLAGS) -c -o $@ $<
 
-# `ncpv devtcp` looks for the library in the installed place when not beside itself.
+# `ncpv devtcp` looks for the library in the installed place when not beside itself;
+# the stamp rebuilds it when LIBDIR changes (`make install PREFIX=/opt` after `make`).
 $(BUILD)/src/cmd/devtcp.o: ALL_CFLAGS += -DNCPV_PKGLIBDIR='"$(LIBDIR)/ncpv"'
+$(BUILD)/src/cmd/devtcp.o: $(BUILD)/libdir.stamp
+$(BUILD)/libdir.stamp: FORCE
+	@mkdir -p $(BUILD) && echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+.PHONY: FORCE
 
 $(BUILD)/libncpv.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
