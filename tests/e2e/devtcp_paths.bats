@@ -116,3 +116,10 @@ print(fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC)' "/dev/tcp/127.0.0.1/$S
 	LD_PRELOAD="$SCRATCH/other.so" "$NCPV" devtcp cat "/dev/tcp/127.0.0.1/$SERVE_PORT" >"$SCRATCH/got"
 	[ "$(sha "$SCRATCH/got")" = "$(sha "$PAYLOAD")" ]
 }
+
+@test "a host name resolves: /dev/tcp/localhost/PORT (lookups inside the library pass through)" {
+	start_serve --source "$PAYLOAD"
+	devtcp -v cat "/dev/tcp/localhost/$SERVE_PORT" >"$SCRATCH/got" 2>"$SCRATCH/log"
+	[ "$(sha "$SCRATCH/got")" = "$(sha "$PAYLOAD")" ]
+	grep -q "connected to 127.0.0.1:$SERVE_PORT" "$SCRATCH/log"
+}
