@@ -106,6 +106,28 @@ print(fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC)' "/dev/tcp/127.0.0.1/$S
 	[[ "$output" == socket:* ]]
 }
 
+@test "O_NONBLOCK is kept when asked; without it the socket blocks" {
+	[ -n "$PY" ] || skip "python3 not installed"
+	start_serve --source "$PAYLOAD"
+	run devtcp "$PY" -c 'import os, sys
+a = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+b = os.open(sys.argv[1], os.O_RDONLY)
+print(os.get_blocking(a), os.get_blocking(b))' "/dev/tcp/127.0.0.1/$SERVE_PORT"
+	[ "$output" = "False True" ]
+}
+
+@test "O_DIRECTORY on a device path fails with ENOTDIR, without connecting" {
+	[ -n "$PY" ] || skip "python3 not installed"
+	start_sink
+	run devtcp "$PY" -c 'import os, sys
+try:
+    os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+except OSError as e:
+    print(e.strerror)' "/dev/tcp/127.0.0.1/$SINK_PORT"
+	[ "$output" = "Not a directory" ]
+	kill -0 "$SINK_PID"
+}
+
 @test "an existing LD_PRELOAD is kept, after the library, and calls pass through both" {
 	cp "$(dirname "$NCPV")/libncpv-devtcp.so" "$SCRATCH/other.so"
 	start_serve --source "$PAYLOAD"
