@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "serve", cmd_serve, "serve data over TCP to many clients (the seed's nc -l </dev/urandom)" },
 	{ "get", cmd_get, "download (or upload) with a built-in meter (the seed's nc | pv)" },
 	{ "pv", cmd_pv, "pipe viewer: pv 1.6 compatible progress for a pipeline" },
+	{ "devtcp", cmd_devtcp, "run a program with /dev/tcp (and a listening path) working in it" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
