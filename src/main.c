@@ -52,10 +52,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	net_guard_std_fds();
 
-	/* Run as "nc" or "pv" through a symlink. */
+	/* Run as "nc" or "pv" through a symlink; no other command answers to argv[0]. */
 	snprintf(self, sizeof(self), "%s", argv[0] ? argv[0] : "ncpv");
-	if ((c = find(basename(self))) != NULL && strcmp(c->name, "serve") != 0 &&
-	    strcmp(c->name, "get") != 0)
+	if ((strcmp(basename(self), "nc") == 0 || strcmp(basename(self), "pv") == 0) &&
+	    (c = find(basename(self))) != NULL)
 		return c->run(argc, argv);
 
 	if (argc < 2) {

@@ -1,6 +1,7 @@
 /* devtcp.c - "ncpv devtcp": run a command with the /dev/tcp library preloaded. */
 #include <elf.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -223,6 +224,9 @@ int cmd_devtcp(int argc, char **argv)
 	/* It will still run, as it asked; the warning explains the ENOENT it will meet. */
 	if (which(o.command[0], path, sizeof(path)) && (why = unreachable(path)) != NULL)
 		cmd_error("devtcp", "warning: %s %s; /dev/tcp paths will not work in it", path, why);
+	/* main() ignores SIGPIPE for ncpv's own I/O; the command gets the default
+	 * back, or `yes | head` inside it would print EPIPE errors. */
+	signal(SIGPIPE, SIG_DFL);
 	execvp(o.command[0], o.command);
 	rc = errno;
 	if (rc == ENOENT || rc == ENOTDIR) {

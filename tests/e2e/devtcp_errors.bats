@@ -163,3 +163,9 @@ time.sleep(30)' >"$SCRATCH/full.log" &
 	[ "$status" -eq 0 ]
 	[ "$output" = "" ]
 }
+
+@test "devtcp: the command gets SIGPIPE back (yes | head ends quietly)" {
+	run "$NCPV" devtcp sh -c 'yes | head -n 1'
+	[ "$status" -eq 0 ]
+	[ "$output" = "y" ]
+}
