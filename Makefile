@@ -22,7 +22,7 @@ LDLIBS   := -lm
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
 BUILD    ?= build
 SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c)
-LIB_SRC  := $(filter-out src/main.c,$(SRC))
+LIB_SRC  := $(filter-out src/main.c,$(SRC)) src/devtcp/path.c
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -33,17 +33,45 @@ NCPV_BIN ?= ./ncpv
 # the compiler knows): how it was linked, sanitizers, the devtcp preload library.
 LINK     ?= dynamic
 SANITIZE  = $(if $(findstring address,$(CFLAGS)),asan) $(if $(findstring undefined,$(CFLAGS)),ubsan)
-BUILD_FEATURES = $(strip $(LINK) $(SANITIZE))
+DEVTCP_FEATURE ?= devtcp-preload
+BUILD_FEATURES = $(strip $(LINK) $(SANITIZE) $(DEVTCP_FEATURE))
 
 .PHONY: all check unit e2e asan perf install uninstall install-links clean static static-check \
 	completions deb deb-smoke FORCE
-all: ncpv
+all: ncpv libncpv-devtcp.so
 
 ncpv: $(BUILD)/ncpv
 	@if [ "$(BUILD)" = build ]; then cp $< $@.tmp && mv -f $@.tmp $@; fi
 
 $(BUILD)/ncpv: $(OBJ)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The /dev/tcp preload library: its hooks plus the foundation modules it reuses,
+# position-independent, everything hidden but the interposed symbols. Sanitizers
+# stay out of it: it is loaded into programs that are not built with them.
+DEVTCP_SRC := $(wildcard src/devtcp/*.c) src/addr.c src/net.c src/units.c
+DEVTCP_OBJ := $(DEVTCP_SRC:%.c=$(BUILD)/pic/%.o)
+DEVTCP_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
+            -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks $(filter-out -fsanitize=%,$(CFLAGS)) -MMD -MP
+
+libncpv-devtcp.so: $(BUILD)/libncpv-devtcp.so
+	@if [ "$(BUILD)" = build ]; then cp $< $@; fi
+
+$(BUILD)/libncpv-devtcp.so: $(DEVTCP_OBJ)
+	$(CC) $(DEVTCP_CFLAGS) -shared -Wl,-z,relro,-z,now $(filter-out -fsanitize=%,$(LDFLAGS)) \
+	    -o $@ $^ -ldl -lm
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DEVTCP_CFLAGS) -c -o $@ $<
+
+# `ncpv devtcp` looks for the library in the installed place when not beside itself;
+# the stamp rebuilds it when LIBDIR changes (`make install PREFIX=/opt` after `make`).
+$(BUILD)/src/cmd/devtcp.o: ALL_CFLAGS += -DNCPV_PKGLIBDIR='"$(LIBDIR)/ncpv"'
+$(BUILD)/src/cmd/devtcp.o: $(BUILD)/libdir.stamp
+$(BUILD)/libdir.stamp: FORCE
+	@mkdir -p $(BUILD) && echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+.PHONY: FORCE
 
 $(BUILD)/libncpv.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -68,7 +96,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libncpv.a
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-e2e: $(BUILD)/ncpv
+e2e: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so
 	NCPV=$(abspath $(BUILD)/ncpv) tests/run-e2e
 
 check: all unit e2e
@@ -91,16 +119,20 @@ ncpv-static: FORCE
 	@command -v $(STATIC_CC) >/dev/null || { echo "make static: no $(STATIC_CC) (apt-get install" \
 	    "musl-tools, or make static STATIC_CC=gcc for glibc)" >&2; exit 1; }
 	$(MAKE) BUILD=build/static-$(STATIC_LIBC) CC=$(STATIC_CC) LINK=static-$(STATIC_LIBC) \
-	    HARDEN="-fstack-protector-strong" PIE_LDFLAGS= LDFLAGS=-static build/static-$(STATIC_LIBC)/ncpv
+	    HARDEN="-fstack-protector-strong" PIE_LDFLAGS= LDFLAGS=-static DEVTCP_FEATURE= build/static-$(STATIC_LIBC)/ncpv
 	cp build/static-$(STATIC_LIBC)/ncpv $@
 	strip $@
 
 static-check: static
 	NCPV=$(abspath ncpv-static) tests/run-e2e tests/static
 
-install: $(NCPV_BIN)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+# DEVTCP_LIB: the preload library to install (tests pass the one beside their binary).
+DEVTCP_LIB ?= libncpv-devtcp.so
+install: $(NCPV_BIN) $(DEVTCP_LIB)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/ncpv $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 755 $(NCPV_BIN) $(DESTDIR)$(BINDIR)/ncpv
+	install -m 644 $(DEVTCP_LIB) $(DESTDIR)$(LIBDIR)/ncpv/libncpv-devtcp.so
 	gzip -9n <doc/ncpv.1 >$(DESTDIR)$(MANDIR)/man1/ncpv.1.gz
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/ncpv.1.gz
 	install -m 644 completions/ncpv.bash $(DESTDIR)$(BASHCOMPDIR)/ncpv
@@ -121,8 +153,9 @@ install-links: $(NCPV_BIN)
 	done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ncpv $(DESTDIR)$(MANDIR)/man1/ncpv.1.gz \
-	    $(DESTDIR)$(BASHCOMPDIR)/ncpv $(DESTDIR)$(ZSHCOMPDIR)/_ncpv
+	rm -f $(DESTDIR)$(BINDIR)/ncpv $(DESTDIR)$(LIBDIR)/ncpv/libncpv-devtcp.so \
+	    $(DESTDIR)$(MANDIR)/man1/ncpv.1.gz $(DESTDIR)$(BASHCOMPDIR)/ncpv $(DESTDIR)$(ZSHCOMPDIR)/_ncpv
+	@rmdir $(DESTDIR)$(LIBDIR)/ncpv 2>/dev/null || true
 	@for tool in nc pv; do link=$(DESTDIR)$(BINDIR)/$$tool; \
 	    if [ -L "$$link" ] && [ "$$(readlink "$$link")" = ncpv ]; then rm -f "$$link"; fi; done
 
@@ -138,9 +171,9 @@ completions: ncpv
 	tools/gen-completions ./ncpv
 
 clean:
-	rm -rf build ncpv ncpv-static
+	rm -rf build ncpv ncpv-static libncpv-devtcp.so
 
--include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d)
+-include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d) $(DEVTCP_OBJ:.o=.d)
 
 # The README's first command: serve on loopback, measured by get for a few seconds.
 .PHONY: demo

@@ -9,22 +9,25 @@ ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 setup() {
 	common_setup
 	DEST=$SCRATCH/dest
+	DEVTCP_LIB=$(dirname "$NCPV")/libncpv-devtcp.so
 	# A make run by `make check` or `make asan` must not pass its settings down.
 	unset MAKEFLAGS MFLAGS MAKELEVEL
 }
 teardown() { common_teardown; }
 
-# mk TARGET [VAR=VALUE]...: the tree's Makefile with this test's binary and DESTDIR.
+# mk TARGET [VAR=VALUE]...: the tree's Makefile with this test's binary, the preload
+# library built beside it, and DESTDIR, so that nothing is rebuilt.
 mk() {
-	make -s -C "$ROOT" NCPV_BIN="$NCPV" DESTDIR="$DEST" PREFIX=/usr "$@"
+	make -s -C "$ROOT" NCPV_BIN="$NCPV" DEVTCP_LIB="$DEVTCP_LIB" DESTDIR="$DEST" PREFIX=/usr "$@"
 }
 
 has_command() { "$NCPV" --help | "$ROOT/tools/options" commands | grep -qx "$1"; }
 
-@test "make install puts the binary, manual and completions where Debian looks" {
+@test "make install puts the binary, library, manual and completions where Debian looks" {
 	mk install
 	[ -x "$DEST/usr/bin/ncpv" ]
 	cmp "$NCPV" "$DEST/usr/bin/ncpv"
+	cmp "$DEVTCP_LIB" "$DEST/usr/lib/ncpv/libncpv-devtcp.so"
 	gzip -dc "$DEST/usr/share/man/man1/ncpv.1.gz" | cmp - "$ROOT/doc/ncpv.1"
 	cmp "$ROOT/completions/ncpv.bash" "$DEST/usr/share/bash-completion/completions/ncpv"
 	cmp "$ROOT/completions/_ncpv" "$DEST/usr/share/zsh/vendor-completions/_ncpv"
@@ -32,8 +35,9 @@ has_command() { "$NCPV" --help | "$ROOT/tools/options" commands | grep -qx "$1";
 }
 
 @test "make install honours PREFIX and the directory variables" {
-	make -s -C "$ROOT" NCPV_BIN="$NCPV" DESTDIR="$DEST" PREFIX=/opt/ncpv MANDIR=/opt/man install
+	mk PREFIX=/opt/ncpv MANDIR=/opt/man install
 	[ -x "$DEST/opt/ncpv/bin/ncpv" ]
+	[ -f "$DEST/opt/ncpv/lib/ncpv/libncpv-devtcp.so" ]
 	[ -f "$DEST/opt/man/man1/ncpv.1.gz" ]
 	[ -f "$DEST/opt/ncpv/share/bash-completion/completions/ncpv" ]
 }
@@ -46,13 +50,22 @@ has_command() { "$NCPV" --help | "$ROOT/tools/options" commands | grep -qx "$1";
 	[[ "${lines[1]}" == "features: "* ]]
 }
 
-@test "make uninstall leaves no file behind" {
+@test "make uninstall leaves no file behind, nor the library's own directory" {
 	mk install
 	[ -n "$(find "$DEST" ! -type d)" ]
 	mk uninstall
 	run find "$DEST" ! -type d
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+	[ ! -e "$DEST/usr/lib/ncpv" ]
+}
+
+@test "the installed ncpv devtcp finds the installed library" {
+	mk install
+	# Only the installed tree: the library is found relative to the binary (../lib/ncpv).
+	run env -u NCPV_DEVTCP_LIB "$DEST/usr/bin/ncpv" devtcp sh -c 'echo "$LD_PRELOAD"'
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$DEST/usr/lib/ncpv/libncpv-devtcp.so"* ]] || [[ "$output" == *"/usr/bin/../lib/ncpv/libncpv-devtcp.so"* ]]
 }
 
 @test "make install-links adds nc and pv only for commands this ncpv has" {
