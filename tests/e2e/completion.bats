@@ -10,9 +10,10 @@ OPTIONS=$ROOT/tools/options
 setup() { common_setup; }
 teardown() { common_teardown; }
 
-# help_names CMD: the option names of ncpv CMD --help ("ncpv": the global ones), sorted.
+# help_names CMD: the option names of ncpv CMD --help ("ncpv": the global ones), sorted
+# (nc writes its help on stderr, as OpenBSD nc does).
 help_names() {
-	if [ "$1" = ncpv ]; then "$NCPV" --help; else "$NCPV" "$1" --help; fi |
+	if [ "$1" = ncpv ]; then "$NCPV" --help; else "$NCPV" "$1" --help; fi 2>&1 |
 		"$OPTIONS" help | cut -f1 | sort
 }
 

@@ -11,9 +11,10 @@ OPTIONS=$ROOT/tools/options
 setup() { common_setup; }
 teardown() { common_teardown; }
 
-# help_of CMD: the --help text of a command ("ncpv" for the global one).
+# help_of CMD: the --help text of a command ("ncpv" for the global one); nc writes it on
+# stderr, as OpenBSD nc does.
 help_of() {
-	if [ "$1" = ncpv ]; then "$NCPV" --help; else "$NCPV" "$1" --help; fi
+	if [ "$1" = ncpv ]; then "$NCPV" --help; else "$NCPV" "$1" --help; fi 2>&1
 }
 
 # compare CMD: the manual's and the help's "OPTION<TAB>ARG" lists for CMD, as a diff.
