@@ -213,11 +213,12 @@ static int http_connect(struct dial *d, const struct proxy_target *t)
 			return -1;
 	if (rc < 0)
 		return malformed(d, "HTTP");
-	consume(d, (size_t)rc);
 	if (status < 200 || status > 299) {
-		snprintf(d->err, d->errlen, "proxy error: \"HTTP/1.x %d %s\"", status, reason);
+		/* Quote the status line as nc does; the parser vetted its first 12 bytes. */
+		snprintf(d->err, d->errlen, "Proxy error: \"%.9s%d %s\"", (const char *)d->buf, status, reason);
 		return -1;
 	}
+	consume(d, (size_t)rc);
 	return 0;
 }
 

@@ -5,7 +5,7 @@ and reports what it received and when it saw EOF, as one JSON line on stdout.
 usage: nc_peer.py listen PORTFILE SPEC   (binds 127.0.0.1:0, writes the port to PORTFILE)
        nc_peer.py connect PORT SPEC
 SPEC: comma-separated steps run in order from the connection's start:
-  send:TEXT  sleep:SECS  shut (shutdown write side)  close  wait-eof  linger:SECS (stop after SECS)
+  send:TEXT  sendhex:HEX  sleep:SECS  shut (shutdown write side)  close  wait-eof  linger:SECS (stop after SECS)
 Every wait is bounded (10 s at most)."""
 import json, socket, sys, threading, time
 
@@ -53,6 +53,11 @@ def main():
         if op == "send":
             try:
                 s.sendall(arg.encode())
+            except OSError:
+                pass
+        elif op == "sendhex":
+            try:
+                s.sendall(bytes.fromhex(arg))
             except OSError:
                 pass
         elif op == "sleep":
