@@ -390,7 +390,7 @@ int nc_parse_options(int argc, char **argv, struct nc_opts *o)
 	o->quit_after = -1;
 	o->timeout_ms = -1;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0: glibc forgets all state from an earlier parse */
 	while ((c = getopt_long(argc, argv, ":46bCDdFhI:i:klM:m:NnO:P:p:q:rSs:T:tUuV:vW:w:X:x:Zz",
 				longopts, NULL)) != -1) {
 		if (c == 'h' || c == OPT_HELP) {
