@@ -32,8 +32,9 @@ static int udp_session(const struct nc_opts *o, int fd, struct nc_totals *t, str
 		}
 		len = sizeof(peer);
 	}
-	/* An unnamed Unix datagram sender cannot be answered: stay unconnected. */
-	if (!o->keep && len > sizeof(sa_family_t) && connect(fd, (struct sockaddr *)&peer, len) < 0) {
+	/* An unnamed (or already gone) Unix datagram sender cannot be answered: stay unconnected. */
+	if (!o->keep && len > sizeof(sa_family_t) && connect(fd, (struct sockaddr *)&peer, len) < 0 &&
+	    peer.ss_family != AF_UNIX) {
 		cmd_error("nc", "connect: %s", strerror(errno));
 		close(fd);
 		return NCPV_EXIT_FAIL;
