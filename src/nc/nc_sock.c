@@ -131,7 +131,8 @@ void nc_report_connected(const struct nc_opts *o, int fd, const char *host, int 
 
 	if (!o->verbose)
 		return;
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
+	/* Through a proxy the peer is the proxy: name only the destination. */
+	if (!o->proxy && getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
 		getnameinfo((struct sockaddr *)&ss, len, ip, sizeof(ip), NULL, 0, NI_NUMERICHOST);
 	if (ip[0] && strcmp(host, ip) != 0)
 		fprintf(stderr, "Connection to %s (%s) %d port [%s/%s] succeeded!\n", host, ip, port, proto,

@@ -236,3 +236,50 @@ print(p.wait(), n)' "$NCPV" "$SERVE_PORT"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"cannot use -F and -U"* ]]
 }
+
+@test "IPv6: ncpv nc -6 listener on ::1 receives from nc.openbsd -6" {
+	"$NCPV" nc -6 -lvn ::1 0 >"$SCRATCH/l.out" 2>"$SCRATCH/l.log" </dev/null &
+	L_PID=$!
+	STARTED_PIDS+=($L_PID)
+	wait_listening "$SCRATCH/l.log"
+	grep -q '^Listening on ::1 ' "$SCRATCH/l.log"
+	echo six | timeout 5 nc.openbsd -6 -N ::1 "$NC_PORT"
+	wait "$L_PID"
+	[ "$(cat "$SCRATCH/l.out")" = six ]
+}
+
+@test "-s and -p choose the source address and port the listener sees" {
+	start_nc_listener -n 127.0.0.1 0
+	sport=$(free_port)
+	echo src | timeout 5 "$NCPV" nc -N -s 127.0.0.2 -p "$sport" -T lowdelay -M 9 127.0.0.1 "$NC_PORT"
+	wait "$L_PID"
+	grep -q "^Connection received on 127.0.0.2 $sport\$" "$SCRATCH/l.log"
+}
+
+@test "-i paces lines sent: three lines at 0.3 s take at least 0.6 s" {
+	start_nc_listener 127.0.0.1 0
+	start=$EPOCHREALTIME
+	printf 'a\nb\nc\n' | timeout 5 "$NCPV" nc -N -i 0.3 127.0.0.1 "$NC_PORT"
+	wait "$L_PID"
+	(( $(echo "$EPOCHREALTIME - $start >= 0.6" | bc) ))
+	[ "$(cat "$SCRATCH/l.out")" = "$(printf 'a\nb\nc')" ]
+}
+
+@test "-t answers telnet DO/WILL with WONT/DONT" {
+	port_file=$SCRATCH/tport
+	timeout 10 python3 -c '
+import os, socket, sys
+ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen(1)
+open(sys.argv[1] + ".tmp", "w").write(str(ls.getsockname()[1])); os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+c, _ = ls.accept(); c.settimeout(5)
+c.sendall(bytes([255, 253, 1, 255, 251, 3]))
+got = b""
+while len(got) < 6:
+    got += c.recv(64)
+print(got.hex())' "$port_file" >"$SCRATCH/telnet.out" &
+	pid=$!
+	for ((i = 0; i < 250; i++)); do [ -s "$port_file" ] && break; sleep 0.02; done
+	timeout 5 "$NCPV" nc -d -t -w 1 127.0.0.1 "$(cat "$port_file")" >/dev/null
+	wait "$pid"
+	[ "$(cat "$SCRATCH/telnet.out")" = fffc01fffe03 ]
+}
