@@ -199,7 +199,8 @@ static int connect_port(const struct nc_opts *o, int port, struct nc_totals *t, 
 		return 0;
 	}
 	if (o->fdpass) {
-		int rc = nc_pass_fd(fd);
+		/* The receiver (ssh's ProxyUseFdpass) expects an ordinary blocking socket. */
+		int rc = net_set_nonblock(fd, 0) < 0 ? -1 : nc_pass_fd(fd);
 
 		close(fd);
 		return rc < 0 ? -2 : 0;
