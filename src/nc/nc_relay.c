@@ -360,7 +360,8 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 		errno = ENOMEM;
 		return -1;
 	}
-	memcpy(r.down.data, initial, initlen);
+	if (initlen > 0)
+		memcpy(r.down.data, initial, initlen);
 	r.down.len = initlen;
 	t->received += initlen;
 	r.pfd[P_STDIN].fd = o->no_stdin ? -1 : STDIN_FILENO;
