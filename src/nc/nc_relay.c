@@ -232,8 +232,10 @@ static int finished(const struct relay *r)
 	int inputs_gone = r->pfd[P_STDIN].fd < 0 && r->pfd[P_NETIN].fd < 0 && r->up.len == 0 &&
 			  r->down.len == 0;
 	int outputs_gone = r->pfd[P_NETOUT].fd < 0 && r->pfd[P_STDOUT].fd < 0;
+	/* A listener is done when its client's side has ended, stdin or not. */
+	int client_gone = r->o->listen && r->pfd[P_NETIN].fd < 0 && r->up.len == 0 && r->down.len == 0;
 
-	return inputs_gone || outputs_gone;
+	return inputs_gone || outputs_gone || client_gone;
 }
 
 static void set_interest(struct relay *r)

@@ -42,8 +42,12 @@ teardown() { common_teardown; }
 	compare_halfclose listen "" eof:x "send:hi,sleep:0.3,close"
 }
 
-@test "listen, client closes while stdin stays open: keeps running until stdin ends" {
+@test "listen, client closes while stdin stays open: exits, the client's end ends a listener" {
 	compare_halfclose listen "" open:1.2:x "send:hi,sleep:0.2,close"
+}
+
+@test "listen, client half-closes and keeps reading: the listener exits without waiting for stdin" {
+	compare_halfclose listen "" open:1.2:x "send:hi,shut,linger:1.5"
 }
 
 @test "listen, -N: FIN at stdin's end, client sees it and closes" {

@@ -66,6 +66,13 @@ def main():
             s.shutdown(socket.SHUT_WR)
         elif op == "close":
             th.join(0.2)
+            # shutdown first: close() alone waits for the reader thread's recv() to return
+            # before the kernel sends FIN, which would make the timing depend on the thread.
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            th.join(1)
             s.close()
             closed = True
         elif op == "wait-eof":
