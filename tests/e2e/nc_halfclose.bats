@@ -54,8 +54,8 @@ teardown() { common_teardown; }
 	compare_halfclose listen "-N" eof:x "send:hi,wait-eof,close"
 }
 
-@test "listen, -q 1: stops reading a client that never closes, one second after stdin's end" {
-	compare_halfclose listen "-q 1" eof:x "send:hi,linger:2.5"
+@test "listen, -q 1: stops reading the client at stdin's end (late data is dropped), exits 1 s later" {
+	compare_halfclose listen "-q 1" eof:x "sleep:0.5,send:late,linger:2.5"
 }
 
 @test "listen, -d: exits when the client closes" {
