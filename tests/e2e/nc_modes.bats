@@ -283,3 +283,15 @@ print(got.hex())' "$port_file" >"$SCRATCH/telnet.out" &
 	wait "$pid"
 	[ "$(cat "$SCRATCH/telnet.out")" = fffc01fffe03 ]
 }
+
+@test "socket options -I -O -b -m -T are applied, out-of-range ones refused by name" {
+	start_nc_listener 127.0.0.1 0
+	echo opts | timeout 5 "$NCPV" nc -N -I 65536 -O 65536 -b -m 1 -T af41 127.0.0.1 "$NC_PORT"
+	wait "$L_PID"
+	[ "$(cat "$SCRATCH/l.out")" = opts ]
+	run "$NCPV" nc -M 999 127.0.0.1 1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"ttl too large: 999"* ]]
+	run "$NCPV" nc -I 0 127.0.0.1 1
+	[[ "$output" == *"TCP receive window too small: 0"* ]]
+}
