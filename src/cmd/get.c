@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "progress.h"
 #include "../addr.h"
 #include "../display.h"
 #include "../loop.h"
@@ -205,55 +206,6 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		o->parallel = 1;
 	o->net.timeout_ms = (int)(o->timeout * 1000);
 	return 0;
-}
-
-/* The live line and the final lines, shared by both modes. */
-struct progress {
-	const struct get_opts *o;
-	struct display disp;
-	struct meter meter;
-	int show;	/* live line on stderr */
-	int shown;	/* a live line was printed */
-	double next;	/* time of the next refresh */
-};
-
-static void progress_init(struct progress *p, const struct get_opts *o, double now)
-{
-	memset(p, 0, sizeof(*p));
-	p->o = o;
-	{
-		struct display_opts d;
-
-		display_defaults(&d);
-		display_init(&p->disp, &d);
-	}
-	p->show = !o->quiet && (o->force || isatty(STDERR_FILENO));
-	meter_start(&p->meter, now);
-	p->next = now + o->interval;
-}
-
-static void progress_draw(struct progress *p, double now, int final)
-{
-	struct meter_reading r;
-	struct display_frame f;
-	char line[DISPLAY_LINE_MAX];
-
-	meter_read(&p->meter, now, p->o->size, &r);
-	if (final && r.elapsed > 0)
-		r.rate = r.average; /* pv shows the overall rate on its last line */
-	display_frame_from(&f, &r, p->o->size, final);
-	display_line(&p->disp, &f, line, sizeof(line));
-	fprintf(stderr, "%s\r%s", line, final ? "\n" : "");
-	p->shown = 1;
-}
-
-static void progress_tick(struct progress *p, double now)
-{
-	if (p->show && now >= p->next) {
-		progress_draw(p, now, 0);
-		while (p->next <= now)
-			p->next += p->o->interval;
-	}
 }
 
 /* ---- one connection ---------------------------------------------------- */
@@ -579,7 +531,8 @@ static int run_single(const struct get_opts *o)
 	}
 	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
-	progress_init(&p, o, loop_now());
+	progress_init(&p, !o->quiet && (o->force || isatty(STDERR_FILENO)), o->interval, o->size,
+		      loop_now());
 	if (o->send)
 		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
 	else
@@ -730,7 +683,8 @@ static int run_batch(const struct get_opts *o)
 		goto out;
 	}
 	net_raise_fd_limit();
-	progress_init(&b.p, o, loop_now());
+	progress_init(&b.p, !o->quiet && (o->force || isatty(STDERR_FILENO)), o->interval, o->size,
+		      loop_now());
 	for (long i = 0; i < o->parallel && b.started < o->count; i++) {
 		b.slots[i].b = &b;
 		b.slots[i].fd = -1;
