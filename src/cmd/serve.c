@@ -247,6 +247,23 @@ static void conn_finish(struct server *s, struct conn *c, double now)
 		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
 }
 
+/* Make the next close send a reset: the client must not take a short
+ * transfer (or an empty "file") for a complete one. */
+static void reset_on_close(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+/* The source failed under a connection: end it with a reset, not a clean close. */
+static int conn_abort(struct server *s, struct conn *c, const char *reason)
+{
+	reset_on_close(c->fd);
+	conn_close(s, c, reason, loop_now());
+	return -1;
+}
+
 /* Send what the socket takes now. Returns 0 while open, -1 once closed. */
 static int conn_pump(struct server *s, struct conn *c)
 {
@@ -264,12 +281,22 @@ static int conn_pump(struct server *s, struct conn *c)
 			if (want > fsize - (uint64_t)off)
 				want = (size_t)(fsize - (uint64_t)off);
 			n = sendfile(c->fd, source_fd(s->src), &off, want);
+			/* Nothing at an offset below the size we took: the file was
+			 * truncated. Waiting for EPOLLOUT again would spin forever. */
+			if (n == 0)
+				return conn_abort(s, c, "source file shrank");
 		} else {
 			const void *data;
 			ssize_t k = source_peek(s->src, want, &data);
 
-			if (k <= 0) {
-				c->limit = c->sent; /* a stream source ran dry: end cleanly */
+			if (k < 0)
+				return conn_abort(s, c, strerror(errno));
+			if (k == 0) {
+				/* A stream source ran dry: the end of an endless
+				 * stream, but a short --size "file". */
+				if (s->o->has_size)
+					return conn_abort(s, c, "source ended before --size");
+				c->limit = c->sent;
 				break;
 			}
 			n = send(c->fd, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -359,7 +386,6 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 
 static void refuse(struct server *s, int fd, const char *why)
 {
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	char peer[64];
 
 	s->refused++;
@@ -370,8 +396,7 @@ static void refuse(struct server *s, int fd, const char *why)
 		else
 			fprintf(stderr, "ncpv serve: %s refused: %s\n", peer, why);
 	}
-	/* A reset tells the client at once; an empty "file" would look like success. */
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	reset_on_close(fd);
 	close(fd);
 }
 
