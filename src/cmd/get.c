@@ -203,7 +203,8 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	}
 	if (!o->parallel)
 		o->parallel = 1;
-	o->net.timeout_ms = (int)(o->timeout * 1000);
+	o->net.timeout_ms = o->timeout > 0 ? net_ms_until(o->timeout, 0) : 0;
+	o->net.cancel = &interrupted;
 	return 0;
 }
 
@@ -267,18 +268,28 @@ struct stream {
 	uint64_t in_pipe; /* bytes spliced into our pipe, not yet out */
 };
 
+/* A write that would block, or a signal: wait for room unless the run
+ * was interrupted (a stalled reader must not make us deaf to SIGTERM).
+ * 0 to try again, -1 with errno EINTR to give up. */
+static int wait_writable(int fd)
+{
+	if (errno == EAGAIN)
+		return net_wait_cancel(fd, POLLOUT, -1, &interrupted) < 0 ? -1 : 0;
+	if (interrupted) {
+		errno = EINTR;
+		return -1;
+	}
+	return 0;
+}
+
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 
 		if (w < 0) {
-			if (errno == EINTR)
+			if ((errno == EINTR || errno == EAGAIN) && wait_writable(fd) == 0)
 				continue;
-			if (errno == EAGAIN) {
-				net_wait(fd, POLLOUT, -1);
-				continue;
-			}
 			return -1;
 		}
 		p += w;
@@ -294,12 +305,8 @@ static int flush_pipe(struct stream *st)
 		ssize_t n = splice(st->pipe[0], NULL, st->out, NULL, (size_t)st->in_pipe, SPLICE_F_MOVE);
 
 		if (n < 0) {
-			if (errno == EINTR)
+			if ((errno == EINTR || errno == EAGAIN) && wait_writable(st->out) == 0)
 				continue;
-			if (errno == EAGAIN) {
-				net_wait(st->out, POLLOUT, -1);
-				continue;
-			}
 			return -1;
 		}
 		st->in_pipe -= (uint64_t)n;
@@ -323,7 +330,7 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 			struct pollfd p[2] = { { st->sock, POLLIN, 0 }, { st->out, POLLOUT, 0 } };
 
 			if (poll(p, 2, 0) > 0 && (p[0].revents & POLLIN) && !(p[1].revents & (POLLOUT | POLLERR))) {
-				net_wait(st->out, POLLOUT, 1000);
+				net_wait_cancel(st->out, POLLOUT, 1000, &interrupted);
 				errno = EINTR;
 			}
 			return -1;
@@ -427,6 +434,9 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			}
 		} else if (n == 0) {
 			return 0;
+		} else if (n == -2 && errno == EINTR && interrupted) {
+			res->ended = "interrupted"; /* while the output was blocked */
+			return 0;
 		} else if (n == -2) {
 			snprintf(err, errlen, "cannot write output: %s", strerror(errno));
 			return NCPV_EXIT_FILE;
@@ -447,12 +457,11 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		progress_tick(p, now);
 		if (n < 0 && errno == EAGAIN) {
 			double until = p->show ? p->next : 0;
-			int wait;
 
 			if (deadline > 0 && (until == 0 || deadline < until))
 				until = deadline;
-			wait = until > 0 ? (int)((until - now) * 1000) + 1 : -1;
-			net_wait(st->sock, POLLIN, wait);
+			net_wait_cancel(st->sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,
+					&interrupted);
 		}
 	}
 }
@@ -510,7 +519,9 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 		progress_tick(p, now);
 		if (n < 0 && errno == EAGAIN) {
 			double until = p->show ? p->next : deadline;
-			net_wait(sock, POLLOUT, until > 0 ? (int)((until - now) * 1000) + 1 : -1);
+
+			net_wait_cancel(sock, POLLOUT, until > 0 ? net_ms_until(until, now) : -1,
+					&interrupted);
 		}
 	}
 	if (o->max_bytes && p->meter.bytes >= o->max_bytes)
@@ -522,7 +533,8 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			break;
-		if (n < 0 && net_wait(sock, POLLIN, (int)((until - loop_now()) * 1000) + 1) == 0)
+		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, loop_now()),
+					     &interrupted) <= 0)
 			break;
 	}
 	return 0;

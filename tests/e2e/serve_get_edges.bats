@@ -49,3 +49,103 @@ open(sys.argv[2], "w").write("%s %d\n" % (end, n))' "$1" "$2"
 	[[ "$output" == *"reset by peer"* ]]
 	wait_for "$SERVE_LOG" 'source ended before --size' 5
 }
+
+# idle_server: a listener that accepts and then sends nothing; sets IDLE_PORT.
+idle_server() {
+	python3 -c '
+import socket, time
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(8)
+print(l.getsockname()[1], flush=True)
+held = [l.accept()[0] for _ in range(1)]
+time.sleep(30)' >"$SCRATCH/idle.port" &
+	STARTED_PIDS+=($!)
+	wait_for "$SCRATCH/idle.port" '^[0-9]+$' 5
+	IDLE_PORT=$(cat "$SCRATCH/idle.port")
+}
+
+@test "get stops on SIGINT while the server sends nothing" {
+	idle_server
+	"$NCPV" get "127.0.0.1:$IDLE_PORT" 2>"$SCRATCH/err" &
+	pid=$!
+	STARTED_PIDS+=($pid)
+	for _ in $(seq 100); do [ "$(ss -tn state established "( dport = :$IDLE_PORT )" | tail -n +2 | wc -l)" -ge 1 ] && break; sleep 0.05; done
+	kill -INT "$pid"
+	wait_gone "$pid" 3
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 0 ]
+	grep -q 'received 0 B' "$SCRATCH/err"
+}
+
+@test "get --send stops on SIGTERM while the server reads nothing" {
+	idle_server
+	"$NCPV" get --send --source zero "127.0.0.1:$IDLE_PORT" 2>"$SCRATCH/err" &
+	pid=$!
+	STARTED_PIDS+=($pid)
+	for _ in $(seq 100); do [ "$(ss -tn state established "( dport = :$IDLE_PORT )" | tail -n +2 | wc -l)" -ge 1 ] && break; sleep 0.05; done
+	# Wait until the send queue is full, so that get is waiting for room.
+	for _ in $(seq 100); do
+		q=$(ss -tnH state established "( dport = :$IDLE_PORT )" | awk '{print $2}')
+		[ "${q:-0}" -gt 0 ] && [ "$q" = "$(sleep 0.05; ss -tnH state established "( dport = :$IDLE_PORT )" | awk '{print $2}')" ] && break
+	done
+	kill -TERM "$pid"
+	wait_gone "$pid" 3
+}
+
+@test "get stops on SIGTERM while its output (a socket nobody reads) is full" {
+	start_serve --source zero
+	python3 - "$NCPV" "$SERVE_PORT" <<'PY'
+import os, signal, socket, subprocess, sys, time
+ours, theirs = socket.socketpair()
+p = subprocess.Popen([sys.argv[1], "get", "-q", "-o", "-", "127.0.0.1:" + sys.argv[2]],
+                     stdout=theirs.fileno())
+theirs.close()
+import fcntl, struct, termios
+def queued():
+    return struct.unpack("i", fcntl.ioctl(ours.fileno(), termios.FIONREAD, b"\0" * 4))[0]
+# Wait (bounded) until the pair is full: bytes queued and no longer growing.
+last = -1
+for _ in range(100):
+    now = queued()
+    if now > 0 and now == last:
+        break
+    last = now
+    time.sleep(0.05)
+assert p.poll() is None, "get ended early"
+p.send_signal(signal.SIGTERM)
+try:
+    p.wait(timeout=3)
+except subprocess.TimeoutExpired:
+    p.kill()
+    sys.exit("get did not stop on SIGTERM while its output was blocked")
+PY
+}
+
+@test "get stops on SIGINT while connecting with no timeout" {
+	# A listener whose accept queue is full drops further SYNs, so the connect hangs.
+	python3 -c '
+import socket, time
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(0)
+print(l.getsockname()[1], flush=True)
+held = []
+for _ in range(4):
+    c = socket.socket(); c.setblocking(False)
+    try: c.connect(l.getsockname())
+    except BlockingIOError: pass
+    held.append(c)
+time.sleep(30)' >"$SCRATCH/port" &
+	STARTED_PIDS+=($!)
+	wait_for "$SCRATCH/port" '^[0-9]+$' 5
+	port=$(cat "$SCRATCH/port")
+	syn_sent() { ss -tnH state syn-sent "( dport = :$port )" | wc -l; }
+	for _ in $(seq 100); do [ "$(syn_sent)" -ge 3 ] && break; sleep 0.05; done
+	before=$(syn_sent)
+	"$NCPV" get -w 0 "127.0.0.1:$port" 2>"$SCRATCH/err" &
+	pid=$!
+	STARTED_PIDS+=($pid)
+	for _ in $(seq 100); do [ "$(syn_sent)" -gt "$before" ] && break; sleep 0.05; done
+	kill -INT "$pid"
+	wait_gone "$pid" 3
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 1 ]
+	grep -q 'interrupted' "$SCRATCH/err"
+}
