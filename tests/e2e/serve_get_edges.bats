@@ -121,21 +121,8 @@ PY
 }
 
 @test "get stops on SIGINT while connecting with no timeout" {
-	# A listener whose accept queue is full drops further SYNs, so the connect hangs.
-	python3 -c '
-import socket, time
-l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(0)
-print(l.getsockname()[1], flush=True)
-held = []
-for _ in range(4):
-    c = socket.socket(); c.setblocking(False)
-    try: c.connect(l.getsockname())
-    except BlockingIOError: pass
-    held.append(c)
-time.sleep(30)' >"$SCRATCH/port" &
-	STARTED_PIDS+=($!)
-	wait_for "$SCRATCH/port" '^[0-9]+$' 5
-	port=$(cat "$SCRATCH/port")
+	full_listener
+	port=$FULL_PORT
 	syn_sent() { ss -tnH state syn-sent "( dport = :$port )" | wc -l; }
 	for _ in $(seq 100); do [ "$(syn_sent)" -ge 3 ] && break; sleep 0.05; done
 	before=$(syn_sent)
