@@ -531,8 +531,14 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 	for (double until = loop_now() + CLOSE_WAIT_MS / 1000.0; loop_now() < until;) {
 		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
 
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		if (n == 0)
 			break;
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			/* A reset now means the server closed with our bytes unread. */
+			snprintf(err, errlen, "%s %s before reading everything sent", res->peer,
+				 errno == ECONNRESET ? "reset the connection" : strerror(errno));
+			return NCPV_EXIT_FAIL;
+		}
 		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, loop_now()),
 					     &interrupted) <= 0)
 			break;

@@ -136,3 +136,11 @@ PY
 	[ "${status:-0}" -eq 1 ]
 	grep -q 'interrupted' "$SCRATCH/err"
 }
+
+@test "get --send fails when the server resets after the last byte, unread" {
+	start_serve --discard --max-bytes 100K
+	run "$NCPV" get -q --send --source zero --bytes 200K "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"reset"* ]]
+	wait_for "$SERVE_LOG" 'max-bytes' 5
+}
