@@ -58,7 +58,7 @@ static void usage(FILE *f)
 		"  -b, --bytes N        stop after N bytes (K, M, G: IEC)\n"
 		"  -s, --size N         expected size: progress bar and ETA; a different total is an error\n"
 		"  -o, --output FILE    write the data to FILE ('-' for stdout), byte-exact\n"
-		"  -u, --send           upload --source to the server instead (for serve --discard)\n"
+		"      --send           upload --source to the server instead (for serve --discard)\n"
 		"  -S, --source SRC     what --send sends: random (default), urandom, zero or a FILE\n"
 		"  -n, --count N        make N transfers (each until the server closes)\n"
 		"  -P, --parallel P     with --count: up to P connections at once (default 1)\n"
@@ -78,7 +78,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "size", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "send", no_argument, NULL, 'u' },
+		{ "send", no_argument, NULL, 'U' },
 		{ "source", required_argument, NULL, 'S' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "parallel", required_argument, NULL, 'P' },
@@ -121,9 +121,13 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
-		case 'u':
+		case 'U':
 			o->send = 1;
 			break;
+		case 'u':
+			/* nc's and iperf3's -u: refuse it rather than quietly upload over TCP. */
+			cmd_error("get", "option '-u' (UDP) is not supported; --send uploads over TCP");
+			return NCPV_EXIT_USAGE;
 		case 'S':
 			o->source = optarg;
 			break;

@@ -144,3 +144,10 @@ PY
 	[[ "$output" == *"reset"* ]]
 	wait_for "$SERVE_LOG" 'max-bytes' 5
 }
+
+@test "get refuses nc's -u (UDP) instead of quietly uploading over TCP" {
+	run "$NCPV" get -u 127.0.0.1:1
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"'-u' (UDP) is not supported"* ]]
+}
