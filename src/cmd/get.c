@@ -590,6 +590,7 @@ static int run_single(const struct get_opts *o)
 	if (stream_setup(&st, o->send ? NULL : o->output, err, sizeof(err)) < 0) {
 		cmd_error("get", "%s", err);
 		stream_cleanup(&st, o->output);
+		source_free(src);
 		return NCPV_EXIT_FILE;
 	}
 	sock = net_connect(o->at.host, o->at.port, &o->net, err, sizeof(err));
@@ -807,8 +808,9 @@ static int run_batch(const struct get_opts *o)
 		rc = NCPV_EXIT_FAIL;
 	}
 out:
+	/* A slot never started (b unset) has fd 0 from calloc, not a socket. */
 	for (long i = 0; b.slots && i < o->parallel; i++)
-		if (b.slots[i].fd >= 0)
+		if (b.slots[i].b && b.slots[i].fd >= 0)
 			close(b.slots[i].fd);
 	free(b.slots);
 	free(b.latency);
