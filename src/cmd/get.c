@@ -289,7 +289,15 @@ static int wait_writable(int fd)
 static int write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w;
+
+		/* A signal during a blocking write often ends it short, not with
+		 * EINTR: look at the flag before blocking again. */
+		if (interrupted) {
+			errno = EINTR;
+			return -1;
+		}
+		w = write(fd, p, n);
 
 		if (w < 0) {
 			if ((errno == EINTR || errno == EAGAIN) && wait_writable(fd) == 0)
