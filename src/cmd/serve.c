@@ -63,6 +63,7 @@ struct server {
 	int lfd, spare_fd, accept_paused;
 	struct conn *conns;
 	long nconns;
+	long ndeadlines; /* connections with a deadline: the loop then wakes to sweep */
 	double start;
 	uint64_t accepted, refused, completed, bytes_sent, bytes_received;
 };
@@ -210,6 +211,8 @@ static void log_close(struct server *s, struct conn *c, const char *reason, doub
 static void conn_close(struct server *s, struct conn *c, const char *reason, double now)
 {
 	log_close(s, c, reason, now);
+	if (c->deadline > 0)
+		s->ndeadlines--;
 	loop_close(s->loop, c->fd);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -241,6 +244,8 @@ static void conn_finish(struct server *s, struct conn *c, double now)
 {
 	shutdown(c->fd, SHUT_WR);
 	c->state = CONN_DRAINING;
+	if (c->deadline == 0)
+		s->ndeadlines++;
 	if (c->deadline == 0 || c->deadline > now + DRAIN_SECONDS)
 		c->deadline = now + DRAIN_SECONDS;
 	if (c->registered)
@@ -417,8 +422,10 @@ static void accept_one(struct server *s, int fd, double now)
 	c->fd = fd;
 	c->start = now;
 	c->limit = UINT64_MAX;
-	if (s->o->max_time > 0)
+	if (s->o->max_time > 0) {
 		c->deadline = now + s->o->max_time;
+		s->ndeadlines++;
+	}
 	if (s->o->discard) {
 		c->state = CONN_RECEIVING;
 	} else {
@@ -532,6 +539,7 @@ static int run(struct server *s)
 	struct sigaction sa;
 	sigset_t block, during_wait;
 	char name[128];
+	double next_sweep = 0;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
@@ -556,22 +564,19 @@ static int run(struct server *s)
 
 	s->start = loop_now();
 	while (!stop_requested) {
-		int timeout = -1;
+		/* A counter, not a walk over every connection on each wakeup. */
+		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
 
-		if (s->accept_paused || s->o->max_time > 0)
-			timeout = SWEEP_MS;
-		else
-			for (struct conn *c = s->conns; c; c = c->next)
-				if (c->deadline > 0) {
-					timeout = SWEEP_MS;
-					break;
-				}
 		if (loop_poll(s->loop, timeout) < 0) {
 			cmd_error("serve", "event loop: %s", strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		if (timeout >= 0)
+		/* At most one walk over the connections per SWEEP_MS, however
+		 * many wakeups the traffic causes. */
+		if (timeout >= 0 && loop_now() >= next_sweep) {
 			sweep(s, loop_now());
+			next_sweep = loop_now() + SWEEP_MS / 1000.0;
+		}
 	}
 	while (s->conns)
 		conn_close(s, s->conns, "server stopped", loop_now());
