@@ -179,7 +179,9 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		char spec[ADDR_HOST_MAX + ADDR_PORT_MAX + 4];
 		const char *h = argv[optind];
 
-		snprintf(spec, sizeof(spec), strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, argv[optind + 1]);
+		/* A bare IPv6 address needs brackets before ":PORT"; a bracketed one has them. */
+		snprintf(spec, sizeof(spec), strchr(h, ':') && h[0] != '[' ? "[%s]:%s" : "%s:%s", h,
+			 argv[optind + 1]);
 		if (addr_parse(spec, NULL, NULL, &o->at, err, sizeof(err)) < 0) {
 			cmd_error("get", "%s", err);
 			return NCPV_EXIT_USAGE;

@@ -151,3 +151,14 @@ PY
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"'-u' (UDP) is not supported"* ]]
 }
+
+@test "get takes a bracketed IPv6 host and a separate port, as well as a bare one" {
+	python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null || skip "no IPv6 loopback"
+	start_serve --size 4K '[::1]:0'
+	run "$NCPV" get -q --json '[::1]' "$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":4096'* ]]
+	run "$NCPV" get -q --json ::1 "$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":4096'* ]]
+}
