@@ -1,5 +1,5 @@
 /* get.c - "ncpv get": connect, receive (or send), count, and show pv-style
- * progress in one process; or many small transfers in parallel. */
+ * progress in one process; --count hands over to get_batch.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -8,35 +8,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "get.h"
 #include "../addr.h"
 #include "../display.h"
 #include "../loop.h"
 #include "../meter.h"
 #include "../net.h"
 #include "../source.h"
-#include "../stats.h"
 #include "../units.h"
 
 #define IO_CHUNK (1u << 20)
 /* After an upload, how long to wait for the server to close its side. */
 #define CLOSE_WAIT_MS 10000
-
-struct get_opts {
-	struct addr_spec at;
-	struct net_opts net;
-	double timeout, duration, interval;
-	uint64_t max_bytes, size;
-	int has_size, force, quiet, json, send;
-	long count, parallel;
-	const char *output, *source;
-};
 
 static volatile sig_atomic_t interrupted;
 
@@ -214,17 +203,9 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	return 0;
 }
 
-/* The live line and the final lines, shared by both modes. */
-struct progress {
-	const struct get_opts *o;
-	struct display disp;
-	struct meter meter;
-	int show;	/* live line on stderr */
-	int shown;	/* a live line was printed */
-	double next;	/* time of the next refresh */
-};
+/* ---- the progress line, shared with get_batch.c ------------------------- */
 
-static void progress_init(struct progress *p, const struct get_opts *o, double now)
+void get_progress_init(struct get_progress *p, const struct get_opts *o, double now)
 {
 	memset(p, 0, sizeof(*p));
 	p->o = o;
@@ -239,7 +220,7 @@ static void progress_init(struct progress *p, const struct get_opts *o, double n
 	p->next = now + o->interval;
 }
 
-static void progress_draw(struct progress *p, double now, int final)
+void get_progress_draw(struct get_progress *p, double now, int final)
 {
 	struct meter_reading r;
 	struct display_frame f;
@@ -254,10 +235,10 @@ static void progress_draw(struct progress *p, double now, int final)
 	p->shown = 1;
 }
 
-static void progress_tick(struct progress *p, double now)
+void get_progress_tick(struct get_progress *p, double now)
 {
 	if (p->show && now >= p->next) {
-		progress_draw(p, now, 0);
+		get_progress_draw(p, now, 0);
 		while (p->next <= now)
 			p->next += p->o->interval;
 	}
@@ -427,7 +408,7 @@ struct result {
 	const char *ended; /* "eof", "time", "bytes", "interrupted" */
 };
 
-static int receive(const struct get_opts *o, struct stream *st, struct progress *p,
+static int receive(const struct get_opts *o, struct stream *st, struct get_progress *p,
 		   struct result *res, char *err, size_t errlen)
 {
 	double start = p->meter.start, deadline = o->duration > 0 ? start + o->duration : 0;
@@ -468,7 +449,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			res->ended = "time";
 			return 0;
 		}
-		progress_tick(p, now);
+		get_progress_tick(p, now);
 		if (n < 0 && errno == EAGAIN) {
 			double until = p->show ? p->next : 0;
 
@@ -481,7 +462,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 }
 
 static int upload(const struct get_opts *o, int sock, void *scratch, struct source *src,
-		  struct progress *p, struct result *res, char *err, size_t errlen)
+		  struct get_progress *p, struct result *res, char *err, size_t errlen)
 {
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
@@ -530,7 +511,7 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 			res->ended = "time";
 			break;
 		}
-		progress_tick(p, now);
+		get_progress_tick(p, now);
 		if (n < 0 && errno == EAGAIN) {
 			double until = p->show ? p->next : deadline;
 
@@ -584,7 +565,7 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 
 static int run_single(const struct get_opts *o)
 {
-	struct progress p;
+	struct get_progress p;
 	struct stream st;
 	struct result res;
 	struct source *src = NULL;
@@ -612,7 +593,7 @@ static int run_single(const struct get_opts *o)
 	}
 	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
-	progress_init(&p, o, loop_now());
+	get_progress_init(&p, o, loop_now());
 	if (o->send)
 		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
 	else
@@ -620,7 +601,7 @@ static int run_single(const struct get_opts *o)
 	res.bytes = p.meter.bytes;
 	res.seconds = loop_now() - p.meter.start;
 	if (p.shown || (p.show && rc == 0))
-		progress_draw(&p, loop_now(), 1);
+		get_progress_draw(&p, loop_now(), 1);
 	close(sock);
 	stream_cleanup(&st, o->output);
 	source_free(src);
@@ -637,198 +618,6 @@ static int run_single(const struct get_opts *o)
 	return NCPV_EXIT_OK;
 }
 
-/* ---- many transfers ---------------------------------------------------- */
-
-struct slot {
-	int fd;
-	double start, last;
-	uint64_t bytes;
-	struct batch *b;
-};
-
-struct batch {
-	const struct get_opts *o;
-	struct loop *loop;
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	struct slot *slots;
-	double *latency;   /* seconds, one per finished transfer */
-	void *scratch;	   /* NET_DISCARD_MAX bytes for net_discard */
-	long started, done, failed, short_count, active;
-	struct progress p;
-	char first_error[256];
-};
-
-static void slot_start(struct batch *b, struct slot *s, double now);
-
-static void slot_end(struct batch *b, struct slot *s, int ok, const char *why, double now)
-{
-	loop_close(b->loop, s->fd);
-	s->fd = -1;
-	b->active--;
-	if (ok && b->o->has_size && s->bytes != b->o->size) {
-		ok = 0;
-		b->short_count++;
-		why = "size differs from --size";
-	}
-	if (ok) {
-		b->latency[b->done++] = now - s->start;
-	} else {
-		b->failed++;
-		if (b->first_error[0] == '\0')
-			snprintf(b->first_error, sizeof(b->first_error), "%s", why);
-	}
-	if (b->started < b->o->count && !interrupted)
-		slot_start(b, s, now);
-}
-
-static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
-{
-	struct slot *s = ctx;
-	struct batch *b = s->b;
-
-	(void)l;
-	(void)fd;
-	(void)events;
-	for (;;) {
-		ssize_t n = net_discard(s->fd, b->scratch, NET_DISCARD_MAX);
-
-		if (n > 0) {
-			s->bytes += (uint64_t)n;
-			meter_add(&b->p.meter, (uint64_t)n);
-			continue;
-		}
-		if (n == 0) {
-			slot_end(b, s, 1, NULL, loop_now());
-			return;
-		}
-		if (errno == EAGAIN) {
-			s->last = loop_now();
-			return;
-		}
-		if (errno != EINTR) {
-			char why[128];
-
-			snprintf(why, sizeof(why), "%s", strerror(errno));
-			slot_end(b, s, 0, why, loop_now());
-			return;
-		}
-	}
-}
-
-static void slot_start(struct batch *b, struct slot *s, double now)
-{
-	b->started++;
-	s->bytes = 0;
-	s->start = s->last = now;
-	s->fd = net_connect_start((struct sockaddr *)&b->addr, b->addrlen, SOCK_STREAM);
-	if (s->fd < 0 || loop_add(b->loop, s->fd, EPOLLIN | EPOLLRDHUP, on_slot, s) < 0) {
-		char why[128];
-
-		snprintf(why, sizeof(why), "connect: %s", strerror(errno));
-		if (s->fd >= 0)
-			close(s->fd);
-		s->fd = -1;
-		b->failed++;
-		if (b->first_error[0] == '\0')
-			snprintf(b->first_error, sizeof(b->first_error), "%s", why);
-		return;
-	}
-	b->active++;
-}
-
-static int run_batch(const struct get_opts *o)
-{
-	struct batch b;
-	struct stats_summary lat;
-	char err[512], peer[64], amount[32], rate[32];
-	double elapsed;
-	int rc;
-
-	memset(&b, 0, sizeof(b));
-	b.o = o;
-	rc = net_resolve(o->at.host, o->at.port, &o->net, &b.addr, &b.addrlen, err, sizeof(err));
-	if (rc < 0) {
-		cmd_error("get", "%s", err);
-		return cmd_net_exit(rc);
-	}
-	net_format_addr((struct sockaddr *)&b.addr, b.addrlen, peer, sizeof(peer));
-	b.loop = loop_new();
-	b.slots = calloc((size_t)o->parallel, sizeof(*b.slots));
-	b.latency = calloc((size_t)o->count, sizeof(*b.latency));
-	b.scratch = malloc(NET_DISCARD_MAX);
-	if (b.loop == NULL || b.slots == NULL || b.latency == NULL || b.scratch == NULL) {
-		cmd_error("get", "out of memory");
-		rc = NCPV_EXIT_FAIL;
-		goto out;
-	}
-	net_raise_fd_limit();
-	progress_init(&b.p, o, loop_now());
-	for (long i = 0; i < o->parallel && b.started < o->count; i++) {
-		b.slots[i].b = &b;
-		b.slots[i].fd = -1;
-		slot_start(&b, &b.slots[i], loop_now());
-	}
-	while (b.active > 0 && !interrupted) {
-		double now = loop_now();
-		int wait = b.p.show ? (int)((b.p.next - now) * 1000) + 1 : 250;
-
-		if (wait > 250)
-			wait = 250;
-		if (loop_poll(b.loop, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
-			break;
-		now = loop_now();
-		progress_tick(&b.p, now);
-		/* A transfer silent for longer than -w fails, so one stuck server cannot hang us. */
-		if (o->timeout > 0)
-			for (long i = 0; i < o->parallel; i++)
-				if (b.slots[i].fd >= 0 && now - b.slots[i].last > o->timeout)
-					slot_end(&b, &b.slots[i], 0, "timed out", now);
-		/* Refill slots whose connect failed at once. */
-		for (long i = 0; i < o->parallel && b.started < o->count && !interrupted; i++)
-			if (b.slots[i].fd < 0 && b.slots[i].b)
-				slot_start(&b, &b.slots[i], now);
-	}
-	elapsed = loop_now() - b.p.meter.start;
-	if (b.p.shown)
-		progress_draw(&b.p, loop_now(), 1);
-	stats_summarize(b.latency, (size_t)b.done, &lat);
-	if (o->json)
-		printf("{\"direction\":\"receive\",\"peer\":\"%s\",\"transfers\":%ld,\"failed\":%ld,"
-		       "\"bytes\":%llu,\"seconds\":%.6f,\"transfers_per_s\":%.1f,\"rate\":%.0f,"
-		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
-		       peer, b.done, b.failed, (unsigned long long)b.p.meter.bytes, elapsed,
-		       elapsed > 0 ? b.done / elapsed : 0,
-		       elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, lat.median * 1e3,
-		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
-	fflush(stdout);
-	if (!o->quiet)
-		fprintf(stderr,
-			"%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); "
-			"latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f\n",
-			b.done, b.failed, peer, elapsed, elapsed > 0 ? b.done / elapsed : 0,
-			units_format_iec(amount, sizeof(amount), (double)b.p.meter.bytes),
-			units_format_iec(rate, sizeof(rate), elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0),
-			lat.median * 1e3, lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
-	rc = NCPV_EXIT_OK;
-	if (b.failed > 0) {
-		cmd_error("get", "%ld of %ld transfers failed (first: %s)", b.failed, o->count, b.first_error);
-		rc = NCPV_EXIT_FAIL;
-	} else if (interrupted) {
-		rc = NCPV_EXIT_FAIL;
-	}
-out:
-	/* A slot never started (b unset) has fd 0 from calloc, not a socket. */
-	for (long i = 0; b.slots && i < o->parallel; i++)
-		if (b.slots[i].b && b.slots[i].fd >= 0)
-			close(b.slots[i].fd);
-	free(b.slots);
-	free(b.latency);
-	free(b.scratch);
-	loop_free(b.loop);
-	return rc;
-}
-
 int cmd_get(int argc, char **argv)
 {
 	struct get_opts o;
@@ -843,5 +632,5 @@ int cmd_get(int argc, char **argv)
 	sa.sa_handler = on_interrupt;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	return o.count ? run_batch(&o) : run_single(&o);
+	return o.count ? get_run_batch(&o, &interrupted) : run_single(&o);
 }
