@@ -162,3 +162,22 @@ PY
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'"bytes":4096'* ]]
 }
+
+@test "serve listens on loopback unless an all-interfaces address is asked for" {
+	start_serve --size 1 ':0'
+	grep -q 'listening on 127\.0\.0\.1:' "$SERVE_LOG"
+	stop_pid "$SERVE_PID"
+	start_serve --size 1 '0.0.0.0:0'
+	grep -q 'listening on 0\.0\.0\.0:' "$SERVE_LOG"
+	run "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":1'* ]]
+}
+
+@test "serve -6 with only a port listens on IPv6 loopback" {
+	python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null || skip "no IPv6 loopback"
+	start_serve -6 --size 1 ':0'
+	grep -q 'listening on \[::1\]:' "$SERVE_LOG"
+	run "$NCPV" get -q --json "[::1]:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+}
