@@ -538,7 +538,7 @@ static int run(struct server *s)
 {
 	struct sigaction sa;
 	sigset_t block, during_wait;
-	char name[128];
+	char name[128], src[6 * 256]; /* a source name with every byte escaped */
 	double next_sweep = 0;
 
 	memset(&sa, 0, sizeof(sa));
@@ -557,7 +557,7 @@ static int run(struct server *s)
 	net_local_name(s->lfd, name, sizeof(name));
 	if (s->o->json)
 		fprintf(stderr, "{\"event\":\"listen\",\"address\":\"%s\",\"source\":\"%s\"}\n", name,
-			s->o->discard ? "discard" : source_name(s->src));
+			cmd_json_string(src, sizeof(src), s->o->discard ? "discard" : source_name(s->src)));
 	else
 		fprintf(stderr, "ncpv serve: listening on %s (%s)\n", name,
 			s->o->discard ? "discard" : source_name(s->src));

@@ -181,3 +181,9 @@ PY
 	run "$NCPV" get -q --json "[::1]:$SERVE_PORT"
 	[ "$status" -eq 0 ]
 }
+
+@test "serve --json escapes a source path with quotes and backslashes" {
+	printf 'x' >"$SCRATCH/a \"quoted\" \\ name"
+	start_serve --json --size 1 --source "$SCRATCH/a \"quoted\" \\ name"
+	head -1 "$SERVE_LOG" | python3 -c 'import json, sys; e = json.loads(sys.stdin.read()); assert e["source"].endswith("a \"quoted\" \\ name"), e'
+}
