@@ -187,3 +187,11 @@ PY
 	start_serve --json --size 1 --source "$SCRATCH/a \"quoted\" \\ name"
 	head -1 "$SERVE_LOG" | python3 -c 'import json, sys; e = json.loads(sys.stdin.read()); assert e["source"].endswith("a \"quoted\" \\ name"), e'
 }
+
+@test "a source file past 2 GiB is served whole, its last bytes from offsets above 2^31" {
+	truncate -s 2147483648 "$SCRATCH/big" # sparse: no disk writes
+	printf 'TAIL-MARKER-1234' >>"$SCRATCH/big"
+	start_serve --source "$SCRATCH/big"
+	tail=$(timeout 60 "$NCPV" get -q -o - "127.0.0.1:$SERVE_PORT" | tail -c 16)
+	[ "$tail" = TAIL-MARKER-1234 ]
+}
