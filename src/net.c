@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -200,7 +201,16 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 			if (left < 1)
 				left = 1;
 		}
-		rc = net_wait(fd, POLLOUT, left);
+		rc = net_wait_cancel(fd, POLLOUT, left, o->cancel);
+		if (rc < 0) {
+			saved = errno;
+			close(fd);
+			freeaddrinfo(res);
+			snprintf(err, errlen, "connect to %s: %s", where,
+				 saved == EINTR ? "interrupted" : strerror(saved));
+			errno = saved;
+			return NET_ESYS;
+		}
 		if (rc == 0) {
 			close(fd);
 			saved = ETIMEDOUT;
@@ -374,26 +384,49 @@ int net_set_nonblock(int fd, int on)
 	return fcntl(fd, F_SETFL, fl);
 }
 
-int net_wait(int fd, short events, int timeout_ms)
+int net_ms_until(double until, double now)
+{
+	double ms = (until - now) * 1000 + 1;
+
+	if (ms <= 0)
+		return 0;
+	return ms >= INT_MAX ? INT_MAX : (int)ms;
+}
+
+int net_wait_cancel(int fd, short events, int timeout_ms, const volatile sig_atomic_t *cancel)
 {
 	struct pollfd p = { .fd = fd, .events = events };
 	double deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
 
 	for (;;) {
-		int rc = poll(&p, 1, timeout_ms);
+		int slice = timeout_ms, rc;
 
+		if (cancel != NULL) {
+			if (*cancel) {
+				errno = EINTR;
+				return -1;
+			}
+			if (slice < 0 || slice > NET_CANCEL_POLL_MS)
+				slice = NET_CANCEL_POLL_MS;
+		}
+		rc = poll(&p, 1, slice);
 		if (rc > 0)
 			return p.revents;
-		if (rc == 0)
-			return 0;
-		if (errno != EINTR)
+		if (rc < 0 && errno != EINTR)
 			return -1;
+		if (rc == 0 && slice == timeout_ms)
+			return 0;
 		if (timeout_ms >= 0) {
 			timeout_ms = (int)(deadline - now_ms());
 			if (timeout_ms < 0)
 				timeout_ms = 0;
 		}
 	}
+}
+
+int net_wait(int fd, short events, int timeout_ms)
+{
+	return net_wait_cancel(fd, events, timeout_ms, NULL);
 }
 
 long net_raise_fd_limit(void)

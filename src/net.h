@@ -4,6 +4,7 @@
 #ifndef NCPV_NET_H
 #define NCPV_NET_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -31,6 +32,9 @@ struct net_opts {
 	const char *bind_port; /* connect: and this local port (NULL: any) */
 	net_socket_hook *hook; /* optional, see above; hook_ctx is passed through */
 	void *hook_ctx;
+	/* connect: give up (NET_ESYS, errno EINTR) once *cancel is set by a
+	 * signal handler; NULL waits through signals. Borrowed. */
+	const volatile sig_atomic_t *cancel;
 };
 
 /* Resolve, bind and listen; the socket is non-blocking and close-on-exec.
@@ -84,6 +88,17 @@ int net_set_nonblock(int fd, int on);
 /* Wait for fd to become ready for events (POLLIN/POLLOUT) for at most
  * timeout_ms (< 0: forever), retrying EINTR. Returns revents, 0 on timeout. */
 int net_wait(int fd, short events, int timeout_ms);
+
+/* net_wait that gives up with -1 and errno EINTR once *cancel is set (a
+ * signal handler's flag; NULL: never). The flag is also looked at every
+ * NET_CANCEL_POLL_MS, so a signal that lands just before poll() starts is
+ * noticed soon rather than never. */
+int net_wait_cancel(int fd, short events, int timeout_ms, const volatile sig_atomic_t *cancel);
+#define NET_CANCEL_POLL_MS 250
+
+/* Milliseconds from now to until (seconds, same clock), rounded up and
+ * clamped to 0..INT_MAX so that a far deadline cannot overflow an int. */
+int net_ms_until(double until, double now);
 
 /* Raise the soft open-file limit to the hard one; returns the new soft limit. */
 long net_raise_fd_limit(void);
