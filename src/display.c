@@ -71,9 +71,12 @@ long display_percent(uint64_t count, uint64_t size)
 
 long display_eta_seconds(uint64_t count, uint64_t size, double rate)
 {
+	double eta;
+
 	if (count < 1 || rate < 0.001)
 		return 0;
-	return (long)(((double)size - (double)count) / rate);
+	eta = ((double)size - (double)count) / rate;
+	return eta > (double)DISPLAY_ETA_MAX ? DISPLAY_ETA_MAX : (long)eta;
 }
 
 char *display_amount(char *buf, size_t len, double amount, int decimal, const char *suffix)
