@@ -106,8 +106,12 @@ asan:
 	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" HARDEN="-fPIE" unit e2e
 
-perf: ncpv
-	bench/perf.sh
+$(BUILD)/bench/source-speed: bench/source-speed.c $(BUILD)/libncpv.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libncpv.a $(LDLIBS)
+
+perf: ncpv $(BUILD)/bench/source-speed
+	SOURCE_SPEED=$(abspath $(BUILD)/bench/source-speed) bench/perf.sh
 
 # One static binary to copy to a machine that has none of ncpv's libraries. musl
 # (musl-tools) gives a self-contained one; STATIC_CC=gcc tries glibc, whose static
