@@ -45,18 +45,21 @@ static void test_separated_five_each_is_significant(void **state)
 
 static void test_overlap_four_each_matches_table(void **state)
 {
-	/* U = 6 of 16 pairs, as far from the mean 8 as U = 2: P(U <= 2) is
-	 * (1 + 1 + 2) / 70, so the two-sided p is 8/70 from either side. */
-	double a[] = { 1, 2, 5, 9 }, b[] = { 3, 4, 6, 7 };
+	/* U counts for 4 + 4 values run 1,1,2,3,5,5,7,7,8,... over 70 orderings:
+	 * U = 2 gives P(U <= 2) = 4/70, two-sided 8/70, from either side. */
+	double a[] = { 1, 2, 0.5, 4.5 }, b[] = { 3, 4, 6, 7 };
 	struct stats_test t;
 
 	(void)state;
 	assert_int_equal(stats_mann_whitney(a, 4, b, 4, &t), 0);
-	assert_true(t.u == 6);
+	assert_true(t.u == 2);
 	assert_float_equal(t.p, 8.0 / 70, 1e-12);
 	assert_int_equal(stats_mann_whitney(b, 4, a, 4, &t), 0);
-	assert_true(t.u == 10);
+	assert_true(t.u == 14);
 	assert_float_equal(t.p, 8.0 / 70, 1e-12);
+	a[3] = 5.5; /* U = 2 + 2 = 4 of 16: P(U <= 4) = 12/70 */
+	assert_int_equal(stats_mann_whitney(a, 4, b, 4, &t), 0);
+	assert_float_equal(t.p, 24.0 / 70, 1e-12);
 }
 
 static void test_one_run_each_proves_nothing(void **state)
