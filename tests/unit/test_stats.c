@@ -57,7 +57,7 @@ static void test_overlap_four_each_matches_table(void **state)
 	assert_int_equal(stats_mann_whitney(b, 4, a, 4, &t), 0);
 	assert_true(t.u == 14);
 	assert_float_equal(t.p, 8.0 / 70, 1e-12);
-	a[3] = 5.5; /* U = 2 + 2 = 4 of 16: P(U <= 4) = 12/70 */
+	a[3] = 8; /* 8 beats all four: U = 4 of 16: P(U <= 4) = 12/70 */
 	assert_int_equal(stats_mann_whitney(a, 4, b, 4, &t), 0);
 	assert_float_equal(t.p, 24.0 / 70, 1e-12);
 }
