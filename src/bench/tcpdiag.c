@@ -1,0 +1,138 @@
+/* tcpdiag.c - read TCP sockets' byte counters from the kernel (sock_diag netlink). */
+#include "tcpdiag.h"
+
+#include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/tcp.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* Kernel TCP states (include/net/tcp_states.h), which no user header exports. */
+enum { ST_ESTABLISHED = 1, ST_TIME_WAIT = 6, ST_CLOSE = 7, ST_LISTEN = 10, ST_MAX = 12 };
+
+struct query {
+	int port;
+	enum tcpdiag_side side;
+	int listening; /* count listeners instead */
+	struct tcpdiag_sock *out;
+	size_t max, found;
+};
+
+int tcpdiag_open(void)
+{
+	return socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+}
+
+static void take(struct query *q, const struct inet_diag_msg *m, size_t len)
+{
+	int port = ntohs(q->side == TCPDIAG_REMOTE_PORT ? m->id.idiag_dport : m->id.idiag_sport);
+	struct tcpdiag_sock s;
+	size_t off = NLMSG_ALIGN(sizeof(*m));
+
+	if (q->listening) {
+		if (m->idiag_state == ST_LISTEN && ntohs(m->id.idiag_sport) == q->port)
+			q->found++;
+		return;
+	}
+	if (port != q->port)
+		return;
+	memset(&s, 0, sizeof(s));
+	s.cookie = (uint64_t)m->id.idiag_cookie[0] | (uint64_t)m->id.idiag_cookie[1] << 32;
+	s.state = m->idiag_state;
+	while (off + sizeof(struct nlattr) <= len) {
+		const struct nlattr *a = (const struct nlattr *)((const char *)m + off);
+
+		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
+			break;
+		if ((a->nla_type & NLA_TYPE_MASK) == INET_DIAG_INFO) {
+			struct tcp_info ti;
+			size_t n = a->nla_len - NLA_HDRLEN;
+
+			memset(&ti, 0, sizeof(ti));
+			memcpy(&ti, (const char *)a + NLA_HDRLEN, n < sizeof(ti) ? n : sizeof(ti));
+			s.bytes_received = ti.tcpi_bytes_received;
+			s.bytes_acked = ti.tcpi_bytes_acked;
+		}
+		off += NLA_ALIGN(a->nla_len);
+	}
+	if (q->found < q->max)
+		q->out[q->found] = s;
+	q->found++;
+}
+
+static int dump(int fd, int family, struct query *q)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 req;
+	} msg;
+	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+	long buf[8192 / sizeof(long)];
+
+	memset(&msg, 0, sizeof(msg));
+	msg.nlh.nlmsg_len = sizeof(msg);
+	msg.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	msg.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	msg.req.sdiag_family = (uint8_t)family;
+	msg.req.sdiag_protocol = IPPROTO_TCP;
+	msg.req.idiag_ext = 1 << (INET_DIAG_INFO - 1);
+	msg.req.idiag_states = q->listening ? 1u << ST_LISTEN
+					    : ((1u << ST_MAX) - 1) & ~(1u << ST_LISTEN | 1u << ST_TIME_WAIT |
+									1u << ST_CLOSE | 1u);
+	if (sendto(fd, &msg, sizeof(msg), 0, (struct sockaddr *)&nl, sizeof(nl)) < 0)
+		return -1;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		for (; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(h);
+
+				errno = e->error ? -e->error : EPROTO;
+				return -1;
+			}
+			if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+				take(q, NLMSG_DATA(h), h->nlmsg_len - NLMSG_HDRLEN);
+		}
+		if (n == 0)
+			return 0;
+	}
+}
+
+static int run(int fd, struct query *q)
+{
+	if (dump(fd, AF_INET, q) < 0)
+		return -1;
+	/* A kernel without IPv6 refuses the family: nothing to count there. */
+	if (dump(fd, AF_INET6, q) < 0 && errno != ENOENT && errno != EAFNOSUPPORT)
+		return -1;
+	return (int)q->found;
+}
+
+int tcpdiag_query(int fd, int port, enum tcpdiag_side side, struct tcpdiag_sock *out, size_t max)
+{
+	struct query q = { .port = port, .side = side, .out = out, .max = max };
+
+	return run(fd, &q);
+}
+
+int tcpdiag_listening(int fd, int port)
+{
+	struct query q = { .port = port, .listening = 1 };
+	int n = run(fd, &q);
+
+	return n < 0 ? -1 : n > 0;
+}
