@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
 	{ "serve", cmd_serve, "serve data over TCP to many clients (the seed's nc -l </dev/urandom)" },
 	{ "get", cmd_get, "download (or upload) with a built-in meter (the seed's nc | pv)" },
+	{ "bench", cmd_bench, "compare download methods: interleaved, repeated, with a verdict" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 	/* Run as "nc" or "pv" through a symlink. */
 	snprintf(self, sizeof(self), "%s", argv[0] ? argv[0] : "ncpv");
 	if ((c = find(basename(self))) != NULL && strcmp(c->name, "serve") != 0 &&
-	    strcmp(c->name, "get") != 0)
+	    strcmp(c->name, "get") != 0 && strcmp(c->name, "bench") != 0)
 		return c->run(argc, argv);
 
 	if (argc < 2) {

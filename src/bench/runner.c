@@ -310,8 +310,8 @@ static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *soc
 		while (k < *nsocks && socks[k].cookie != now[i].cookie)
 			k++;
 		if (k == *nsocks && *nsocks < MAX_SOCKS)
-			(*nsocks)++;
-		if (k < *nsocks && now[i].bytes_received >= socks[k].bytes_received)
+			socks[(*nsocks)++] = now[i];
+		else if (k < *nsocks && now[i].bytes_received >= socks[k].bytes_received)
 			socks[k] = now[i];
 	}
 	for (size_t k = 0; k < *nsocks; k++)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Kernel TCP states (include/net/tcp_states.h), which no user header exports. */
@@ -72,12 +73,22 @@ static int dump(int fd, int family, struct query *q)
 		struct inet_diag_req_v2 req;
 	} msg;
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
-	long buf[8192 / sizeof(long)];
+	/* A dump datagram can reach 32 KiB; a shorter buffer would cut it. */
+	long buf[65536 / sizeof(long)];
+	static const struct timespec zero;
+	struct timespec ts = zero;
+	char junk[64];
+
+	/* Leftovers of an earlier, interrupted dump must not answer this one. */
+	while (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+		;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 
 	memset(&msg, 0, sizeof(msg));
 	msg.nlh.nlmsg_len = sizeof(msg);
 	msg.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	msg.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	msg.nlh.nlmsg_seq = (uint32_t)ts.tv_nsec ^ (uint32_t)family;
 	msg.req.sdiag_family = (uint8_t)family;
 	msg.req.sdiag_protocol = IPPROTO_TCP;
 	msg.req.idiag_ext = 1 << (INET_DIAG_INFO - 1);
@@ -96,6 +107,8 @@ static int dump(int fd, int family, struct query *q)
 			return -1;
 		}
 		for (; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != msg.nlh.nlmsg_seq)
+				continue;
 			if (h->nlmsg_type == NLMSG_DONE)
 				return 0;
 			if (h->nlmsg_type == NLMSG_ERROR) {

@@ -21,6 +21,7 @@ enum ncpv_exit {
 
 int cmd_serve(int argc, char **argv);
 int cmd_get(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* "ncpv CMD: message" on stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
