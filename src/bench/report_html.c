@@ -30,12 +30,24 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
-/* Rate between consecutive samples i-1 and i. */
-static double sample_rate(const struct bench_run *run, size_t i)
-{
-	double dt = run->samples[i].t - run->samples[i - 1].t;
+/* Shortest interval a chart point spans: a sample taken just after the
+ * previous one (at the end of a run) would make a spike or a dip. */
+#define MIN_SPAN 0.05
 
-	return dt > 0 ? (double)(run->samples[i].bytes - run->samples[i - 1].bytes) / dt : 0;
+/* The next point after sample *from: its index, or 0 when none is left. */
+static size_t next_point(const struct bench_run *run, size_t from)
+{
+	for (size_t i = from + 1; i < run->nsamples; i++)
+		if (run->samples[i].t - run->samples[from].t >= MIN_SPAN)
+			return i;
+	return 0;
+}
+
+static double rate_between(const struct bench_run *run, size_t a, size_t b)
+{
+	double dt = run->samples[b].t - run->samples[a].t;
+
+	return dt > 0 ? (double)(run->samples[b].bytes - run->samples[a].bytes) / dt : 0;
 }
 
 static void y_axis(FILE *f, double ymax, enum bench_test test)
@@ -61,8 +73,8 @@ static void stream_chart(FILE *f, const struct bench_result *r, int colour, doub
 	for (int k = 0; k <= 5; k++) {
 		double x = ML + (W - ML - MR) * k / 5.0;
 
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%.3gs</text>", x, H - 12,
-			tmax * k / 5);
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" font-size=\"11\">%.3gs</text>", x, H - 12,
+			k == 5 ? "end" : "middle", tmax * k / 5);
 	}
 	for (size_t i = 0; i < r->nruns; i++) {
 		const struct bench_run *run = &r->runs[i];
@@ -71,9 +83,9 @@ static void stream_chart(FILE *f, const struct bench_result *r, int colour, doub
 			continue;
 		fprintf(f, "<polyline class=\"run\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-opacity=\"0.8\" points=\"",
 			colours[colour % 8]);
-		for (size_t k = 1; k < run->nsamples; k++)
-			fprintf(f, "%.1f,%.1f ", ML + (W - ML - MR) * run->samples[k].t / tmax,
-				MT + (H - MT - MB) * (1 - sample_rate(run, k) / ymax));
+		for (size_t a = 0, b; (b = next_point(run, a)) != 0; a = b)
+			fprintf(f, "%.1f,%.1f ", ML + (W - ML - MR) * run->samples[b].t / tmax,
+				MT + (H - MT - MB) * (1 - rate_between(run, a, b) / ymax));
 		fputs("\"/>", f);
 	}
 	fputs("</svg></figure>\n", f);
@@ -87,9 +99,9 @@ static void stream_charts(FILE *f, const struct bench_test_result *t)
 		for (size_t j = 0; j < t->results[i].nruns; j++) {
 			const struct bench_run *run = &t->results[i].runs[j];
 
-			for (size_t k = 1; run->ok && k < run->nsamples; k++) {
-				tmax = fmax(tmax, run->samples[k].t);
-				ymax = fmax(ymax, sample_rate(run, k));
+			for (size_t a = 0, b; run->ok && (b = next_point(run, a)) != 0; a = b) {
+				tmax = fmax(tmax, run->samples[b].t);
+				ymax = fmax(ymax, rate_between(run, a, b));
 			}
 		}
 	if (tmax <= 0 || ymax <= 0)

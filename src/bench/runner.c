@@ -261,6 +261,27 @@ static void first_log_line(const char *path, char *out, size_t len)
 	fclose(f);
 }
 
+/* The seed's nc -l keeps listening while it serves, and stops only when it
+ * exits: a client that connects before the previous nc is gone lands in a
+ * dying backlog. Ready means no connection of the last run is left on the
+ * server's side and a new nc listens. */
+static int seed_ready(int diag_fd, int port, double seconds)
+{
+	double deadline = loop_now() + seconds;
+
+	do {
+		struct tcpdiag_sock socks[MAX_SOCKS];
+		int n = tcpdiag_query(diag_fd, port, TCPDIAG_LOCAL_PORT, socks, MAX_SOCKS), busy = 0;
+
+		for (int i = 0; i < n && i < MAX_SOCKS; i++)
+			busy |= socks[i].state == TCP_STATE_ESTABLISHED || socks[i].state == TCP_STATE_CLOSE_WAIT;
+		if (n >= 0 && !busy && tcpdiag_listening(diag_fd, port) == 1)
+			return 1;
+		sleep_ms(5);
+	} while (loop_now() < deadline);
+	return 0;
+}
+
 static pid_t start_method(const struct runner_ctx *c, const char *shell, const char *cmd,
 			  struct bench_run *run)
 {
@@ -268,8 +289,7 @@ static pid_t start_method(const struct runner_ctx *c, const char *shell, const c
 	int err_fd = open(c->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	pid_t pid;
 
-	if (c->server && c->server->seed &&
-	    wait_listening(c->server_diag_fd, c->server->port, 5) != 1) {
+	if (c->server && c->server->seed && !seed_ready(c->server_diag_fd, c->server->port, 5)) {
 		snprintf(run->error, sizeof(run->error), "the seed's server is not listening again");
 		if (err_fd >= 0)
 			close(err_fd);
@@ -332,6 +352,7 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 	if (pid < 0)
 		return 0;
 	pfd = pidfd_of(pid);
+	bench_run_add_sample(run, 0, 0);
 	while (!*c->stop) {
 		double left = duration - (loop_now() - t0);
 		int wait = left * 1000 < SAMPLE_MS ? (int)(left * 1000) : SAMPLE_MS;
@@ -350,8 +371,8 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 			exited = 1;
 			break;
 		}
-		if (t >= duration)
-			break;
+		if (wait <= 1 || t >= duration)
+			break; /* within a millisecond of the end: this was the last sample */
 	}
 	if (exited) {
 		if (pfd >= 0)

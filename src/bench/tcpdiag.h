@@ -14,6 +14,10 @@ struct tcpdiag_sock {
 	int state;		 /* TCP_ESTABLISHED, TCP_CLOSE_WAIT, ... */
 };
 
+/* The kernel's TCP states that callers look at (include/net/tcp_states.h). */
+#define TCP_STATE_ESTABLISHED 1
+#define TCP_STATE_CLOSE_WAIT 8
+
 enum tcpdiag_side {
 	TCPDIAG_REMOTE_PORT, /* sockets connected to port: the clients of a server */
 	TCPDIAG_LOCAL_PORT   /* sockets bound to port: a server's side */

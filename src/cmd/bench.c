@@ -508,8 +508,15 @@ static int setup(struct bench_state *st)
 		return NCPV_EXIT_FILE;
 	}
 	snprintf(st->log_path, sizeof(st->log_path), "%s/method.err", st->scratch);
-	if (o->connect)
-		return check_remote(st);
+	if (o->connect) {
+		int rc = check_remote(st);
+
+		if (rc == 0 && (st->client_diag = tcpdiag_open()) < 0) {
+			cmd_error("bench", "cannot read socket counters (sock_diag netlink): %s", strerror(errno));
+			return NCPV_EXIT_FAIL;
+		}
+		return rc;
+	}
 	if (o->link) {
 		if (link_setup(&st->link, o->link_bits, o->link_delay, err, sizeof(err)) < 0) {
 			cmd_error("bench", "%s", err);
