@@ -74,7 +74,14 @@ clean:
 
 -include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d)
 
-# The README's first command: serve on loopback, measured by get for a few seconds.
+# The README's first command: every download method side by side on loopback,
+# interleaved and repeated (about 3 minutes; BENCH_ARGS adds options, e.g.
+# BENCH_ARGS='--duration 60' for the seed's setting or '--link 94mbit' as root).
+.PHONY: bench
+bench: ncpv
+	./ncpv bench $(BENCH_ARGS)
+
+# Serve on loopback, measured by get for a few seconds.
 .PHONY: demo
 demo: ncpv
 	bench/demo.sh 3

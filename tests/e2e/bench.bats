@@ -196,3 +196,59 @@ HTML
 		--allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$SCRATCH/check.html"
 	[[ "$output" == *"charts ncpv=2 bash-read=2 files=2"* ]]
 }
+
+# Skip unless this machine lets us make network namespaces and shape them.
+need_netns() {
+	[ "$(id -u)" -eq 0 ] || skip "--link needs root"
+	command -v ip >/dev/null && command -v tc >/dev/null || skip "iproute2 is not installed"
+	local probe=ncpv-bats-probe-$$
+	ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces here"
+	ip netns del "$probe"
+}
+
+@test "--link shapes the stream to the link's rate between two namespaces" {
+	need_netns
+	bench_json -T stream -d 1 -r 1 -M ncpv --link 20mbit
+	[ "$status" -eq 0 ]
+	# 20 Mbit/s is 2.5 MB/s on the wire; the payload gets a bit less.
+	jq -e '(.path | startswith("link 20mbit")) and (.tests[0].methods[0] |
+		.status == "ok" and .median > 1800000 and .median < 2600000)' "$SCRATCH/out.json"
+	! ip netns list | grep -q "ncpv-bench-"
+}
+
+@test "an interrupted --link bench removes its namespaces and exits 130" {
+	need_netns
+	"$NCPV" bench -q -T stream -d 5 -r 3 -M ncpv --link 50mbit >/dev/null 2>"$SCRATCH/err" &
+	local pid=$! i
+	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 100; i++)); do
+		ip netns list | grep -q "ncpv-bench-$pid-c" && break
+		sleep 0.05
+	done
+	ip netns list | grep -q "ncpv-bench-$pid-c"
+	kill -INT "$pid"
+	wait_gone "$pid" 10
+	wait "$pid" || status=$?
+	[ "$status" -eq 130 ]
+	grep -q "interrupted: .*removed the link" "$SCRATCH/err"
+	! ip netns list | grep -q "ncpv-bench-$pid"
+	! ip link | grep -q "ncpv[sc]$pid"
+}
+
+@test "--link without root says so and stops" {
+	if [ "$(id -u)" -eq 0 ]; then
+		command -v setpriv >/dev/null || skip "setpriv is not installed"
+		run setpriv --reuid=65534 --regid=65534 --clear-groups "$NCPV" bench -q --link 94mbit
+	else
+		run "$NCPV" bench -q --link 94mbit
+	fi
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ncpv bench: --link needs root"* ]]
+}
+
+@test "a bad --link rate is a usage error" {
+	run "$NCPV" bench --link fast
+	[ "$status" -eq 2 ]
+	[[ "$output" == "ncpv bench: invalid link 'fast': rate 'fast'"* ]]
+}
