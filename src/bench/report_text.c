@@ -37,11 +37,12 @@ static void label(char *buf, size_t len, const struct bench_result *r)
 static void header(FILE *f, const struct bench_info *info, const struct bench_test_result *t)
 {
 	if (t->test == BENCH_STREAM)
-		fprintf(f, "stream: one download per run for %.3g s, %ld runs per method, interleaved\n",
-			info->duration, info->repeat);
+		fprintf(f, "stream: one download per run for %.3g s, %ld run%s per method, interleaved\n",
+			info->duration, info->repeat, info->repeat == 1 ? "" : "s");
 	else
-		fprintf(f, "files: %llu downloads of %llu bytes per run, %ld runs per method, interleaved\n",
-			(unsigned long long)info->count, (unsigned long long)info->size, info->repeat);
+		fprintf(f, "files: %llu downloads of %llu bytes per run, %ld run%s per method, interleaved\n",
+			(unsigned long long)info->count, (unsigned long long)info->size, info->repeat,
+			info->repeat == 1 ? "" : "s");
 	fprintf(f, "server: %s; path: %s\n", info->server, info->path);
 }
 
