@@ -208,12 +208,17 @@ need_netns() {
 
 @test "--link shapes the stream to the link's rate between two namespaces" {
 	need_netns
-	bench_json -T stream -d 1 -r 1 -M ncpv --link 20mbit
-	[ "$status" -eq 0 ]
+	local pid rc=0
+	"$NCPV" bench -q --json -T stream -d 1 -r 1 -M ncpv --link 20mbit >"$SCRATCH/out.json" &
+	pid=$!
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
 	# 20 Mbit/s is 2.5 MB/s on the wire; the payload gets a bit less.
 	jq -e '(.path | startswith("link 20mbit")) and (.tests[0].methods[0] |
 		.status == "ok" and .median > 1800000 and .median < 2600000)' "$SCRATCH/out.json"
-	! ip netns list | grep -q "ncpv-bench-"
+	# Nothing left behind (its names carry its PID; other benches may be running).
+	! ip netns list | grep -q "ncpv-bench-$pid-"
+	! ip link | grep -q "ncpv[sc]$pid"
 }
 
 @test "an interrupted --link bench removes its namespaces and exits 130" {
