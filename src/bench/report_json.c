@@ -6,11 +6,6 @@
 
 #include "../cmd/cmd.h"
 
-static const char *status_name(enum bench_status s)
-{
-	return s == BENCH_OK ? "ok" : s == BENCH_SKIPPED ? "skipped" : "failed";
-}
-
 /* JSON has no NaN or infinity. */
 static double json_number(double v)
 {
@@ -45,7 +40,7 @@ static void method_json(FILE *f, enum bench_test test, const struct bench_result
 	fputc('{', f);
 	str(f, "name", r->method->name, ",");
 	str(f, "note", r->method->note, ",");
-	str(f, "status", status_name(r->status), ",");
+	str(f, "status", bench_status_name(r->status), ",");
 	str(f, "reason", r->reason, ",");
 	str(f, "shell", r->status == BENCH_SKIPPED ? "" : r->shell, ",");
 	str(f, "command", r->status == BENCH_SKIPPED ? "" : r->command, ",");

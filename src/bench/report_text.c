@@ -119,11 +119,6 @@ static void csv_field(FILE *f, const char *s, int last)
 	fputc(last ? '\n' : ',', f);
 }
 
-static const char *status_name(enum bench_status s)
-{
-	return s == BENCH_OK ? "ok" : s == BENCH_SKIPPED ? "skipped" : "failed";
-}
-
 int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
@@ -134,7 +129,7 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 
 			fprintf(f, "%s,", bench_test_name(tests[k].test));
 			csv_field(f, r->method->name, 0);
-			fprintf(f, "%s,%zu,%zu,%.6g,%.6g,%.6g,%s,%.0f,%.6g,%.6g,", status_name(r->status), r->nruns,
+			fprintf(f, "%s,%zu,%zu,%.6g,%.6g,%.6g,%s,%.0f,%.6g,%.6g,", bench_status_name(r->status), r->nruns,
 				r->ok_runs, r->median, r->min, r->max, bench_value_unit(tests[k].test),
 				r->median_bytes, r->ratio, r->p);
 			csv_field(f, r->verdict, 0);

@@ -61,6 +61,9 @@ void bench_summarize(struct bench_test_result *t);
 const char *bench_test_name(enum bench_test test);
 const char *bench_value_unit(enum bench_test test);
 
+/* "ok", "skipped" or "failed". */
+const char *bench_status_name(enum bench_status s);
+
 /* Append a sample to run (growing its array); -1 with errno on ENOMEM. */
 int bench_run_add_sample(struct bench_run *run, double t, uint64_t bytes);
 

@@ -18,6 +18,11 @@ const char *bench_value_unit(enum bench_test test)
 	return test == BENCH_STREAM ? "B/s" : "transfers/s";
 }
 
+const char *bench_status_name(enum bench_status s)
+{
+	return s == BENCH_OK ? "ok" : s == BENCH_SKIPPED ? "skipped" : "failed";
+}
+
 /* The values of r's good runs into v (caller's, nruns long); returns how many. */
 static size_t good_values(const struct bench_result *r, double *v, double *bytes)
 {
