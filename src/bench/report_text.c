@@ -18,11 +18,12 @@ char *report_value(char *buf, size_t len, enum bench_test test, double v)
 char *report_verdict(char *buf, size_t len, const struct bench_result *r)
 {
 	if (r->is_baseline)
-		snprintf(buf, len, "1.00x (baseline)");
+		snprintf(buf, len, "1.000x (baseline)");
 	else if (r->ratio <= 0)
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%.2fx %s (p=%.3g)", r->ratio, r->verdict, r->p);
+		/* Three decimals near 1, so that a small but real difference shows. */
+		snprintf(buf, len, r->ratio < 10 ? "%.3fx %s (p=%.3g)" : "%.1fx %s (p=%.3g)", r->ratio, r->verdict, r->p);
 	return buf;
 }
 
