@@ -198,7 +198,7 @@ static int wait_listening(int diag_fd, int port, double seconds)
 	double deadline = loop_now() + seconds;
 
 	do {
-		int rc = tcpdiag_listening(diag_fd, port);
+		int rc = tcpdiag_listening(diag_fd, port, NULL);
 
 		if (rc != 0)
 			return rc;
@@ -264,19 +264,24 @@ static void first_log_line(const char *path, char *out, size_t len)
 /* The seed's nc -l keeps listening while it serves, and stops only when it
  * exits: a client that connects before the previous nc is gone lands in a
  * dying backlog. Ready means no connection of the last run is left on the
- * server's side and a new nc listens. */
-static int seed_ready(int diag_fd, int port, double seconds)
+ * server's side and a new nc listens: a listening socket other than the
+ * one the last run used (socket cookies are never reused). */
+static int seed_ready(struct bench_server *s, int diag_fd, double seconds)
 {
 	double deadline = loop_now() + seconds;
 
 	do {
 		struct tcpdiag_sock socks[MAX_SOCKS];
-		int n = tcpdiag_query(diag_fd, port, TCPDIAG_LOCAL_PORT, socks, MAX_SOCKS), busy = 0;
+		int n = tcpdiag_query(diag_fd, s->port, TCPDIAG_LOCAL_PORT, socks, MAX_SOCKS), busy = 0;
+		uint64_t cookie = 0;
 
 		for (int i = 0; i < n && i < MAX_SOCKS; i++)
 			busy |= socks[i].state == TCP_STATE_ESTABLISHED || socks[i].state == TCP_STATE_CLOSE_WAIT;
-		if (n >= 0 && !busy && tcpdiag_listening(diag_fd, port) == 1)
+		if (n >= 0 && !busy && tcpdiag_listening(diag_fd, s->port, &cookie) == 1 &&
+		    cookie != s->listener) {
+			s->listener = cookie;
 			return 1;
+		}
 		sleep_ms(5);
 	} while (loop_now() < deadline);
 	return 0;
@@ -289,7 +294,7 @@ static pid_t start_method(const struct runner_ctx *c, const char *shell, const c
 	int err_fd = open(c->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	pid_t pid;
 
-	if (c->server && c->server->seed && !seed_ready(c->server_diag_fd, c->server->port, 5)) {
+	if (c->server && c->server->seed && !seed_ready(c->server, c->server_diag_fd, 5)) {
 		snprintf(run->error, sizeof(run->error), "the seed's server is not listening again");
 		if (err_fd >= 0)
 			close(err_fd);

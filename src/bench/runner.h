@@ -17,6 +17,7 @@ struct bench_server {
 	char host[256];
 	int port;
 	uint64_t size;		/* bytes per connection (files); 0: endless */
+	uint64_t listener;	/* the seed's: the nc -l socket the last run used */
 	uint64_t done;		/* connections logged "done" with exactly size bytes */
 	uint64_t short_or_reset; /* connections that ended any other way */
 	char line[1024];	/* partial log line */

@@ -36,8 +36,12 @@ static void take(struct query *q, const struct inet_diag_msg *m, size_t len)
 	size_t off = NLMSG_ALIGN(sizeof(*m));
 
 	if (q->listening) {
-		if (m->idiag_state == ST_LISTEN && ntohs(m->id.idiag_sport) == q->port)
+		if (m->idiag_state == ST_LISTEN && ntohs(m->id.idiag_sport) == q->port) {
+			if (q->found == 0 && q->max > 0)
+				q->out[0].cookie = (uint64_t)m->id.idiag_cookie[0] |
+						   (uint64_t)m->id.idiag_cookie[1] << 32;
 			q->found++;
+		}
 		return;
 	}
 	if (port != q->port)
@@ -142,10 +146,13 @@ int tcpdiag_query(int fd, int port, enum tcpdiag_side side, struct tcpdiag_sock 
 	return run(fd, &q);
 }
 
-int tcpdiag_listening(int fd, int port)
+int tcpdiag_listening(int fd, int port, uint64_t *cookie)
 {
-	struct query q = { .port = port, .listening = 1 };
+	struct tcpdiag_sock first = { 0 };
+	struct query q = { .port = port, .listening = 1, .out = &first, .max = 1 };
 	int n = run(fd, &q);
 
+	if (cookie)
+		*cookie = first.cookie;
 	return n < 0 ? -1 : n > 0;
 }

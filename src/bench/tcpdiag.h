@@ -32,7 +32,8 @@ int tcpdiag_open(void);
  * many matched (which may be more than max), or -1 with errno. */
 int tcpdiag_query(int fd, int port, enum tcpdiag_side side, struct tcpdiag_sock *out, size_t max);
 
-/* 1 when a socket listens on port, 0 when none does, -1 with errno. */
-int tcpdiag_listening(int fd, int port);
+/* 1 when a socket listens on port (its cookie in *cookie unless NULL), 0
+ * when none does, -1 with errno. */
+int tcpdiag_listening(int fd, int port, uint64_t *cookie);
 
 #endif

@@ -215,9 +215,10 @@ need_netns() {
 	pid=$!
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 0 ]
-	# 20 Mbit/s is 2.5 MB/s on the wire; the payload gets a bit less.
+	# 20 Mbit/s is 2.5 MB/s on the wire; the payload gets a bit less, and the
+	# rate includes the client's start (slow under ASan), so only the cap is tight.
 	jq -e '(.path | startswith("link 20mbit")) and (.tests[0].methods[0] |
-		.status == "ok" and .median > 1800000 and .median < 2600000)' "$SCRATCH/out.json"
+		.status == "ok" and .median > 1200000 and .median < 2600000)' "$SCRATCH/out.json"
 	# Nothing left behind (its names carry its PID; other benches may be running).
 	! ip netns list | grep -q "ncpv-bench-$pid-"
 	! ip link | grep -q "ncpv[sc]$pid"
