@@ -322,12 +322,17 @@ static void describe_exit(const struct runner_ctx *c, int status, double t, stru
 }
 
 /* The bytes every socket of the method received so far; sockets that have
- * closed keep their last count in socks. */
-static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *socks, size_t *nsocks)
+ * closed keep their last count in socks. A failed read of the counters
+ * keeps the last count and leaves its errno in *query_errno. */
+static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *socks, size_t *nsocks,
+			    int *query_errno)
 {
 	struct tcpdiag_sock now[MAX_SOCKS];
 	int n = tcpdiag_query(c->diag_fd, c->port, TCPDIAG_REMOTE_PORT, now, MAX_SOCKS);
 	uint64_t total = 0;
+
+	if (n < 0)
+		*query_errno = errno;
 
 	for (int i = 0; i < n && i < MAX_SOCKS; i++) {
 		size_t k = 0;
@@ -352,7 +357,7 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 	double t0 = loop_now(), t = 0;
 	uint64_t bytes = 0;
 	pid_t pid = start_method(c, shell, cmd, run);
-	int pfd, status = 0, exited = 0;
+	int pfd, status = 0, exited = 0, query_errno = 0;
 
 	if (pid < 0)
 		return 0;
@@ -367,7 +372,7 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 		else if (wait > 0 && pfd < 0)
 			sleep_ms(wait);
 		t = loop_now() - t0;
-		bytes = count_bytes(c, socks, &nsocks);
+		bytes = count_bytes(c, socks, &nsocks, &query_errno);
 		bench_run_add_sample(run, t, bytes);
 		runner_drain_server(c->server);
 		if (c->progress)
@@ -394,8 +399,12 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 	run->bytes = bytes;
 	run->seconds = t;
 	run->value = t > 0 ? (double)bytes / t : 0;
-	if (!exited && bytes == 0)
-		snprintf(run->error, sizeof(run->error), "no bytes arrived in %.2f s", t);
+	if (!exited && bytes == 0 && query_errno != 0)
+		snprintf(run->error, sizeof(run->error), "cannot read the socket counters (sock_diag): %s",
+			 strerror(query_errno));
+	else if (!exited && bytes == 0)
+		snprintf(run->error, sizeof(run->error), "no bytes arrived in %.2f s (no socket to port %d seen)",
+			 t, c->port);
 	run->ok = !exited && bytes > 0;
 	return 0;
 }
