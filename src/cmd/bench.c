@@ -562,18 +562,15 @@ static int setup(struct bench_state *st)
 	return 0;
 }
 
-static int write_reports(struct bench_state *st, const struct bench_info *info)
+/* html is the --html file, opened before the runs (NULL without --html); closed here. */
+static int write_reports(struct bench_state *st, const struct bench_info *info, FILE *html)
 {
 	const struct bench_opts *o = st->o;
 	int rc = NCPV_EXIT_OK;
 
-	if (o->html) {
-		FILE *f = fopen(o->html, "w");
-
-		if (f == NULL || report_html(f, info, st->tests, st->ntests) < 0 || fclose(f) != 0) {
-			cmd_error("bench", "cannot write %s: %s", o->html, strerror(errno));
-			rc = NCPV_EXIT_FILE;
-		}
+	if (html != NULL && (report_html(html, info, st->tests, st->ntests) < 0 || fclose(html) != 0)) {
+		cmd_error("bench", "cannot write %s: %s", o->html, strerror(errno));
+		rc = NCPV_EXIT_FILE;
 	}
 	if (o->json)
 		report_json(stdout, info, st->tests, st->ntests);
@@ -627,12 +624,18 @@ int cmd_bench(int argc, char **argv)
 	struct bench_info info;
 	struct sigaction sa;
 	char server[400], path[200];
+	FILE *html = NULL;
 	int rc, failed = 0;
 
 	if ((rc = parse_options(argc, argv, &o)) != 0)
 		return rc < 0 ? NCPV_EXIT_OK : rc;
 	if ((rc = select_methods(&o)) != 0)
 		return rc;
+	/* Find out now, not after minutes of runs, that the report cannot be written. */
+	if (o.html && (html = fopen(o.html, "we")) == NULL) {
+		cmd_error("bench", "cannot write %s: %s", o.html, strerror(errno));
+		return NCPV_EXIT_FILE;
+	}
 	memset(&st, 0, sizeof(st));
 	st.o = &o;
 	st.server_diag = st.client_diag = -1;
@@ -667,7 +670,8 @@ int cmd_bench(int argc, char **argv)
 		for (size_t k = 0; k < st.ntests; k++)
 			for (size_t i = 0; i < st.tests[k].n; i++)
 				failed |= st.tests[k].results[i].status == BENCH_FAILED;
-		rc = write_reports(&st, &info);
+		rc = write_reports(&st, &info, html);
+		html = NULL;
 		if (rc == 0 && failed)
 			rc = NCPV_EXIT_FAIL;
 	} else if (rc > 128) {
@@ -675,6 +679,8 @@ int cmd_bench(int argc, char **argv)
 			fputs("\r\033[K", stderr);
 		cmd_error("bench", "interrupted: stopped the methods and the servers%s", o.link ? ", removed the link" : "");
 	}
+	if (html != NULL)
+		fclose(html);
 	for (size_t k = 0; k < st.ntests; k++)
 		bench_results_free(&st.tests[k]);
 	return rc;

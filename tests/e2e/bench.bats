@@ -260,3 +260,10 @@ need_netns() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == "ncpv bench: invalid link 'fast': rate 'fast'"* ]]
 }
+
+@test "an --html file that cannot be written fails before any run" {
+	run "$NCPV" bench -q -T stream -d 5 -M ncpv --html "$SCRATCH/no/such/dir/report.html"
+	[ "$status" -eq 6 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ncpv bench: cannot write $SCRATCH/no/such/dir/report.html: No such file or directory" ]]
+}
