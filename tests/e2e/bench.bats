@@ -15,10 +15,12 @@ teardown() {
 	common_teardown
 }
 
-# bench ARGS...: run the bench quietly with JSON on stdout into $SCRATCH/out.json.
+# bench ARGS...: run the bench quietly with JSON on stdout into $SCRATCH/out.json
+# (also echoed, which bats shows only when the test fails).
 bench_json() {
 	run "$NCPV" bench -q --json "$@"
 	printf '%s\n' "$output" >"$SCRATCH/out.json"
+	echo "$output"
 }
 
 # A PATH holding only the named tools (and what every shell needs).
@@ -32,7 +34,8 @@ path_with() {
 }
 
 @test "stream: every method reports its fields, or is skipped with a reason" {
-	"$NCPV" bench -q --json -T stream -d 0.3 -r 2 >"$SCRATCH/out.json"
+	bench_json -T stream -d 0.3 -r 2
+	[ "$status" -eq 0 ]
 	jq -e '.tests | length == 1 and .[0].test == "stream" and .[0].duration == 0.3' "$SCRATCH/out.json"
 	jq -e '.tests[0].methods | length == 8' "$SCRATCH/out.json"
 	# Every method that ran: two runs, each with samples, bytes and a rate; a summary.
@@ -63,6 +66,7 @@ path_with() {
 
 @test "the table has the seed's columns and a line per run on stderr" {
 	run "$NCPV" bench -T stream -d 0.2 -r 1 -M ncpv,bash-read
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"Method"*"Total data"*"Rate"*"vs baseline"* ]]
 	[[ "$output" == *"ncpv bench: stream bash-read run 1/1: "* ]]
@@ -166,6 +170,7 @@ path_with() {
 
 @test "--csv gives one row per method with a header" {
 	run "$NCPV" bench -q --csv -T stream -d 0.2 -r 1 -M ncpv,bash-read
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,verdict,reason,command" ]
 	[ "${#lines[@]}" -eq 3 ]
