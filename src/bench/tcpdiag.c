@@ -72,9 +72,14 @@ static void take(struct query *q, const struct inet_diag_msg *m, size_t len)
 
 static int dump(int fd, int family, struct query *q)
 {
+	/* The port is filtered in the kernel: a dump of every socket on a busy
+	 * machine spans many datagrams, and sockets that come and go between
+	 * them make the kernel skip others, ours included. */
 	struct {
 		struct nlmsghdr nlh;
 		struct inet_diag_req_v2 req;
+		struct nlattr attr;
+		struct inet_diag_bc_op op[2];
 	} msg;
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
 	/* A dump datagram can reach 32 KiB; a shorter buffer would cut it. */
@@ -90,6 +95,13 @@ static int dump(int fd, int family, struct query *q)
 
 	memset(&msg, 0, sizeof(msg));
 	msg.nlh.nlmsg_len = sizeof(msg);
+	msg.attr.nla_type = INET_DIAG_REQ_BYTECODE;
+	msg.attr.nla_len = (uint16_t)(sizeof(msg.attr) + sizeof(msg.op));
+	/* One test: on a match jump to the end (accept), else past it (reject). */
+	msg.op[0].code = q->listening || q->side == TCPDIAG_LOCAL_PORT ? INET_DIAG_BC_S_EQ : INET_DIAG_BC_D_EQ;
+	msg.op[0].yes = sizeof(msg.op);
+	msg.op[0].no = sizeof(msg.op) + 4;
+	msg.op[1].no = (unsigned short)q->port;
 	msg.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	msg.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	msg.nlh.nlmsg_seq = (uint32_t)ts.tv_nsec ^ (uint32_t)family;
