@@ -21,7 +21,7 @@ LDLIBS   := -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
 BUILD    ?= build
-SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c)
+SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/bench/*.c)
 LIB_SRC  := $(filter-out src/main.c,$(SRC)) src/devtcp/path.c
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -118,12 +118,18 @@ perf: ncpv $(BUILD)/bench/source-speed
 # getaddrinfo still wants the host's NSS libraries at run time.
 STATIC_CC ?= musl-gcc
 STATIC_LIBC = $(if $(findstring musl,$(STATIC_CC)),musl,glibc)
+STATIC_KHDR = build/static-$(STATIC_LIBC)/kernel-headers
 static: ncpv-static
 ncpv-static: FORCE
 	@command -v $(STATIC_CC) >/dev/null || { echo "make static: no $(STATIC_CC) (apt-get install" \
 	    "musl-tools, or make static STATIC_CC=gcc for glibc)" >&2; exit 1; }
+	@# musl-gcc leaves /usr/include out; the kernel's own headers (linux/inet_diag.h for
+	@# bench) are libc-neutral, so give it just those, as Alpine's linux-headers does.
+	@mkdir -p $(STATIC_KHDR) && for d in /usr/include/linux /usr/include/asm-generic \
+	    /usr/include/$$($(CC) -print-multiarch)/asm; do ln -sfn $$d $(STATIC_KHDR)/; done
 	$(MAKE) BUILD=build/static-$(STATIC_LIBC) CC=$(STATIC_CC) LINK=static-$(STATIC_LIBC) \
-	    HARDEN="-fstack-protector-strong" PIE_LDFLAGS= LDFLAGS=-static DEVTCP_FEATURE= build/static-$(STATIC_LIBC)/ncpv
+	    HARDEN="-fstack-protector-strong -isystem $(abspath $(STATIC_KHDR))" PIE_LDFLAGS= \
+	    LDFLAGS=-static DEVTCP_FEATURE= build/static-$(STATIC_LIBC)/ncpv
 	cp build/static-$(STATIC_LIBC)/ncpv $@
 	strip $@
 
@@ -179,7 +185,14 @@ clean:
 
 -include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d) $(DEVTCP_OBJ:.o=.d)
 
-# The README's first command: serve on loopback, measured by get for a few seconds.
+# The README's first command: every download method side by side on loopback,
+# interleaved and repeated (about 3 minutes; BENCH_ARGS adds options, e.g.
+# BENCH_ARGS='--duration 60' for the seed's setting or '--link 94mbit' as root).
+.PHONY: bench
+bench: ncpv
+	./ncpv bench $(BENCH_ARGS)
+
+# Serve on loopback, measured by get for a few seconds.
 .PHONY: demo
 demo: ncpv
 	bench/demo.sh 3
