@@ -19,7 +19,8 @@ trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
 serve_start() {
 	local bin=$1
 	shift
-	"$bin" serve --quiet "$@" 127.0.0.1:0 2>"$work/serve.log" &
+	: >"$work/serve.log"
+	"$bin" serve --quiet "$@" 127.0.0.1:0 2>>"$work/serve.log" &
 	pid=$!
 	for _ in $(seq 200); do grep -q 'listening on' "$work/serve.log" && break; sleep 0.02; done
 	port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\) .*/\1/p' "$work/serve.log")
