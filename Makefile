@@ -26,7 +26,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 NCPV_BIN ?= ./ncpv
 
-.PHONY: all check unit e2e asan perf install uninstall clean
+.PHONY: all check unit e2e asan perf install uninstall clean replay fuzz
 all: ncpv
 
 ncpv: $(BUILD)/ncpv
@@ -52,12 +52,39 @@ unit: $(UNIT_BIN)
 e2e: $(BUILD)/ncpv
 	NCPV=$(abspath $(BUILD)/ncpv) bats --timing tests/e2e
 
-check: all unit e2e
+check: all unit replay e2e
+
+# ---- fuzzing (fuzz/). `make fuzz` runs each libFuzzer harness for FUZZ_SECONDS (clang);
+# `replay` runs the committed corpus and past crashes through the same harnesses with $(CC).
+FUZZ_NAMES   := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 30
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+REPLAY_BIN   := $(FUZZ_NAMES:%=$(BUILD)/fuzz/replay_%)
+
+$(BUILD)/fuzz/replay_%: fuzz/fuzz_%.c fuzz/replay.c fuzz/fuzz.h $(BUILD)/libncpv.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ fuzz/fuzz_$*.c fuzz/replay.c $(BUILD)/libncpv.a $(LDLIBS)
+
+replay: $(REPLAY_BIN)
+	@set -e; for n in $(FUZZ_NAMES); do echo "== replay fuzz/corpus/$$n"; $(BUILD)/fuzz/replay_$$n fuzz/corpus/$$n/*; done
+
+build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h FORCE
+	$(MAKE) BUILD=build/fuzz CC=$(FUZZ_CC) HARDEN=-fPIE \
+	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" build/fuzz/libncpv.a
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
+	    -o $@ $< build/fuzz/libncpv.a $(LDLIBS)
+
+fuzz: $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
+	fuzz/run.sh $(FUZZ_SECONDS) build/fuzz $(FUZZ_NAMES)
+
+.PHONY: FORCE
+FORCE:
 
 # The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.
 asan:
-	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	    LDFLAGS="-fsanitize=address,undefined" HARDEN="-fPIE" unit e2e
+	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" HARDEN="-fPIE" unit replay e2e
 
 perf: ncpv
 	bench/perf.sh

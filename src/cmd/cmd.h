@@ -22,6 +22,13 @@ enum ncpv_exit {
 int cmd_serve(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 
+/* Parse a command line as the command would, and stop there: no socket, file
+ * or signal handler is touched (errors and --help are printed as usual).
+ * Returns 0 when valid, -1 after --help, else the exit code (NCPV_EXIT_USAGE).
+ * The fuzzers call these; each may be called any number of times. */
+int cmd_serve_parse(int argc, char **argv);
+int cmd_get_parse(int argc, char **argv);
+
 /* "ncpv CMD: message" on stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

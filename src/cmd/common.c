@@ -15,6 +15,11 @@ void cmd_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages quote user input: a newline or an escape sequence in an argument
+	 * must not break the one-line rule or reach the terminal. */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	fprintf(stderr, "ncpv %s: %s\n", cmd, msg);
 }
 

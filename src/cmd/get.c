@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -98,7 +99,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	o->source = "random";
 	o->net.family = AF_UNSPEC;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
 	while ((c = getopt_long(argc, argv, ":w:t:b:s:o:uS:n:P:i:fqj46h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
@@ -203,7 +204,8 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	}
 	if (!o->parallel)
 		o->parallel = 1;
-	o->net.timeout_ms = (int)(o->timeout * 1000);
+	/* poll() takes an int of milliseconds (24.8 days); -w accepts up to a year. */
+	o->net.timeout_ms = o->timeout * 1000 < INT_MAX ? (int)(o->timeout * 1000) : INT_MAX;
 	return 0;
 }
 
@@ -781,6 +783,13 @@ out:
 	free(b.latency);
 	loop_free(b.loop);
 	return rc;
+}
+
+int cmd_get_parse(int argc, char **argv)
+{
+	struct get_opts o;
+
+	return parse_options(argc, argv, &o);
 }
 
 int cmd_get(int argc, char **argv)

@@ -117,7 +117,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 	o->max_conns = 1000;
 	o->net.family = AF_UNSPEC;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
 	while ((c = getopt_long(argc, argv, ":S:s:dc:t:b:qj46h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
@@ -546,6 +546,13 @@ static int run(struct server *s)
 		conn_close(s, s->conns, "server stopped", loop_now());
 	summary(s);
 	return NCPV_EXIT_OK;
+}
+
+int cmd_serve_parse(int argc, char **argv)
+{
+	struct serve_opts o;
+
+	return parse_options(argc, argv, &o);
 }
 
 int cmd_serve(int argc, char **argv)
