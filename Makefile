@@ -49,8 +49,18 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libncpv.a
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-e2e: $(BUILD)/ncpv
-	NCPV=$(abspath $(BUILD)/ncpv) bats --timing tests/e2e
+e2e: $(BUILD)/ncpv $(BUILD)/tests/stressor
+	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) bats --timing tests/e2e
+
+# The load generator for tests/e2e/stress.bats and `make stress`.
+$(BUILD)/tests/stressor: tests/stress/stressor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
+# 5,000 downloads, 500 stalled readers, 1,000 resets, flash clients and fd exhaustion; a few minutes at most.
+.PHONY: stress
+stress: ncpv $(BUILD)/tests/stressor
+	NCPV=$(abspath ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/stress/stress.sh
 
 check: all unit replay e2e
 
