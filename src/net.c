@@ -273,7 +273,10 @@ void net_guard_std_fds(void)
 {
 	for (int fd = 0; fd < 3; fd++) {
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
-			int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+			/* Opened the wrong way round on purpose: reading stdin or writing
+			 * stdout still fails with EBADF as on the closed descriptor, so
+			 * "get -o - >&-" reports the loss instead of writing to /dev/null. */
+			int n = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
 
 			if (n >= 0 && n != fd)
 				close(n);

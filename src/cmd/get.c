@@ -260,10 +260,13 @@ struct stream {
 	enum out_mode mode;
 	char *buf;
 	uint64_t in_pipe; /* bytes spliced into our pipe, not yet out */
+	uint64_t partial; /* after an output error: bytes of that chunk that did get out */
 };
 
-static int write_all(int fd, const char *p, size_t n)
+/* Write n bytes; *done says how many got out, also when it fails. */
+static int write_all(int fd, const char *p, size_t n, uint64_t *done)
 {
+	*done = 0;
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
 
@@ -278,6 +281,7 @@ static int write_all(int fd, const char *p, size_t n)
 		}
 		p += w;
 		n -= (size_t)w;
+		*done += (uint64_t)w;
 	}
 	return 0;
 }
@@ -312,6 +316,7 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 	case OUT_NONE:
 		return recv(st->sock, NULL, want, MSG_TRUNC | MSG_DONTWAIT);
 	case OUT_SPLICE:
+		st->partial = 0;
 		n = splice(st->sock, NULL, st->out, NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n < 0 && errno == EAGAIN) {
 			/* Either side may be the one not ready; wait for whichever. */
@@ -332,15 +337,17 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 		n = splice(st->sock, NULL, st->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n > 0) {
 			st->in_pipe += (uint64_t)n;
-			if (flush_pipe(st) < 0)
+			if (flush_pipe(st) < 0) {
+				st->partial = (uint64_t)n - st->in_pipe; /* the pipe was empty before */
 				return -2;
+			}
 		}
 		return n;
 	case OUT_COPY:
 		if (want > IO_CHUNK)
 			want = IO_CHUNK;
 		n = recv(st->sock, st->buf, want, MSG_DONTWAIT);
-		if (n > 0 && write_all(st->out, st->buf, (size_t)n) < 0)
+		if (n > 0 && write_all(st->out, st->buf, (size_t)n, &st->partial) < 0)
 			return -2;
 		return n;
 	}
@@ -422,6 +429,8 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		} else if (n == 0) {
 			return 0;
 		} else if (n == -2) {
+			/* The count in the message is what the output holds, exactly. */
+			meter_add(&p->meter, st->partial);
 			snprintf(err, errlen, "cannot write output: %s", strerror(errno));
 			return NCPV_EXIT_FILE;
 		} else if (errno != EAGAIN && errno != EINTR) {

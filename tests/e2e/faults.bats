@@ -1,0 +1,122 @@
+#!/usr/bin/env bats
+# faults.bats - output faults and signal storms: a closed stdout, a full device, a reader that
+# goes away, the file size limit, and thousands of harmless signals in mid-transfer. Each must
+# end with a clear one-line error and its exit code, or with every byte intact; never a hang.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	common_setup
+	make_file "$SCRATCH/source" 3000000
+}
+
+teardown() {
+	common_teardown
+}
+
+serve_source() {
+	start_serve --quiet --source "$SCRATCH/source" 127.0.0.1:0
+}
+
+@test "get -o - with stdout closed fails with exit 6 instead of losing the data" {
+	serve_source
+	run -6 bash -c '"$0" get -q -o - "$1" >&-' "$NCPV" "127.0.0.1:$SERVE_PORT"
+	[ "$output" = "ncpv get: cannot write output: Bad file descriptor (after 0 bytes)" ]
+}
+
+@test "get -o /dev/full fails with exit 6 and names the error" {
+	serve_source
+	run -6 "$NCPV" get -q -o /dev/full "127.0.0.1:$SERVE_PORT"
+	[ "$output" = "ncpv get: cannot write output: No space left on device (after 0 bytes)" ]
+}
+
+@test "get -o - to /dev/full fails with exit 6" {
+	serve_source
+	run -6 bash -c '"$0" get -q -o - "$1" >/dev/full' "$NCPV" "127.0.0.1:$SERVE_PORT"
+	[ "$output" = "ncpv get: cannot write output: No space left on device (after 0 bytes)" ]
+}
+
+@test "get -o - into a reader that quits early fails with exit 6, what it read is exact" {
+	serve_source
+	run bash -c 'set -o pipefail; "$0" get -q -o - "$1" | head -c 100000 >"$2"' "$NCPV" \
+		"127.0.0.1:$SERVE_PORT" "$SCRATCH/head"
+	[ "$status" -eq 6 ]
+	[[ "$output" =~ ^"ncpv get: cannot write output: Broken pipe (after "[0-9]+" bytes)"$ ]]
+	cmp "$SCRATCH/head" <(head -c 100000 "$SCRATCH/source")
+}
+
+@test "get -o FILE past the file size limit keeps an exact prefix and says how much" {
+	serve_source
+	run bash -c 'ulimit -f 1024; exec "$0" get -q -o "$2" "$1"' "$NCPV" "127.0.0.1:$SERVE_PORT" "$SCRATCH/out"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv get: cannot write output: File too large (after 1048576 bytes)" ]
+	[ "$(stat -c %s "$SCRATCH/out")" -eq 1048576 ]
+	cmp "$SCRATCH/out" <(head -c 1048576 "$SCRATCH/source")
+}
+
+# storm WATCH TARGETS SIGNALS...: send the signals to the (comma-separated) TARGETS round
+# after round while the process WATCH lives, at most 20,000 rounds.
+storm() {
+	local watch=$1 targets=${2//,/ } sig rounds=0
+	shift 2
+	while kill -0 "$watch" 2>/dev/null && ((rounds++ < 20000)); do
+		for sig in "$@"; do
+			kill -s "$sig" $targets 2>/dev/null || break
+		done
+	done
+	echo "$rounds" >"$SCRATCH/rounds"
+}
+
+# A transfer slowed to ~2 s by a rate-limited reader, so that the storm lands mid-transfer.
+@test "get -o - stays byte-exact through a storm of SIGWINCH, SIGCONT, SIGCHLD and SIGURG" {
+	make_file "$SCRATCH/source" 20000000
+	serve_source
+	mkfifo "$SCRATCH/fifo"
+	pv -q -L 10M <"$SCRATCH/fifo" | sha256sum >"$SCRATCH/sum" &
+	"$NCPV" get -q -o "$SCRATCH/fifo" "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" &
+	local pid=$!
+	storm "$pid" "$pid" WINCH CONT CHLD URG
+	wait "$pid"
+	wait_gone "$pid"
+	[ ! -s "$SCRATCH/err" ]
+	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+	wait_for "$SCRATCH/sum" '[0-9a-f]{64}'
+	[ "$(cut -d' ' -f1 "$SCRATCH/sum")" = "$(sha "$SCRATCH/source")" ]
+}
+
+# Stop and continue make epoll_wait and poll return EINTR even without a handler.
+@test "get and serve stay byte-exact through SIGSTOP/SIGCONT pairs (EINTR)" {
+	make_file "$SCRATCH/source" 20000000
+	serve_source
+	mkfifo "$SCRATCH/fifo"
+	pv -q -L 10M <"$SCRATCH/fifo" | sha256sum >"$SCRATCH/sum" &
+	"$NCPV" get -q -o "$SCRATCH/fifo" "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" &
+	local pid=$! i
+	for ((i = 0; i < 2000 && $(kill -0 "$pid" 2>/dev/null && echo 1 || echo 0); i++)); do
+		kill -STOP "$pid" "$SERVE_PID" 2>/dev/null
+		kill -CONT "$pid" "$SERVE_PID" 2>/dev/null
+	done
+	kill -CONT "$pid" "$SERVE_PID" 2>/dev/null || true
+	wait "$pid"
+	[ ! -s "$SCRATCH/err" ]
+	wait_for "$SCRATCH/sum" '[0-9a-f]{64}'
+	[ "$(cut -d' ' -f1 "$SCRATCH/sum")" = "$(sha "$SCRATCH/source")" ]
+	kill -0 "$SERVE_PID"
+}
+
+@test "serve keeps serving byte-exact through a storm of harmless signals" {
+	make_file "$SCRATCH/source" 20000000
+	serve_source
+	mkfifo "$SCRATCH/fifo"
+	pv -q -L 10M <"$SCRATCH/fifo" | sha256sum >"$SCRATCH/sum" &
+	"$NCPV" get -q -o "$SCRATCH/fifo" "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" &
+	local pid=$!
+	storm "$pid" "$SERVE_PID" WINCH CONT CHLD URG
+	wait "$pid"
+	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+	[ ! -s "$SCRATCH/err" ]
+	wait_for "$SCRATCH/sum" '[0-9a-f]{64}'
+	[ "$(cut -d' ' -f1 "$SCRATCH/sum")" = "$(sha "$SCRATCH/source")" ]
+	kill -0 "$SERVE_PID"
+}
