@@ -68,55 +68,50 @@ storm() {
 	echo "$rounds" >"$SCRATCH/rounds"
 }
 
-# A transfer slowed to ~2 s by a rate-limited reader, so that the storm lands mid-transfer.
-@test "get -o - stays byte-exact through a storm of SIGWINCH, SIGCONT, SIGCHLD and SIGURG" {
+# slow_download: serve a 20 MB file; get it into a reader limited to 10 MB/s, so that the
+# transfer lasts ~2 s and signals land in mid-transfer. Sets GET_PID.
+slow_download() {
 	make_file "$SCRATCH/source" 20000000
 	serve_source
 	mkfifo "$SCRATCH/fifo"
 	pv -q -L 10M <"$SCRATCH/fifo" | sha256sum >"$SCRATCH/sum" &
 	"$NCPV" get -q -o "$SCRATCH/fifo" "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" &
-	local pid=$!
-	storm "$pid" "$pid" WINCH CONT CHLD URG
-	wait "$pid"
-	wait_gone "$pid"
+	GET_PID=$!
+}
+
+# download_was_exact: get exited 0, said nothing, and the reader got every byte.
+download_was_exact() {
+	wait "$GET_PID"
 	[ ! -s "$SCRATCH/err" ]
-	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
 	wait_for "$SCRATCH/sum" '[0-9a-f]{64}'
 	[ "$(cut -d' ' -f1 "$SCRATCH/sum")" = "$(sha "$SCRATCH/source")" ]
+}
+
+@test "get -o - stays byte-exact through a storm of SIGWINCH, SIGCONT, SIGCHLD and SIGURG" {
+	slow_download
+	storm "$GET_PID" "$GET_PID" WINCH CONT CHLD URG
+	download_was_exact
+	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
 }
 
 # Stop and continue make epoll_wait and poll return EINTR even without a handler.
 @test "get and serve stay byte-exact through SIGSTOP/SIGCONT pairs (EINTR)" {
-	make_file "$SCRATCH/source" 20000000
-	serve_source
-	mkfifo "$SCRATCH/fifo"
-	pv -q -L 10M <"$SCRATCH/fifo" | sha256sum >"$SCRATCH/sum" &
-	"$NCPV" get -q -o "$SCRATCH/fifo" "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" &
-	local pid=$! i
-	for ((i = 0; i < 2000 && $(kill -0 "$pid" 2>/dev/null && echo 1 || echo 0); i++)); do
-		kill -STOP "$pid" "$SERVE_PID" 2>/dev/null
-		kill -CONT "$pid" "$SERVE_PID" 2>/dev/null
+	local i
+	slow_download
+	for ((i = 0; i < 2000; i++)); do
+		kill -STOP "$GET_PID" "$SERVE_PID" 2>/dev/null || break
+		kill -CONT "$GET_PID" "$SERVE_PID" 2>/dev/null || break
 	done
-	kill -CONT "$pid" "$SERVE_PID" 2>/dev/null || true
-	wait "$pid"
-	[ ! -s "$SCRATCH/err" ]
-	wait_for "$SCRATCH/sum" '[0-9a-f]{64}'
-	[ "$(cut -d' ' -f1 "$SCRATCH/sum")" = "$(sha "$SCRATCH/source")" ]
+	kill -CONT "$GET_PID" "$SERVE_PID" 2>/dev/null || true
+	download_was_exact
+	[ "$i" -gt 100 ]
 	kill -0 "$SERVE_PID"
 }
 
 @test "serve keeps serving byte-exact through a storm of harmless signals" {
-	make_file "$SCRATCH/source" 20000000
-	serve_source
-	mkfifo "$SCRATCH/fifo"
-	pv -q -L 10M <"$SCRATCH/fifo" | sha256sum >"$SCRATCH/sum" &
-	"$NCPV" get -q -o "$SCRATCH/fifo" "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" &
-	local pid=$!
-	storm "$pid" "$SERVE_PID" WINCH CONT CHLD URG
-	wait "$pid"
+	slow_download
+	storm "$GET_PID" "$SERVE_PID" WINCH CONT CHLD URG
+	download_was_exact
 	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
-	[ ! -s "$SCRATCH/err" ]
-	wait_for "$SCRATCH/sum" '[0-9a-f]{64}'
-	[ "$(cut -d' ' -f1 "$SCRATCH/sum")" = "$(sha "$SCRATCH/source")" ]
 	kill -0 "$SERVE_PID"
 }
