@@ -39,6 +39,16 @@ int cmd_bad_option(const char *cmd, int opt, const char *word)
 	return NCPV_EXIT_USAGE;
 }
 
+int cmd_missing_argument(const char *cmd, int opt, const char *word)
+{
+	/* Name the option as the user wrote it: "--size", not the 's' getopt maps it to. */
+	if (word != NULL && strncmp(word, "--", 2) == 0)
+		cmd_error(cmd, "option '%s' needs an argument (try 'ncpv %s --help')", word, cmd);
+	else
+		cmd_error(cmd, "option '-%c' needs an argument (try 'ncpv %s --help')", opt, cmd);
+	return NCPV_EXIT_USAGE;
+}
+
 int cmd_net_exit(int net_error)
 {
 	switch (net_error) {

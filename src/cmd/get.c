@@ -159,7 +159,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			usage(stdout);
 			return -1;
 		case ':':
-			return cmd_bad_option("get", optopt, "needs an argument");
+			return cmd_missing_argument("get", optopt, argv[optind - 1]);
 		default:
 			return cmd_bad_option("get", optopt, optopt ? NULL : argv[optind - 1]);
 		}

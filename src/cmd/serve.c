@@ -159,7 +159,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 			usage(stdout);
 			return -1;
 		case ':':
-			return cmd_bad_option("serve", optopt, "needs an argument");
+			return cmd_missing_argument("serve", optopt, argv[optind - 1]);
 		default:
 			return cmd_bad_option("serve", optopt, optopt ? NULL : argv[optind - 1]);
 		}

@@ -6,6 +6,10 @@
  *                                     released; then the good clients again with nobody stalled
  *   stressor fdlimit [OPTIONS] PORT   more clients than serve has descriptors: the ones it
  *                                     accepted finish byte-exact, and it recovers afterwards
+ *   stressor blackhole                a listener that never accepts, its queue full: connects to
+ *                                     the port it prints hang until their timeout (until killed)
+ *   stressor resetter                 a server that sends 1000 bytes to each client, then resets
+ *                                     the connection (until killed)
  * OPTIONS: --pid PID (serve, for /proc), --expect FILE --size N (each good client must get FILE
  * repeated to N bytes), --good N --stall N --reset N --flash N, --timeout SEC.
  * Prints "key value" lines; exits 0 when every check passed, 1 otherwise, 2 on bad usage.
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -527,6 +532,70 @@ static int run_fdlimit(struct run *r, long good)
 	return ok && alive(r->pid);
 }
 
+/* Listen with the smallest queue, never accept, and fill the queue: further SYNs are
+ * dropped, so a connect to the printed port times out, as to a host that is down. */
+static int run_blackhole(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	a.sin_addr.s_addr = htonl(0x7f000001u);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 0) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&a, &al) < 0) {
+		perror("blackhole");
+		return 1;
+	}
+	for (int i = 0; i < 2; i++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+		if (fd < 0 || (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 && errno != EINPROGRESS)) {
+			perror("blackhole filler");
+			return 1;
+		}
+	}
+	printf("port %d\n", ntohs(a.sin_port));
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+/* Send 1000 bytes, wait until the peer has acknowledged them and had time to read
+ * them, then reset: the client sees exactly 1000 bytes and then ECONNRESET. */
+static int run_resetter(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char data[1000];
+
+	memset(data, 'r', sizeof(data));
+	a.sin_addr.s_addr = htonl(0x7f000001u);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(lfd, 16) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&a, &al) < 0) {
+		perror("resetter");
+		return 1;
+	}
+	printf("port %d\n", ntohs(a.sin_port));
+	fflush(stdout);
+	for (;;) {
+		struct linger lg = { 1, 0 };
+		int fd = accept(lfd, NULL, NULL), queued = 1;
+
+		if (fd < 0)
+			continue;
+		if (send(fd, data, sizeof(data), MSG_NOSIGNAL) == (ssize_t)sizeof(data))
+			for (int i = 0; i < 100 && queued > 0; i++) {
+				if (ioctl(fd, TIOCOUTQ, &queued) < 0)
+					break;
+				nap_ms(10);
+			}
+		nap_ms(50);
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		close(fd);
+	}
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: stressor load|fdlimit [--pid PID] [--expect FILE] --size N [--good N] [--stall N]\n"
@@ -542,6 +611,10 @@ int main(int argc, char **argv)
 	const char *expect = NULL, *mode;
 	int ok;
 
+	if (argc == 2 && strcmp(argv[1], "blackhole") == 0)
+		return run_blackhole();
+	if (argc == 2 && strcmp(argv[1], "resetter") == 0)
+		return run_resetter();
 	if (argc < 3)
 		return usage();
 	mode = argv[1];
