@@ -31,9 +31,11 @@ int main(int argc, char **argv)
 		}
 		do {
 			if (len == cap) {
-				cap = cap ? cap * 2 : 4096;
-				if ((buf = realloc(buf, cap)) == NULL)
+				uint8_t *bigger = realloc(buf, cap = cap ? cap * 2 : 4096);
+
+				if (bigger == NULL)
 					abort();
+				buf = bigger;
 			}
 			n = fread(buf + len, 1, cap - len, f);
 			len += n;

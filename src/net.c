@@ -93,9 +93,10 @@ int net_listen(const char *host, const char *port, const struct net_opts *o,
 		fd = -1;
 	}
 	if (fd < 0) {
-		char where[128];
+		char where[128] = "?";
 
-		net_format_addr(res->ai_addr, res->ai_addrlen, where, sizeof(where));
+		if (res != NULL) /* getaddrinfo never succeeds empty, but say so */
+			net_format_addr(res->ai_addr, res->ai_addrlen, where, sizeof(where));
 		snprintf(err, errlen, "cannot listen on %s: %s", where, strerror(saved));
 		freeaddrinfo(res);
 		errno = saved;
@@ -191,7 +192,7 @@ char *net_format_addr(const struct sockaddr *sa, socklen_t len, char *buf, size_
 
 char *net_local_name(int fd, char *buf, size_t buflen)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 }; /* zeroed: the analyzer does not model getsockname */
 	socklen_t len = sizeof(ss);
 
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
@@ -203,7 +204,7 @@ char *net_local_name(int fd, char *buf, size_t buflen)
 
 char *net_peer_name(int fd, char *buf, size_t buflen)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 }; /* zeroed: the analyzer does not model getpeername */
 	socklen_t len = sizeof(ss);
 
 	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0) {

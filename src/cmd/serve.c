@@ -1,5 +1,6 @@
 /* serve.c - "ncpv serve": the data server. One thread, epoll, many clients;
  * sends fresh data (endless or fixed-size "files") or sinks uploads. */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -23,7 +24,7 @@
 /* How long a finished connection may take to close its side before we do. */
 #define DRAIN_SECONDS 10.0
 /* Largest single send; sockets on loopback take about this much at once. */
-#define SEND_CHUNK (256 * 1024)
+#define SEND_CHUNK ((size_t)256 * 1024)
 /* Sends per wakeup, so that one fast reader cannot starve the others. */
 #define SEND_BUDGET 4
 /* How often deadlines are checked when any are set. */
@@ -210,6 +211,9 @@ static void conn_close(struct server *s, struct conn *c, const char *reason, dou
 {
 	log_close(s, c, reason, now);
 	loop_close(s->loop, c->fd);
+	/* The list's invariant, stated for readers and for the static analyzer. */
+	assert((c->prev == NULL) == (s->conns == c));
+	assert(c->next == NULL || c->next->prev == c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -530,7 +534,10 @@ static int run(struct server *s)
 		if (s->accept_paused || s->o->max_time > 0)
 			timeout = SWEEP_MS;
 		else
+			/* The analyzer cannot see that conn_close unlinks c from this list
+			 * (c->prev->next is the link it walked), so it reports a use after free. */
 			for (struct conn *c = s->conns; c; c = c->next)
+				/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
 				if (c->deadline > 0) {
 					timeout = SWEEP_MS;
 					break;

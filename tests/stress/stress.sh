@@ -73,7 +73,7 @@ t0=$(date +%s.%N)
 "$STRESSOR" load --pid "$serve_pid" --expect "$scratch/source" --size "$SIZE" --good "$GOOD" \
 	--stall "$STALL" --reset "$RESET" --flash "$FLASH" --timeout "$TIMEOUT" "$port" >"$scratch/out" || true
 cat "$scratch/out"
-echo "wall_seconds $(echo "$(date +%s.%N) - $t0" | bc)"
+echo "wall_seconds $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')"
 check "every download byte-exact, stalls and resets present" "$(value mixed_good_ok) == $GOOD && $(value mixed_good_failed) == 0"
 check "every download byte-exact, nobody stalled" "$(value alone_good_ok) == $GOOD && $(value alone_good_failed) == 0"
 check "serve held all clients at once" "$(value clients_held) == $GOOD + $STALL + $RESET"

@@ -117,9 +117,17 @@ static double proc_cpu_ms(pid_t pid)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+	/* After "(comm) " come state (field 3) ... utime (14) and stime (15). */
+	if ((p = strrchr(buf, ')')) == NULL)
 		return -1;
+	p += 2;
+	for (int field = 3; field < 14; field++)
+		if ((p = strchr(p, ' ')) == NULL)
+			return -1;
+		else
+			p++;
+	ut = strtoul(p, &p, 10);
+	st = strtoul(p, NULL, 10);
 	return (double)(ut + st) * 1000.0 / (double)sysconf(_SC_CLK_TCK);
 }
 
@@ -293,6 +301,9 @@ static int pump(struct run *r, int go, int timeout_ms)
 {
 	struct epoll_event evs[256];
 	int n = epoll_wait(r->ep, evs, 256, timeout_ms);
+
+	if (r->c == NULL)
+		return 0; /* no client was ever added, so no event can name one */
 
 	for (int i = 0; i < n; i++) {
 		struct client *c = &r->c[evs[i].data.u64];
@@ -596,6 +607,17 @@ static int run_resetter(void)
 	}
 }
 
+/* A whole non-negative decimal number, or -1. */
+static long number(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || end == s || *end != '\0' || v < 0 ? -1 : v;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: stressor load|fdlimit [--pid PID] [--expect FILE] --size N [--good N] [--stall N]\n"
@@ -624,26 +646,29 @@ int main(int argc, char **argv)
 		if (i + 1 >= argc - 1)
 			return usage();
 		if (strcmp(k, "--pid") == 0)
-			r.pid = (pid_t)atol(v);
+			r.pid = (pid_t)number(v);
 		else if (strcmp(k, "--expect") == 0)
 			expect = v;
 		else if (strcmp(k, "--size") == 0)
-			r.size = strtoull(v, NULL, 10);
+			r.size = (uint64_t)number(v);
 		else if (strcmp(k, "--good") == 0)
-			good = atol(v);
+			good = number(v);
 		else if (strcmp(k, "--stall") == 0)
-			stall = atol(v);
+			stall = number(v);
 		else if (strcmp(k, "--reset") == 0)
-			reset = atol(v);
+			reset = number(v);
 		else if (strcmp(k, "--flash") == 0)
-			flash = atol(v);
+			flash = number(v);
 		else if (strcmp(k, "--timeout") == 0)
-			timeout = atol(v);
+			timeout = number(v);
 		else
 			return usage();
 	}
-	r.port = (uint16_t)atoi(argv[argc - 1]);
-	if (r.port == 0 || r.size == 0)
+	long port = number(argv[argc - 1]);
+
+	r.port = (uint16_t)port;
+	if (port <= 0 || port > 65535 || r.size == 0 || r.size == (uint64_t)-1 || good < 0 || stall < 0 ||
+	    reset < 0 || flash < 0 || timeout <= 0)
 		return usage();
 	if (expect) {
 		int fd = open(expect, O_RDONLY);
