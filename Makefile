@@ -26,7 +26,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 NCPV_BIN ?= ./ncpv
 
-.PHONY: all check unit e2e asan perf install uninstall clean replay fuzz lint
+.PHONY: all check unit e2e asan perf install uninstall clean replay fuzz lint valgrind
 all: ncpv
 
 ncpv: $(BUILD)/ncpv
@@ -90,6 +90,12 @@ fuzz: $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
 
 .PHONY: FORCE
 FORCE:
+
+# The end-to-end tests with every ncpv process under valgrind memcheck; VALGRIND_TESTS picks
+# bats files (CI runs a subset, see docs/RELIABILITY.md).
+VALGRIND_TESTS ?= tests/e2e
+valgrind: $(BUILD)/ncpv $(BUILD)/tests/stressor
+	STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/valgrind/run.sh $(abspath $(BUILD)/ncpv) $(VALGRIND_TESTS)
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), both clean. clang-tidy runs once per
 # file: clang-tidy 14 run over many files at once reports a va_list false positive in common.c.

@@ -55,6 +55,8 @@ fixture() {
 
 	while IFS=$'\t' read -r cmd msg code; do
 		n=$((n + 1))
+		# valgrind leaves a descriptor of its own on a closed stdout (faults.bats says more).
+		[[ -n "${NCPV_VALGRIND:-}" && $cmd == *'>&-'* ]] && continue
 		eval "msg=\"$msg\""
 		rc=0
 		got=$(eval "$cmd" 2>&1 >/dev/null) || rc=$?

@@ -20,6 +20,8 @@ serve_source() {
 }
 
 @test "get -o - with stdout closed fails with exit 6 instead of losing the data" {
+	# valgrind opens a descriptor of its own on a closed fd 1 before ncpv starts.
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind fills the closed stdout itself"
 	serve_source
 	run -6 bash -c '"$0" get -q -o - "$1" >&-' "$NCPV" "127.0.0.1:$SERVE_PORT"
 	[ "$output" = "ncpv get: cannot write output: Bad file descriptor (after 0 bytes)" ]

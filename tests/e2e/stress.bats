@@ -5,6 +5,8 @@
 load helpers
 
 setup() {
+	# Under valgrind the figures would be valgrind's own memory and CPU time.
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "measures the native process (make stress covers it)"
 	common_setup
 	STRESSOR=${STRESSOR:-$(cd "$BATS_TEST_DIRNAME/../.." && pwd)/build/tests/stressor}
 	[ -x "$STRESSOR" ] || { echo "build the load generator first: make build/tests/stressor" >&2; return 1; }
