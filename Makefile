@@ -26,7 +26,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 NCPV_BIN ?= ./ncpv
 
-.PHONY: all check unit e2e asan perf install uninstall clean replay fuzz lint valgrind
+.PHONY: all check unit e2e asan perf install uninstall clean replay fuzz lint valgrind hardening
 all: ncpv
 
 ncpv: $(BUILD)/ncpv
@@ -62,7 +62,11 @@ $(BUILD)/tests/stressor: tests/stress/stressor.c
 stress: ncpv $(BUILD)/tests/stressor
 	NCPV=$(abspath ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/stress/stress.sh
 
-check: all unit replay e2e
+check: all unit replay e2e hardening
+
+# The release binary really is PIE, full RELRO, stack-protected and fortified (level 3).
+hardening: $(BUILD)/ncpv
+	tests/hardening.sh $(BUILD)/ncpv "$(CC)" "$(HARDEN)" "$(CFLAGS)"
 
 # ---- fuzzing (fuzz/). `make fuzz` runs each libFuzzer harness for FUZZ_SECONDS (clang);
 # `replay` runs the committed corpus and past crashes through the same harnesses with $(CC).
