@@ -18,8 +18,8 @@ LDLIBS   := -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
 BUILD    ?= build
-SRC      := $(wildcard src/*.c src/cmd/*.c)
-LIB_SRC  := $(filter-out src/main.c,$(SRC))
+SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c)
+LIB_SRC  := $(filter-out src/main.c,$(SRC)) src/devtcp/path.c
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
@@ -27,13 +27,40 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 NCPV_BIN ?= ./ncpv
 
 .PHONY: all check unit e2e asan perf install uninstall clean replay fuzz lint valgrind hardening
-all: ncpv
+all: ncpv libncpv-devtcp.so
 
 ncpv: $(BUILD)/ncpv
-	@if [ "$(BUILD)" = build ]; then cp $< $@; fi
+	@if [ "$(BUILD)" = build ]; then cp $< $@.tmp && mv -f $@.tmp $@; fi
 
 $(BUILD)/ncpv: $(OBJ)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The /dev/tcp preload library: its hooks plus the foundation modules it reuses,
+# position-independent, everything hidden but the interposed symbols. Sanitizers
+# stay out of it: it is loaded into programs that are not built with them.
+DEVTCP_SRC := $(wildcard src/devtcp/*.c) src/addr.c src/net.c src/units.c
+DEVTCP_OBJ := $(DEVTCP_SRC:%.c=$(BUILD)/pic/%.o)
+DEVTCP_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
+            -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks $(filter-out -fsanitize=%,$(CFLAGS)) -MMD -MP
+
+libncpv-devtcp.so: $(BUILD)/libncpv-devtcp.so
+	@if [ "$(BUILD)" = build ]; then cp $< $@; fi
+
+$(BUILD)/libncpv-devtcp.so: $(DEVTCP_OBJ)
+	$(CC) $(DEVTCP_CFLAGS) -shared -Wl,-z,relro,-z,now $(filter-out -fsanitize=%,$(LDFLAGS)) \
+	    -o $@ $^ -ldl -lm
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DEVTCP_CFLAGS) -c -o $@ $<
+
+# `ncpv devtcp` looks for the library in the installed place when not beside itself;
+# the stamp rebuilds it when LIBDIR changes (`make install PREFIX=/opt` after `make`).
+$(BUILD)/src/cmd/devtcp.o: ALL_CFLAGS += -DNCPV_PKGLIBDIR='"$(LIBDIR)/ncpv"'
+$(BUILD)/src/cmd/devtcp.o: $(BUILD)/libdir.stamp
+$(BUILD)/libdir.stamp: FORCE
+	@mkdir -p $(BUILD) && echo '$(LIBDIR)' | cmp -s - $@ || echo '$(LIBDIR)' >$@
+.PHONY: FORCE
 
 $(BUILD)/libncpv.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -49,8 +76,8 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libncpv.a
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-e2e: $(BUILD)/ncpv $(BUILD)/tests/stressor
-	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) bats --timing tests/e2e
+e2e: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
+	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/run-e2e
 
 # The load generator for tests/e2e/stress.bats and `make stress`.
 $(BUILD)/tests/stressor: tests/stress/stressor.c
@@ -92,9 +119,6 @@ build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h FORCE
 fuzz: $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
 	fuzz/run.sh $(FUZZ_SECONDS) build/fuzz $(FUZZ_NAMES)
 
-.PHONY: FORCE
-FORCE:
-
 # The end-to-end tests with every ncpv process under valgrind memcheck; VALGRIND_TESTS picks
 # bats files (CI runs a subset, see docs/RELIABILITY.md).
 VALGRIND_TESTS ?= tests/e2e
@@ -121,17 +145,20 @@ asan:
 perf: ncpv
 	bench/perf.sh
 
-install: ncpv
+install: ncpv libncpv-devtcp.so
 	install -d $(DESTDIR)$(BINDIR)
 	install -m 755 ncpv $(DESTDIR)$(BINDIR)/ncpv
+	install -d $(DESTDIR)$(LIBDIR)/ncpv
+	install -m 644 libncpv-devtcp.so $(DESTDIR)$(LIBDIR)/ncpv/libncpv-devtcp.so
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ncpv
+	rm -f $(DESTDIR)$(BINDIR)/ncpv $(DESTDIR)$(LIBDIR)/ncpv/libncpv-devtcp.so
+	-rmdir $(DESTDIR)$(LIBDIR)/ncpv 2>/dev/null
 
 clean:
-	rm -rf build ncpv
+	rm -rf build ncpv libncpv-devtcp.so
 
--include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d)
+-include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d) $(DEVTCP_OBJ:.o=.d)
 
 # The README's first command: serve on loopback, measured by get for a few seconds.
 .PHONY: demo

@@ -4,8 +4,18 @@
 
 #include "fuzz.h"
 #include "../src/cmd/cmd.h"
+#include "../src/pv/opts.h"
 
 #define MAX_ARGS 64
+
+static int pv_parse(int argc, char **argv)
+{
+	struct pv_opts o;
+	int rc = pv_parse_options(argc, argv, &o);
+
+	/* pv's own exit statuses: 64 for a usage error (pv(1)); 0 to run, -1 after --help. */
+	return rc == PV_EXIT_USAGE ? NCPV_EXIT_USAGE : rc;
+}
 
 static const struct {
 	const char *name;
@@ -13,6 +23,8 @@ static const struct {
 } commands[] = {
 	{ "serve", cmd_serve_parse },
 	{ "get", cmd_get_parse },
+	{ "pv", pv_parse },
+	{ "devtcp", cmd_devtcp_parse },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -4,35 +4,98 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "meter.h"
+
+/* The longest format string and rendered line display_* handle. */
+#define DISPLAY_LINE_MAX 1024
+/* The most bytes %A (last written) can show. */
+#define DISPLAY_LAST_MAX 256
 
 /* What the line shows; the fields mirror pv's display options. */
 struct display_opts {
 	int bytes, timer, rate, average, progress, eta, fineta;
-	int bits; /* count bits: rates in b/s, totals in b */
-	int si;	  /* powers of 1000 instead of 1024 */
-	int width; /* columns; <= 0 means 80 */
-	const char *name;   /* -N prefix, or NULL */
-	const char *format; /* -F format string overriding the flags, or NULL */
+	int bufpercent;		/* -T: transfer buffer fill */
+	int last_written;	/* -A N: the last N bytes written, 0 for none */
+	int lines;		/* counts are lines: SI prefixes, no unit */
+	int bits;		/* count bits: rates in b/s, totals in b */
+	int si;			/* powers of 1000 instead of 1024 */
+	int width;		/* columns; <= 0 means 80 */
+	const char *name;	/* -N prefix, or NULL (borrowed) */
+	const char *format;	/* -F format string overriding the flags, or NULL (borrowed) */
 };
+
+/* One update's figures; every pointer is borrowed for the call. */
+struct display_frame {
+	uint64_t count;		/* bytes (or lines) so far */
+	uint64_t size;		/* expected total; 0 unknown */
+	double elapsed;		/* seconds since the start */
+	double rate;		/* per second over the last interval (the average on the last line) */
+	double average;		/* per second, for %a and the ETA */
+	time_t now;		/* wall clock, for the fine ETA */
+	int final;		/* the last line: the ETA is blanked */
+	int buffer_percent;	/* -T: 0..100, or < 0 when splicing (no buffer) */
+	const unsigned char *last; /* the last bytes written (up to last_len) */
+	size_t last_len;
+};
+
+/* Caller-owned state between updates: the bouncing bar and the line length. */
+struct display {
+	struct display_opts o;
+	int bounce;		/* pv's 0..198 step for the bar when the size is unknown */
+	uint64_t bounce_count;	/* count at the last step */
+	size_t prev_len;	/* length of the previous line, to blank leftovers */
+};
+
+/* Fill a frame from a meter reading (the wall clock from time(), no -T or -A data). */
+void display_frame_from(struct display_frame *f, const struct meter_reading *r, uint64_t size,
+			int final);
+
+/* Whether a format shows %A or %T, which need the bytes to pass through a buffer. */
+int display_format_needs_buffer(const char *format);
 
 /* The pv default: -pterb. */
 void display_defaults(struct display_opts *o);
 
-/*
- * Render a number as pv does: three significant digits, then a prefix
- * (Ki, Mi, ... for powers of 1024; k, M, ... with si) and the suffix, e.g.
- * "11.2MiB", " 652MiB", "1.00KiB". Returns buf.
- */
-char *display_amount(char *buf, size_t len, double amount, int si, const char *suffix);
+/* Reset the state for a new display with options o (copied; strings stay borrowed). */
+void display_init(struct display *d, const struct display_opts *o);
 
 /*
- * Render one status line (without "\r" or "\n") into buf. size is the
- * expected total (0: unknown); final blanks the ETA as pv does at the end.
- * Returns the length written (at most len - 1).
+ * Check a -F format: 0 when every %{name} is known, else -1 with the
+ * offending sequence copied into bad (NUL-terminated, truncated to len).
  */
-size_t display_line(char *buf, size_t len, const struct display_opts *o,
-		    const struct meter_reading *r, uint64_t size, int final);
+int display_check_format(const char *format, char *bad, size_t len);
+
+/*
+ * Render a number as pv 1.6 does: three significant digits ("%#4.3g"), or
+ * four whole digits above 99.9, then a prefix and the suffix. Prefixes are
+ * powers of 1024 with an "i" (KiB, MiB, and m, u... below 1) unless decimal
+ * is set (k, M, G: lines, or --si). Zero and the unprefixed case keep one
+ * space: "0.00 B", "1000 B", "1.00KiB", "1.50k". Returns buf.
+ */
+char *display_amount(char *buf, size_t len, double amount, int decimal, const char *suffix);
+
+/*
+ * Render one status line (no "\r" or "\n"), padded with spaces to the
+ * previous line's length so that a shorter line hides the longer one.
+ * Advances the bouncing bar when the count moved. Returns the length
+ * written (at most len - 1).
+ */
+size_t display_line(struct display *d, const struct display_frame *f, char *buf, size_t len);
+
+/*
+ * Render one -n (numeric) line with its "\n", as pv 1.6 does: with timer
+ * "%.4f " elapsed first; then the count with -b, else the percentage
+ * (mirrored as 200 - p above 100; the bar step when the size is unknown).
+ * Returns the length written.
+ */
+size_t display_numeric(struct display *d, const struct display_frame *f, char *buf, size_t len);
+
+/* Percentage as pv computes it: whole percent of size, 0 when size is 0. */
+long display_percent(uint64_t count, uint64_t size);
+
+/* Seconds left at rate, as pv estimates it: 0 when nothing moved yet. */
+long display_eta_seconds(uint64_t count, uint64_t size, double rate);
 
 #endif

@@ -17,6 +17,8 @@ struct command {
 static const struct command commands[] = {
 	{ "serve", cmd_serve, "serve data over TCP to many clients (the seed's nc -l </dev/urandom)" },
 	{ "get", cmd_get, "download (or upload) with a built-in meter (the seed's nc | pv)" },
+	{ "pv", cmd_pv, "pipe viewer: pv 1.6 compatible progress for a pipeline" },
+	{ "devtcp", cmd_devtcp, "run a program with /dev/tcp (and a listening path) working in it" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -53,10 +55,10 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	net_guard_std_fds();
 
-	/* Run as "nc" or "pv" through a symlink. */
+	/* Run as "nc" or "pv" through a symlink; no other command answers to argv[0]. */
 	snprintf(self, sizeof(self), "%s", argv[0] ? argv[0] : "ncpv");
-	if ((c = find(basename(self))) != NULL && strcmp(c->name, "serve") != 0 &&
-	    strcmp(c->name, "get") != 0)
+	if ((strcmp(basename(self), "nc") == 0 || strcmp(basename(self), "pv") == 0) &&
+	    (c = find(basename(self))) != NULL)
 		return c->run(argc, argv);
 
 	if (argc < 2) {

@@ -2,7 +2,11 @@
 #ifndef NCPV_METER_H
 #define NCPV_METER_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* Samples kept for a windowed average (-m); older ones are dropped. */
+#define METER_HISTORY 64
 
 /* Caller-owned; the hot path only adds to bytes. */
 struct meter {
@@ -11,18 +15,36 @@ struct meter {
 	double last_time;    /* time of the previous meter_read */
 	uint64_t last_bytes; /* bytes at the previous meter_read */
 	double rate;	     /* bytes/s over the last read interval */
+	double window;	     /* seconds the average covers; 0: since start */
+	struct meter_sample {
+		double time;
+		uint64_t bytes;
+	} history[METER_HISTORY]; /* ring of (time, bytes), for the window */
+	size_t hist_first, hist_count;
+	/* Every interval rate taken, for the -v summary. */
+	unsigned long samples;
+	double rate_min, rate_max, rate_sum, rate_sumsq;
 };
 
 struct meter_reading {
 	uint64_t bytes;
 	double elapsed;	 /* seconds since start */
 	double rate;	 /* bytes/s since the previous reading */
-	double average;	 /* bytes/s since start */
+	double average;	 /* bytes/s since start, or over the window */
 	double eta;	 /* seconds to reach size at the average rate; < 0 unknown */
 	double percent;	 /* of size, 0..100 (may pass 100); < 0 unknown */
 };
 
+/* Rate statistics over the readings taken (the -v line); all 0 without samples. */
+struct meter_stats {
+	unsigned long samples;
+	double min, max, mean, mdev;
+};
+
 void meter_start(struct meter *m, double now);
+
+/* Average over the last seconds instead of since the start (0: since start). */
+void meter_set_window(struct meter *m, double seconds);
 
 static inline void meter_add(struct meter *m, uint64_t n)
 {
@@ -32,5 +54,8 @@ static inline void meter_add(struct meter *m, uint64_t n)
 /* Take a reading at now; size 0 means unknown. Starts a new rate
  * interval unless less than a millisecond has passed since the last. */
 void meter_read(struct meter *m, double now, uint64_t size, struct meter_reading *r);
+
+/* The min/mean/max/mean-deviation of the interval rates read so far. */
+void meter_stats(const struct meter *m, struct meter_stats *s);
 
 #endif

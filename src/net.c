@@ -33,7 +33,9 @@ static int lookup(const char *host, const char *port, const struct net_opts *o, 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = o->family;
 	hints.ai_socktype = o->socktype ? o->socktype : SOCK_STREAM;
-	hints.ai_flags = (passive ? AI_PASSIVE : AI_ADDRCONFIG) | (o->numeric ? AI_NUMERICHOST : 0);
+	/* AI_ADDRCONFIG costs a netlink round trip per call and means nothing for a literal. */
+	hints.ai_flags = (passive ? AI_PASSIVE : o->numeric ? 0 : AI_ADDRCONFIG) |
+			 (o->numeric ? AI_NUMERICHOST : 0);
 	rc = getaddrinfo(host && *host ? host : NULL, port, &hints, res);
 	if (rc == EAI_ADDRFAMILY || (rc == EAI_NONAME && !passive && host && *host)) {
 		/* AI_ADDRCONFIG hides ::1 on hosts with only loopback IPv6; ask again without it. */
@@ -212,6 +214,11 @@ char *net_peer_name(int fd, char *buf, size_t buflen)
 		return buf;
 	}
 	return net_format_addr((struct sockaddr *)&ss, len, buf, buflen);
+}
+
+ssize_t net_discard(int fd, void *scratch, size_t len)
+{
+	return recv(fd, scratch, len, MSG_TRUNC | MSG_DONTWAIT);
 }
 
 int net_socket_error(int fd)

@@ -47,6 +47,14 @@ char *net_format_addr(const struct sockaddr *sa, socklen_t len, char *buf, size_
 char *net_local_name(int fd, char *buf, size_t buflen);
 char *net_peer_name(int fd, char *buf, size_t buflen);
 
+/* Drop up to len received bytes without copying them (MSG_TRUNC: TCP
+ * discards inside the kernel and never writes to scratch). scratch must
+ * still be len addressable bytes, because checkers such as valgrind test
+ * the range; a malloc'd buffer that is never touched costs no RSS.
+ * Non-blocking; returns as recv(2). */
+ssize_t net_discard(int fd, void *scratch, size_t len);
+#define NET_DISCARD_MAX (1u << 20)
+
 /* Pending socket error (SO_ERROR), 0 when none. */
 int net_socket_error(int fd);
 

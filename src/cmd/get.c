@@ -212,7 +212,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 /* The live line and the final lines, shared by both modes. */
 struct progress {
 	const struct get_opts *o;
-	struct display_opts disp;
+	struct display disp;
 	struct meter meter;
 	int show;	/* live line on stderr */
 	int shown;	/* a live line was printed */
@@ -223,7 +223,12 @@ static void progress_init(struct progress *p, const struct get_opts *o, double n
 {
 	memset(p, 0, sizeof(*p));
 	p->o = o;
-	display_defaults(&p->disp);
+	{
+		struct display_opts d;
+
+		display_defaults(&d);
+		display_init(&p->disp, &d);
+	}
 	p->show = !o->quiet && (o->force || isatty(STDERR_FILENO));
 	meter_start(&p->meter, now);
 	p->next = now + o->interval;
@@ -232,13 +237,15 @@ static void progress_init(struct progress *p, const struct get_opts *o, double n
 static void progress_draw(struct progress *p, double now, int final)
 {
 	struct meter_reading r;
-	char line[512];
+	struct display_frame f;
+	char line[DISPLAY_LINE_MAX];
 
 	meter_read(&p->meter, now, p->o->size, &r);
 	if (final && r.elapsed > 0)
 		r.rate = r.average; /* pv shows the overall rate on its last line */
-	display_line(line, sizeof(line), &p->disp, &r, p->o->size, final);
-	fprintf(stderr, "\r%s%s", line, final ? "\n" : "");
+	display_frame_from(&f, &r, p->o->size, final);
+	display_line(&p->disp, &f, line, sizeof(line));
+	fprintf(stderr, "%s\r%s", line, final ? "\n" : "");
 	p->shown = 1;
 }
 
@@ -314,7 +321,7 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 
 	switch (st->mode) {
 	case OUT_NONE:
-		return recv(st->sock, NULL, want, MSG_TRUNC | MSG_DONTWAIT);
+		return net_discard(st->sock, st->buf, want < NET_DISCARD_MAX ? want : NET_DISCARD_MAX);
 	case OUT_SPLICE:
 		st->partial = 0;
 		n = splice(st->sock, NULL, st->out, NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
@@ -354,21 +361,27 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 	return -1;
 }
 
-static int stream_setup(struct stream *st, const struct get_opts *o, char *err, size_t errlen)
+static int stream_setup(struct stream *st, const char *output, char *err, size_t errlen)
 {
 	struct stat sb;
 
 	st->out = -1;
 	st->pipe[0] = st->pipe[1] = -1;
 	st->mode = OUT_NONE;
-	if (o->output == NULL)
+	/* Scratch for net_discard, or the copy buffer: untouched pages cost no RSS. */
+	st->buf = malloc(IO_CHUNK > NET_DISCARD_MAX ? IO_CHUNK : NET_DISCARD_MAX);
+	if (st->buf == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (output == NULL)
 		return 0;
-	if (strcmp(o->output, "-") == 0) {
+	if (strcmp(output, "-") == 0) {
 		st->out = STDOUT_FILENO;
 	} else {
-		st->out = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		st->out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 		if (st->out < 0) {
-			snprintf(err, errlen, "cannot open output '%s': %s", o->output, strerror(errno));
+			snprintf(err, errlen, "cannot open output '%s': %s", output, strerror(errno));
 			return -1;
 		}
 	}
@@ -380,18 +393,13 @@ static int stream_setup(struct stream *st, const struct get_opts *o, char *err, 
 		st->mode = OUT_PIPED_SPLICE;
 	} else {
 		st->mode = OUT_COPY;
-		st->buf = malloc(IO_CHUNK);
-		if (st->buf == NULL) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
 	}
 	return 0;
 }
 
-static void stream_cleanup(struct stream *st, const struct get_opts *o)
+static void stream_cleanup(struct stream *st, const char *output)
 {
-	if (st->out >= 0 && o->output && strcmp(o->output, "-") != 0)
+	if (st->out >= 0 && output && strcmp(output, "-") != 0)
 		close(st->out);
 	if (st->pipe[0] >= 0) {
 		close(st->pipe[0]);
@@ -460,8 +468,8 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 	}
 }
 
-static int upload(const struct get_opts *o, int sock, struct source *src, struct progress *p,
-		  struct result *res, char *err, size_t errlen)
+static int upload(const struct get_opts *o, int sock, void *scratch, struct source *src,
+		  struct progress *p, struct result *res, char *err, size_t errlen)
 {
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
@@ -521,7 +529,7 @@ static int upload(const struct get_opts *o, int sock, struct source *src, struct
 	/* Half-close, then wait for the server's close: only then is every byte known to be read. */
 	shutdown(sock, SHUT_WR);
 	for (double until = loop_now() + CLOSE_WAIT_MS / 1000.0; loop_now() < until;) {
-		ssize_t n = recv(sock, NULL, 1u << 20, MSG_TRUNC | MSG_DONTWAIT);
+		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
 
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			break;
@@ -568,15 +576,15 @@ static int run_single(const struct get_opts *o)
 		cmd_error("get", "%s", err);
 		return NCPV_EXIT_FILE;
 	}
-	if (!o->send && stream_setup(&st, o, err, sizeof(err)) < 0) {
+	if (stream_setup(&st, o->send ? NULL : o->output, err, sizeof(err)) < 0) {
 		cmd_error("get", "%s", err);
-		stream_cleanup(&st, o);
+		stream_cleanup(&st, o->output);
 		return NCPV_EXIT_FILE;
 	}
 	sock = net_connect(o->at.host, o->at.port, &o->net, err, sizeof(err));
 	if (sock < 0) {
 		cmd_error("get", "%s", err);
-		stream_cleanup(&st, o);
+		stream_cleanup(&st, o->output);
 		source_free(src);
 		return cmd_net_exit(sock);
 	}
@@ -584,7 +592,7 @@ static int run_single(const struct get_opts *o)
 	net_peer_name(sock, res.peer, sizeof(res.peer));
 	progress_init(&p, o, loop_now());
 	if (o->send)
-		rc = upload(o, sock, src, &p, &res, err, sizeof(err));
+		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
 	else
 		rc = receive(o, &st, &p, &res, err, sizeof(err));
 	res.bytes = p.meter.bytes;
@@ -592,7 +600,7 @@ static int run_single(const struct get_opts *o)
 	if (p.shown || (p.show && rc == 0))
 		progress_draw(&p, loop_now(), 1);
 	close(sock);
-	stream_cleanup(&st, o);
+	stream_cleanup(&st, o->output);
 	source_free(src);
 	if (rc != 0) {
 		cmd_error("get", "%s (after %llu bytes)", err, (unsigned long long)res.bytes);
@@ -623,6 +631,7 @@ struct batch {
 	socklen_t addrlen;
 	struct slot *slots;
 	double *latency;   /* seconds, one per finished transfer */
+	void *scratch;	   /* NET_DISCARD_MAX bytes for net_discard */
 	long started, done, failed, short_count, active;
 	struct progress p;
 	char first_error[256];
@@ -660,7 +669,7 @@ static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
 	(void)fd;
 	(void)events;
 	for (;;) {
-		ssize_t n = recv(s->fd, NULL, 1u << 30, MSG_TRUNC | MSG_DONTWAIT);
+		ssize_t n = net_discard(s->fd, b->scratch, NET_DISCARD_MAX);
 
 		if (n > 0) {
 			s->bytes += (uint64_t)n;
@@ -725,7 +734,8 @@ static int run_batch(const struct get_opts *o)
 	b.loop = loop_new();
 	b.slots = calloc((size_t)o->parallel, sizeof(*b.slots));
 	b.latency = calloc((size_t)o->count, sizeof(*b.latency));
-	if (b.loop == NULL || b.slots == NULL || b.latency == NULL) {
+	b.scratch = malloc(NET_DISCARD_MAX);
+	if (b.loop == NULL || b.slots == NULL || b.latency == NULL || b.scratch == NULL) {
 		cmd_error("get", "out of memory");
 		rc = NCPV_EXIT_FAIL;
 		goto out;
@@ -769,6 +779,7 @@ static int run_batch(const struct get_opts *o)
 		       elapsed > 0 ? b.done / elapsed : 0,
 		       elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, lat.median * 1e3,
 		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
+	fflush(stdout);
 	if (!o->quiet)
 		fprintf(stderr,
 			"%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); "
@@ -790,6 +801,7 @@ out:
 			close(b.slots[i].fd);
 	free(b.slots);
 	free(b.latency);
+	free(b.scratch);
 	loop_free(b.loop);
 	return rc;
 }

@@ -49,7 +49,7 @@ struct conn {
 	struct server *srv;
 	int fd;
 	enum conn_state state;
-	int reading;	     /* EPOLLIN wanted while sending (until the peer's EOF) */
+	int registered;	     /* added to the loop (a new conn is pumped first) */
 	uint64_t sent, received, limit;
 	const char *limit_reason;
 	double start, deadline;
@@ -60,6 +60,7 @@ struct server {
 	const struct serve_opts *o;
 	struct loop *loop;
 	struct source *src;
+	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
 	int lfd, spare_fd, accept_paused;
 	struct conn *conns;
 	long nconns;
@@ -173,7 +174,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 		cmd_error("serve", "--size and --discard conflict: a sink sends nothing");
 		return NCPV_EXIT_USAGE;
 	}
-	if (addr_parse(optind < argc ? argv[optind] : "", "127.0.0.1", NCPV_DEFAULT_PORT, &o->at,
+	if (addr_parse(optind < argc ? argv[optind] : NCPV_DEFAULT_PORT, "127.0.0.1", NCPV_DEFAULT_PORT, &o->at,
 		       err, sizeof(err)) < 0) {
 		cmd_error("serve", "%s", err);
 		return NCPV_EXIT_USAGE;
@@ -229,9 +230,13 @@ static void conn_close(struct server *s, struct conn *c, const char *reason, dou
 	}
 }
 
-static const char *error_reason(int e)
+/* Why a connection ended on error e: for an endless stream the peer
+ * going away is the normal end; for a sized one it left early. */
+static const char *error_reason(const struct conn *c, int e)
 {
-	return e == ECONNRESET || e == EPIPE ? "reset by peer" : strerror(e);
+	if (e == ECONNRESET || e == EPIPE)
+		return c->limit == UINT64_MAX ? "closed by peer" : "reset by peer";
+	return strerror(e);
 }
 
 /* All bytes are out: half-close and wait for the peer's EOF, so that
@@ -242,7 +247,8 @@ static void conn_finish(struct server *s, struct conn *c, double now)
 	c->state = CONN_DRAINING;
 	if (c->deadline == 0 || c->deadline > now + DRAIN_SECONDS)
 		c->deadline = now + DRAIN_SECONDS;
-	loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
+	if (c->registered)
+		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
 }
 
 /* Send what the socket takes now. Returns 0 while open, -1 once closed. */
@@ -277,7 +283,7 @@ static int conn_pump(struct server *s, struct conn *c)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return 0;
-			conn_close(s, c, error_reason(errno), loop_now());
+			conn_close(s, c, error_reason(c, errno), loop_now());
 			return -1;
 		}
 		c->sent += (uint64_t)n;
@@ -300,8 +306,8 @@ static int conn_discard(struct conn *c, uint64_t cap)
 {
 	for (int round = 0; round < SEND_BUDGET; round++) {
 		uint64_t room = cap - c->received;
-		size_t want = room < (1u << 30) ? (size_t)room : (1u << 30);
-		ssize_t n = recv(c->fd, NULL, want, MSG_TRUNC | MSG_DONTWAIT);
+		size_t want = room < NET_DISCARD_MAX ? (size_t)room : NET_DISCARD_MAX;
+		ssize_t n = net_discard(c->fd, c->srv->scratch, want);
 
 		if (n > 0) {
 			c->received += (uint64_t)n;
@@ -328,7 +334,7 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	if (events & EPOLLIN) {
 		rc = conn_discard(c, cap);
 		if (rc < 0) {
-			conn_close(s, c, error_reason(errno), loop_now());
+			conn_close(s, c, error_reason(c, errno), loop_now());
 			return;
 		}
 		if (c->state == CONN_RECEIVING && c->received >= cap) {
@@ -342,14 +348,13 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 				return;
 			}
 			/* The peer finished sending but may still read: stop polling its EOF. */
-			c->reading = 0;
 			loop_mod(s->loop, c->fd, EPOLLOUT);
 		}
 	}
 	if ((events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT && c->state == CONN_SENDING)) {
 		int e = net_socket_error(c->fd);
 
-		conn_close(s, c, e ? error_reason(e) : "closed by peer", loop_now());
+		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", loop_now());
 		return;
 	}
 	if ((events & EPOLLOUT) && c->state == CONN_SENDING)
@@ -404,24 +409,25 @@ static void accept_one(struct server *s, int fd, double now)
 			c->limit = s->o->max_bytes;
 			c->limit_reason = "max-bytes";
 		}
-		c->reading = 1;
 	}
 	if (!s->o->quiet)
 		net_peer_name(fd, c->peer, sizeof(c->peer));
-	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? EPOLLOUT | EPOLLIN : EPOLLIN, on_event, c) < 0) {
-		free(c);
-		refuse(s, fd, strerror(errno));
-		return;
-	}
 	c->next = s->conns;
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
 	s->nconns++;
 	s->accepted++;
-	/* A new socket is writable: start at once rather than after a wakeup. */
-	if (c->state == CONN_SENDING)
-		conn_pump(s, c);
+	/* A new socket is writable: send at once rather than after a wakeup.
+	 * A small "file" is then usually complete, and the connection joins
+	 * the loop already draining: one epoll_ctl instead of two. */
+	if (c->state == CONN_SENDING && conn_pump(s, c) < 0)
+		return;
+	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? EPOLLOUT | EPOLLIN : EPOLLIN | EPOLLRDHUP,
+		     on_event, c) < 0)
+		conn_close(s, c, strerror(errno), now);
+	else
+		c->registered = 1;
 }
 
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
@@ -595,7 +601,8 @@ int cmd_serve(int argc, char **argv)
 	}
 	s.loop = loop_new();
 	s.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (s.loop == NULL || loop_add(s.loop, s.lfd, EPOLLIN, on_accept, &s) < 0) {
+	s.scratch = malloc(NET_DISCARD_MAX);
+	if (s.loop == NULL || s.scratch == NULL || loop_add(s.loop, s.lfd, EPOLLIN, on_accept, &s) < 0) {
 		cmd_error("serve", "event loop: %s", strerror(errno));
 		rc = NCPV_EXIT_FAIL;
 	} else {
@@ -606,5 +613,6 @@ int cmd_serve(int argc, char **argv)
 	if (s.spare_fd >= 0)
 		close(s.spare_fd);
 	source_free(s.src);
+	free(s.scratch);
 	return rc;
 }

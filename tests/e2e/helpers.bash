@@ -48,7 +48,7 @@ stop_pid() {
 	wait "$pid" 2>/dev/null || true
 }
 
-# start_serve [ARGS...]: run `ncpv serve ARGS 127.0.0.1:0` (pass an address as the
+# start_serve [ARGS...]: run `ncpv serve ARGS 127.0.0.1:0` (pass an ADDR:PORT as the
 # last argument to override) and set SERVE_PID, SERVE_PORT and SERVE_LOG.
 start_serve() {
 	local addr=127.0.0.1:0 last
@@ -56,15 +56,21 @@ start_serve() {
 		last=${!#}
 		case $last in
 		-*) ;;
-		*:*|[0-9]*) addr=$last; set -- "${@:1:$(($# - 1))}" ;;
+		*:*) addr=$last; set -- "${@:1:$(($# - 1))}" ;;
 		esac
 	fi
 	SERVE_LOG=$SCRATCH/serve.$RANDOM.log
 	"$NCPV" serve "$@" "$addr" 2>"$SERVE_LOG" &
 	SERVE_PID=$!
 	STARTED_PIDS+=("$SERVE_PID")
-	wait_for "$SERVE_LOG" 'listening on' 5 || return 1
-	SERVE_PORT=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\) .*/\1/p' "$SERVE_LOG" | head -1)
+	local i
+	for ((i = 0; i < 250; i++)); do
+		grep -Eq 'listening on|"event":"listen"' "$SERVE_LOG" && break
+		kill -0 "$SERVE_PID" 2>/dev/null || { cat "$SERVE_LOG" >&2; return 1; }
+		sleep 0.02
+	done
+	grep -Eq 'listening on|"event":"listen"' "$SERVE_LOG" || { cat "$SERVE_LOG" >&2; return 1; }
+	SERVE_PORT=$(sed -En 's/.*(listening on |"address":").*:([0-9]+)[ "].*/\2/p' "$SERVE_LOG" | head -1)
 	[ -n "$SERVE_PORT" ]
 }
 

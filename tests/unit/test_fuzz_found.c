@@ -1,4 +1,5 @@
 /* test_fuzz_found.c - each input the fuzzers (fuzz/) once crashed on, kept as a plain test. */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "display.h"
 #include "units.h"
 #include "cmd/cmd.h"
 
@@ -50,12 +52,38 @@ static void test_error_lines_stay_one_line(void **state)
 	assert_string_equal(line, "ncpv serve: invalid port '?0?[2J'\n");
 }
 
+/* fuzz_display: pv -s 1 after petabytes made the percentage overflow the bar arithmetic,
+ * and a crawling rate made the ETA overflow its long. */
+static void test_bar_far_past_the_size(void **state)
+{
+	struct display_opts o;
+	struct display d;
+	struct display_frame f;
+	char line[256];
+
+	(void)state;
+	assert_int_equal(display_percent(UINT64_MAX, 1), LONG_MAX);
+	display_defaults(&o);
+	o.format = "%p";
+	o.width = 40;
+	display_init(&d, &o);
+	memset(&f, 0, sizeof(f));
+	f.count = 1ULL << 58;
+	f.size = 3;
+	display_line(&d, &f, line, sizeof(line));
+	assert_string_equal(line, "[=================] 9223372036854775807%");
+	assert_null(strchr(line, '>'));
+	/* ...and an ETA at two bytes in a thousand seconds to go through 2^64 bytes. */
+	assert_int_equal(display_eta_seconds(1, UINT64_MAX, 0.002), (long)1e15);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hms_of_absurd_durations),
 		cmocka_unit_test(test_get_connect_timeout_of_a_year),
 		cmocka_unit_test(test_error_lines_stay_one_line),
+		cmocka_unit_test(test_bar_far_past_the_size),
 	};
 
 	return cmocka_run_group_tests_name("fuzz_found", tests, NULL, NULL);

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# pv-perf.sh - Debian's pv against `ncpv pv`, side by side and interleaved, in three set-ups:
+# /dev/zero -> /dev/null, dd | X | dd through pipes, and a TCP socket -> pipe.
+# Usage: bench/pv-perf.sh [ROUNDS] [MIB]   (defaults 7 rounds of 2048 MiB; /dev/zero -> /dev/null
+# moves 8 times as much, being that much faster)
+# Prints, per set-up and tool: median wall seconds (min-max), MiB/s, CPU seconds per GiB,
+# and the ratio ncpv/pv of the median throughputs (>= 1.0: ncpv is at least as fast).
+set -euo pipefail
+export LC_ALL=C
+NCPV=${NCPV:-$(cd "$(dirname "$0")/.." && pwd)/ncpv}
+PV=${PV:-pv}
+ROUNDS=${1:-7}
+MIB=${2:-2048}
+BYTES=$((MIB * 1048576))
+work=$(mktemp -d)
+serve_pid=
+trap '[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+
+"$NCPV" serve --quiet --source zero --size "$BYTES" 127.0.0.1:0 2>"$work/serve.log" &
+serve_pid=$!
+for _ in $(seq 100); do grep -q 'listening on' "$work/serve.log" && break; sleep 0.05; done
+port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\) .*/\1/p' "$work/serve.log")
+[ -n "$port" ] || { cat "$work/serve.log" >&2; exit 1; }
+
+# run SETUP TOOL: one timed run; appends "wall user+sys" to $work/SETUP.TOOL.
+run() {
+	local setup=$1 tool=$2 cmd t
+	if [ "$tool" = pv ]; then cmd=("$PV"); else cmd=("$NCPV" pv); fi
+	t=$work/time
+	case $setup in
+	zero-null)
+		/usr/bin/time -o "$t" -f '%e %U %S' "${cmd[@]}" -q -S -s "$((BYTES * 8))" /dev/zero >/dev/null ;;
+	dd-pipe-dd)
+		dd if=/dev/zero bs=1M count="$MIB" status=none |
+			/usr/bin/time -o "$t" -f '%e %U %S' "${cmd[@]}" -q |
+			dd of=/dev/null bs=1M status=none ;;
+	socket-pipe)
+		/usr/bin/time -o "$t" -f '%e %U %S' "${cmd[@]}" -q </dev/tcp/127.0.0.1/"$port" |
+			dd of=/dev/null bs=1M status=none ;;
+	esac
+	awk '{ print $1, $2 + $3 }' "$t" >>"$work/$setup.$tool"
+}
+
+setups=(zero-null dd-pipe-dd socket-pipe)
+for ((r = 1; r <= ROUNDS; r++)); do
+	for s in "${setups[@]}"; do
+		# Alternate who goes first, so neither always gets the warmer cache.
+		if ((r % 2)); then run "$s" pv; run "$s" ncpv; else run "$s" ncpv; run "$s" pv; fi
+	done
+done
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+echo "# $ROUNDS rounds of $MIB MiB each; $(nproc) CPUs; $(uname -r); pv $($PV --version | head -1 | cut -d' ' -f2)"
+printf '%-12s %-5s %10s %17s %9s %10s\n' setup tool wall_s min-max MiB/s cpu_s/GiB
+for s in "${setups[@]}"; do
+	declare -A med=()
+	for tool in pv ncpv; do
+		f=$work/$s.$tool
+		m=$MIB
+		[ "$s" = zero-null ] && m=$((MIB * 8))
+		w=$(cut -d' ' -f1 "$f" | median)
+		c=$(cut -d' ' -f2 "$f" | median)
+		lo=$(cut -d' ' -f1 "$f" | sort -n | head -1)
+		hi=$(cut -d' ' -f1 "$f" | sort -n | tail -1)
+		med[$tool]=$w
+		awk -v s="$s" -v t="$tool" -v w="$w" -v lo="$lo" -v hi="$hi" -v c="$c" -v m="$m" \
+			'BEGIN { printf "%-12s %-5s %10.3f %8.3f-%-8.3f %9.0f %10.3f\n", s, t, w, lo, hi, (w > 0 ? m / w : 0), c * 1024 / m }'
+	done
+	awk -v s="$s" -v a="${med[pv]}" -v b="${med[ncpv]}" 'BEGIN { printf "%-12s ratio ncpv/pv throughput = %.2f\n", s, (b > 0 ? a / b : 0) }'
+	unset med
+done

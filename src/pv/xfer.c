@@ -1,0 +1,220 @@
+/* xfer.c - pv's data path: one input at a time to one output, by splice or read/write. */
+#include "xfer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* -E skips grow from one byte up to this, doubling on each error in a row. */
+#define SKIP_MAX 512
+
+/* A non-blocking descriptor said EAGAIN: wait (interruptibly) instead of spinning. */
+static void wait_ready(int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+
+	(void)poll(&p, 1, -1);
+}
+
+static int is_pipe(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+int pv_xfer_init(struct pv_xfer *x, int out, size_t size)
+{
+	memset(x, 0, sizeof(*x));
+	x->in = -1;
+	x->out = out;
+	x->eol = '\n';
+	x->size = size;
+	x->out_pipe = out >= 0 && is_pipe(out);
+	x->buf = malloc(size);
+	return x->buf ? 0 : -1;
+}
+
+void pv_xfer_free(struct pv_xfer *x)
+{
+	free(x->buf);
+	x->buf = NULL;
+}
+
+void pv_xfer_set_input(struct pv_xfer *x, int in)
+{
+	x->in = in;
+	x->pend_off = x->pend_len = 0;
+	x->skip = 1;
+	/* splice needs a pipe on one side; the bytes are never seen then. */
+	x->in_splice = !x->no_splice && !x->count_lines && !x->discard && !x->sync &&
+		       (x->out_pipe || is_pipe(in));
+}
+
+void pv_xfer_grow_pipe(int fd, size_t size)
+{
+	int cur = fcntl(fd, F_GETPIPE_SZ);
+
+	if (cur > 0 && (size_t)cur < size)
+		(void)fcntl(fd, F_SETPIPE_SZ, (int)size);
+}
+
+int pv_xfer_buffer_percent(const struct pv_xfer *x)
+{
+	if (x->in_splice || x->size == 0)
+		return -1;
+	return (int)(x->pend_len * 100 / x->size);
+}
+
+/* Keep the tail of what went out, for -A. */
+static void remember_last(struct pv_xfer *x, const unsigned char *p, size_t n)
+{
+	size_t cap = sizeof(x->last);
+
+	if (n >= cap) {
+		memcpy(x->last, p + n - cap, cap);
+		x->last_len = cap;
+		return;
+	}
+	if (x->last_len + n > cap) {
+		size_t drop = x->last_len + n - cap;
+
+		memmove(x->last, x->last + drop, x->last_len - drop);
+		x->last_len -= drop;
+	}
+	memcpy(x->last + x->last_len, p, n);
+	x->last_len += n;
+}
+
+static uint64_t count_eol(const unsigned char *p, size_t n, unsigned char eol, uint64_t limit,
+			  size_t *cut)
+{
+	const unsigned char *end = p + n, *q = p;
+	uint64_t c = 0;
+
+	*cut = n;
+	while (q < end && (q = memchr(q, eol, (size_t)(end - q))) != NULL) {
+		q++;
+		if (++c == limit) {
+			*cut = (size_t)(q - p);
+			break;
+		}
+	}
+	return c;
+}
+
+static enum pv_step splice_step(struct pv_xfer *x, uint64_t max, uint64_t *bytes)
+{
+	size_t want = max < (1u << 30) ? (size_t)max : (1u << 30);
+	ssize_t n = splice(x->in, NULL, x->out, NULL, want, SPLICE_F_MORE);
+
+	if (n > 0) {
+		*bytes += (uint64_t)n;
+		return PV_STEP_MOVED;
+	}
+	if (n == 0)
+		return PV_STEP_EOF;
+	if (errno == EAGAIN) {
+		wait_ready(x->in, POLLIN);
+		wait_ready(x->out, POLLOUT);
+		return PV_STEP_AGAIN;
+	}
+	if (errno == EINTR)
+		return PV_STEP_AGAIN;
+	if (errno == EINVAL || errno == ENOSYS || errno == EBADF) {
+		/* This pair cannot splice (or no longer can): copy instead. */
+		x->in_splice = 0;
+		return PV_STEP_MOVED;
+	}
+	/* EPIPE and friends concern the output; anything else, the input. */
+	if (errno == EPIPE || errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
+		return PV_STEP_WRITE_ERR;
+	return PV_STEP_READ_ERR;
+}
+
+/* -E: replace an unreadable range with zeros and move past it. */
+static enum pv_step skip_error(struct pv_xfer *x, uint64_t max)
+{
+	off_t at = lseek(x->in, 0, SEEK_CUR);
+	size_t n = x->skip;
+
+	x->skip_errno = errno;
+	if (at < 0)
+		return PV_STEP_READ_ERR;
+	if (n > max)
+		n = (size_t)max;
+	if (n > x->size)
+		n = x->size;
+	if (lseek(x->in, (off_t)n, SEEK_CUR) < 0)
+		return PV_STEP_READ_ERR;
+	memset(x->buf, 0, n);
+	x->pend_off = 0;
+	x->pend_len = n;
+	x->skip_at = (uint64_t)at;
+	x->skip_len = n;
+	if (x->skip < SKIP_MAX)
+		x->skip *= 2;
+	return PV_STEP_SKIPPED;
+}
+
+enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, uint64_t *bytes,
+			  uint64_t *lines)
+{
+	if (max == 0)
+		return PV_STEP_MOVED;
+	if (x->pend_len == 0) {
+		size_t want = max < x->size ? (size_t)max : x->size;
+		ssize_t n;
+
+		if (x->in_splice)
+			return splice_step(x, max, bytes);
+		n = read(x->in, x->buf, want);
+		if (n == 0)
+			return PV_STEP_EOF;
+		if (n < 0) {
+			if (errno == EAGAIN)
+				wait_ready(x->in, POLLIN);
+			if (errno == EINTR || errno == EAGAIN)
+				return PV_STEP_AGAIN;
+			if (x->skip_errors)
+				return skip_error(x, max);
+			return PV_STEP_READ_ERR;
+		}
+		x->skip = 1;
+		x->pend_off = 0;
+		x->pend_len = (size_t)n;
+		if (x->count_lines) {
+			size_t cut;
+
+			*lines += count_eol(x->buf, x->pend_len, x->eol, max_lines, &cut);
+			x->pend_len = cut; /* -S in line mode: nothing after the last line */
+		}
+	}
+	while (x->pend_len > 0) {
+		ssize_t n;
+
+		if (x->discard) {
+			n = (ssize_t)x->pend_len;
+		} else {
+			n = write(x->out, x->buf + x->pend_off, x->pend_len);
+			if (n < 0) {
+				if (errno == EAGAIN)
+					wait_ready(x->out, POLLOUT);
+				if (errno == EINTR || errno == EAGAIN)
+					return PV_STEP_MOVED;
+				return PV_STEP_WRITE_ERR;
+			}
+			if (x->sync && fdatasync(x->out) < 0 && errno != EINVAL && errno != EROFS)
+				return PV_STEP_WRITE_ERR;
+		}
+		remember_last(x, x->buf + x->pend_off, (size_t)n);
+		x->pend_off += (size_t)n;
+		x->pend_len -= (size_t)n;
+		*bytes += (uint64_t)n;
+	}
+	return PV_STEP_MOVED;
+}

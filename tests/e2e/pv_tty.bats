@@ -1,0 +1,76 @@
+#!/usr/bin/env bats
+# pv_tty.bats - `ncpv pv` on a real terminal (tmux): width and resizes, background and foreground.
+load helpers
+
+setup() {
+	common_setup
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	SOCK="ncpv-pv-$$-$RANDOM"
+	tmux -L "$SOCK" -f /dev/null new-session -d -x 60 -y 12 "env PS1='$ ' bash --norc --noprofile -i"
+}
+
+teardown() {
+	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	common_teardown
+}
+
+pane() {
+	tmux -L "$SOCK" capture-pane -p
+}
+
+# pane_wait REGEX [SECONDS]: poll the screen until REGEX shows, at most SECONDS (default 5).
+pane_wait() {
+	local i
+	for ((i = 0; i < ${2:-5} * 20; i++)); do
+		pane | grep -Eq -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "screen never showed /$1/:" >&2
+	pane >&2
+	return 1
+}
+
+type_line() {
+	tmux -L "$SOCK" send-keys "$1" Enter
+}
+
+@test "the line fills the terminal width and follows a resize" {
+	type_line "$NCPV pv -i 0.1 -L 4000 -s 1000000 /dev/zero >/dev/null"
+	pane_wait '^[0-9.]+KiB .*ETA'
+	[ "$(pane | grep -E 'ETA' | tail -1 | sed 's/ *$//' | wc -L)" -eq 60 ]
+	tmux -L "$SOCK" resize-window -x 100
+	pane_wait '^[0-9.]+KiB .{80,}ETA'
+	tmux -L "$SOCK" send-keys C-c
+}
+
+@test "in the background it neither stops nor writes, and resumes in the foreground" {
+	type_line "stty tostop; $NCPV pv -i 0.1 -L 4000 -s 1000000 /dev/zero >/dev/null"
+	pane_wait 'ETA'
+	tmux -L "$SOCK" send-keys C-z
+	pane_wait 'Stopped'
+	type_line "bg; clear"
+	pane_wait '^\$ ?$'
+	# A second of 0.1 s updates: the screen stays clean and the job keeps running.
+	for ((i = 0; i < 10; i++)); do
+		! pane | grep -q 'KiB'
+		sleep 0.1
+	done
+	type_line "jobs"
+	pane_wait 'Running'
+	type_line "fg"
+	pane_wait '^[0-9.]+KiB .*ETA'
+	tmux -L "$SOCK" send-keys C-c
+}
+
+@test "when the terminal goes away under nohup the copy finishes quietly" {
+	local out=$SCRATCH/out rc=$SCRATCH/rc i
+	type_line "sh -c 'trap \"\" HUP; $NCPV pv -i 0.1 -L 100K -s 200K -S /dev/zero >$out; echo \$? >$rc' "
+	pane_wait 'KiB'
+	tmux -L "$SOCK" kill-server
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$rc" ] && break
+		sleep 0.05
+	done
+	[ "$(cat "$rc")" = 0 ]
+	[ "$(stat -c %s "$out")" -eq 204800 ]
+}

@@ -1,0 +1,339 @@
+#!/usr/bin/env bats
+# serve and get: byte-exact transfers, many clients, limits, misbehaving peers, signals.
+
+load helpers
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+# download_exact BYTES: serve a file of BYTES, fetch it with get -o, compare sha256.
+download_exact() {
+	make_file "$SCRATCH/in" "$1"
+	start_serve --source "$SCRATCH/in"
+	run "$NCPV" get -q -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+# upload_exact BYTES: get --send a file to a real netcat listener, compare sha256.
+upload_exact() {
+	make_file "$SCRATCH/in" "$1"
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	nc.openbsd -l 127.0.0.1 "$port" >"$SCRATCH/out" &
+	STARTED_PIDS+=($!)
+	for _ in $(seq 100); do ss -ltn | grep -q ":$port " && break; sleep 0.02; done
+	run "$NCPV" get -q --send --source "$SCRATCH/in" "127.0.0.1:$port"
+	[ "$status" -eq 0 ]
+	wait_gone "${STARTED_PIDS[-1]}" 10
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "download of 0 bytes is byte-exact" { download_exact 0; }
+@test "download of 1 byte is byte-exact" { download_exact 1; }
+@test "download of 4095 bytes is byte-exact" { download_exact 4095; }
+@test "download of 4096 bytes is byte-exact" { download_exact 4096; }
+@test "download of 65537 bytes is byte-exact" { download_exact 65537; }
+@test "download of 1 MiB + 1 is byte-exact" { download_exact 1048577; }
+@test "download of 100 MiB is byte-exact" { download_exact 104857600; }
+
+@test "upload of 0 bytes is byte-exact" { upload_exact 0; }
+@test "upload of 1 byte is byte-exact" { upload_exact 1; }
+@test "upload of 4095 bytes is byte-exact" { upload_exact 4095; }
+@test "upload of 4096 bytes is byte-exact" { upload_exact 4096; }
+@test "upload of 65537 bytes is byte-exact" { upload_exact 65537; }
+@test "upload of 1 MiB + 1 is byte-exact" { upload_exact 1048577; }
+@test "upload of 100 MiB is byte-exact" { upload_exact 104857600; }
+
+@test "download to stdout through a pipe is byte-exact" {
+	make_file "$SCRATCH/in" 3000000
+	start_serve --source "$SCRATCH/in"
+	"$NCPV" get -q -o - "127.0.0.1:$SERVE_PORT" | cat >"$SCRATCH/out"
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "download appended to a file (no splice) is byte-exact" {
+	make_file "$SCRATCH/in" 300000
+	start_serve --source "$SCRATCH/in"
+	"$NCPV" get -q -o - "127.0.0.1:$SERVE_PORT" >>"$SCRATCH/out"
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "get downloads byte-exact from a real netcat server" {
+	make_file "$SCRATCH/in" 5000000
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	nc.openbsd -N -l 127.0.0.1 "$port" <"$SCRATCH/in" &
+	STARTED_PIDS+=($!)
+	for _ in $(seq 100); do ss -ltn | grep -q ":$port " && break; sleep 0.02; done
+	run "$NCPV" get -q -o "$SCRATCH/out" "127.0.0.1:$port"
+	[ "$status" -eq 0 ]
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "a real netcat client downloads byte-exact from serve" {
+	make_file "$SCRATCH/in" 5000000
+	start_serve --source "$SCRATCH/in"
+	timeout 20 nc.openbsd -d 127.0.0.1 "$SERVE_PORT" >"$SCRATCH/out"
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "serve --discard counts exactly what get --send uploads" {
+	start_serve --discard
+	run "$NCPV" get -q --send --source zero --bytes 10M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	wait_for "$SERVE_LOG" 'received 10485760 B' 5
+}
+
+@test "serve --size gives every connection exactly that many bytes" {
+	start_serve --size 12345
+	"$NCPV" get -q -o "$SCRATCH/a" "127.0.0.1:$SERVE_PORT"
+	"$NCPV" get -q -o "$SCRATCH/b" "127.0.0.1:$SERVE_PORT"
+	[ "$(stat -c %s "$SCRATCH/a")" -eq 12345 ]
+	[ "$(stat -c %s "$SCRATCH/b")" -eq 12345 ]
+	! cmp -s "$SCRATCH/a" "$SCRATCH/b"   # fresh data for each connection
+}
+
+@test "serve --size repeats a short source file to fill the size" {
+	printf 'abc' >"$SCRATCH/in"
+	start_serve --source "$SCRATCH/in" --size 10
+	"$NCPV" get -q -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT"
+	[ "$(cat "$SCRATCH/out")" = "abcabcabca" ]
+}
+
+@test "get --size with a different total is an error" {
+	start_serve --size 1000
+	run "$NCPV" get -q --size 2000 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"expected 2000 bytes, received 1000"* ]]
+}
+
+@test "100 clients at once all complete" {
+	make_file "$SCRATCH/in" 1000000
+	start_serve --quiet --source "$SCRATCH/in"
+	run "$NCPV" get --count 100 --parallel 100 --size 1000000 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"100 transfers (0 failed)"* ]]
+}
+
+@test "100 client processes at once all receive byte-exact data" {
+	make_file "$SCRATCH/in" 200000
+	start_serve --quiet --source "$SCRATCH/in"
+	pids=()
+	for i in $(seq 100); do
+		"$NCPV" get -q -o "$SCRATCH/out.$i" "127.0.0.1:$SERVE_PORT" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	want=$(sha "$SCRATCH/in")
+	for i in $(seq 100); do [ "$(sha "$SCRATCH/out.$i")" = "$want" ]; done
+}
+
+@test "a stalled reader does not slow the others" {
+	start_serve
+	# Five clients that connect and never read.
+	for i in 1 2 3 4 5; do
+		python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); time.sleep(30)' "$SERVE_PORT" &
+		STARTED_PIDS+=($!)
+	done
+	wait_for "$SERVE_LOG" 'listening' 1
+	run timeout 20 "$NCPV" get -q --json --bytes 500M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":524288000'* ]]
+}
+
+@test "a client that resets mid-stream is logged and the server goes on" {
+	start_serve
+	python3 -c '
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.recv(65536)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()' "$SERVE_PORT"
+	wait_for "$SERVE_LOG" 'closed by peer|reset by peer' 5
+	run "$NCPV" get -q --bytes 1M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+}
+
+@test "a client that connects and closes at once does not upset the server" {
+	start_serve --size 1M
+	for i in $(seq 20); do
+		python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1]))).close()' "$SERVE_PORT"
+	done
+	run "$NCPV" get -q --size 1M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	kill -0 "$SERVE_PID"
+}
+
+@test "serve --max-conns refuses the excess connection at once" {
+	start_serve --max-conns 2
+	for i in 1 2; do
+		python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); time.sleep(30)' "$SERVE_PORT" &
+		STARTED_PIDS+=($!)
+	done
+	for _ in $(seq 100); do [ "$(ss -tn state established "( sport = :$SERVE_PORT )" | tail -n +2 | wc -l)" -ge 2 ] && break; sleep 0.05; done
+	run timeout 10 "$NCPV" get -q "127.0.0.1:$SERVE_PORT"
+	# The reset lands during the connect (exit 4) or on the first read (exit 1).
+	[ "$status" -eq 4 ] || [ "$status" -eq 1 ]
+	[[ "$output" == *"reset by peer"* ]]
+	wait_for "$SERVE_LOG" 'refused: max-conns reached' 5
+}
+
+@test "serve --max-time closes a connection after that long" {
+	start_serve --max-time 0.3
+	run timeout 10 "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	wait_for "$SERVE_LOG" 'max-time' 5
+}
+
+@test "serve --max-bytes closes a connection after that many bytes" {
+	start_serve --max-bytes 5000
+	run "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	[[ "$output" == *'"bytes":5000'* ]]
+	wait_for "$SERVE_LOG" 'max-bytes' 5
+}
+
+@test "serve and get work over IPv6 loopback" {
+	python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null || skip "no IPv6 loopback"
+	start_serve --size 4K '[::1]:0'
+	run "$NCPV" get -q --json "[::1]:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"peer":"[::1]:'* ]]
+	[[ "$output" == *'"bytes":4096'* ]]
+}
+
+@test "get accepts HOST PORT as two arguments" {
+	start_serve --size 100
+	run "$NCPV" get -q --json 127.0.0.1 "$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":100'* ]]
+}
+
+@test "SIGINT stops serve with a summary and exit status 0" {
+	start_serve --size 1000
+	"$NCPV" get -q "127.0.0.1:$SERVE_PORT"
+	kill -INT "$SERVE_PID"
+	wait_gone "$SERVE_PID" 5
+	run wait "$SERVE_PID"
+	[ "$status" -eq 0 ]
+	grep -q 'stopped after .* 1 connections (1 completed, 0 refused)' "$SERVE_LOG"
+}
+
+@test "SIGTERM stops serve with a summary and exit status 0" {
+	start_serve
+	kill -TERM "$SERVE_PID"
+	wait_gone "$SERVE_PID" 5
+	run wait "$SERVE_PID"
+	[ "$status" -eq 0 ]
+	grep -q 'stopped after' "$SERVE_LOG"
+}
+
+@test "serve --json logs one JSON object per line" {
+	start_serve --json --size 777
+	"$NCPV" get -q "127.0.0.1:$SERVE_PORT"
+	wait_for "$SERVE_LOG" '"event":"close"' 5
+	kill -TERM "$SERVE_PID"
+	wait_gone "$SERVE_PID" 5
+	python3 -c '
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1])]
+kinds = [e["event"] for e in events]
+assert kinds == ["listen", "close", "summary"], kinds
+assert events[1]["sent"] == 777 and events[1]["reason"] == "done", events[1]
+assert events[2]["completed"] == 1
+' "$SERVE_LOG"
+}
+
+@test "get --json reports bytes, seconds and rate" {
+	start_serve --size 64K
+	run "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["bytes"] == 65536 and d["direction"] == "receive" and d["ended"] == "eof", d
+assert d["seconds"] > 0 and d["rate"] > 0, d'
+}
+
+@test "get --count reports transfers/s and latency percentiles" {
+	start_serve --quiet --size 4K
+	run "$NCPV" get -q --json --count 200 --parallel 8 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	echo "$output" | head -1 | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["transfers"] == 200 and d["failed"] == 0 and d["bytes"] == 200 * 4096, d
+l = d["latency_ms"]
+assert 0 < l["p50"] <= l["p90"] <= l["p99"] <= l["max"], l'
+}
+
+@test "get --time stops after that long" {
+	start_serve
+	run timeout 10 "$NCPV" get -q --json --time 0.5 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"ended":"time"'* ]]
+}
+
+@test "get shows a pv-style progress line with -f" {
+	start_serve --size 10M
+	run "$NCPV" get -f -i 0.05 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ 10\.0MiB\ 0:00:0[0-9]\ \[.*B/s\] ]]
+	[[ "$output" == *"received 10485760 B (10.0MiB)"* ]]
+}
+
+@test "get -q prints nothing" {
+	start_serve --size 1K
+	run "$NCPV" get -q "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "the random source is incompressible (zstd --long finds no repeats)" {
+	start_serve --size 32M
+	"$NCPV" get -q -o "$SCRATCH/r" "127.0.0.1:$SERVE_PORT"
+	packed=$(zstd -q --long=27 -c "$SCRATCH/r" | wc -c)
+	[ "$packed" -ge 33554432 ]
+	head -c 8M "$SCRATCH/r" >"$SCRATCH/r8"
+	packed=$(xz -1 -T1 -c "$SCRATCH/r8" | wc -c)
+	[ "$packed" -ge 8388608 ]
+}
+
+@test "the zero and urandom sources send what they say" {
+	start_serve --source zero --size 1000
+	"$NCPV" get -q -o "$SCRATCH/z" "127.0.0.1:$SERVE_PORT"
+	cmp "$SCRATCH/z" <(head -c 1000 /dev/zero)
+	stop_pid "$SERVE_PID"
+	start_serve --source urandom --size 100000
+	"$NCPV" get -q -o "$SCRATCH/u" "127.0.0.1:$SERVE_PORT"
+	[ "$(stat -c %s "$SCRATCH/u")" -eq 100000 ]
+	[ "$(zstd -q -c "$SCRATCH/u" | wc -c)" -ge 100000 ]
+}
+
+@test "serve listens on a host name" {
+	start_serve --size 10 localhost:0
+	run "$NCPV" get -q --json "localhost:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":10'* ]]
+}
+
+@test "out of file descriptors, serve neither spins nor stops serving" {
+	SERVE_LOG=$SCRATCH/serve.log
+	# 16 fds: stdio, listener, epoll, the spare and a few clients.
+	bash -c 'ulimit -n 16; exec "$0" serve --max-conns 1000 --max-time 3 127.0.0.1:0' "$NCPV" 2>"$SERVE_LOG" &
+	SERVE_PID=$!
+	STARTED_PIDS+=("$SERVE_PID")
+	wait_for "$SERVE_LOG" 'listening on' 5
+	SERVE_PORT=$(sed -En 's/.*listening on .*:([0-9]+) .*/\1/p' "$SERVE_LOG")
+	python3 -c '
+import socket, sys, time
+socks = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(40)]
+time.sleep(1.5)' "$SERVE_PORT" &
+	STARTED_PIDS+=($!)
+	wait_for "$SERVE_LOG" 'out of file descriptors' 5
+	t0=$(awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat")
+	sleep 1
+	t1=$(awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat")
+	# Stalled clients and a full fd table: well under a tenth of a CPU second per second.
+	[ $((t1 - t0)) -lt 10 ]
+	wait_gone "${STARTED_PIDS[-1]}" 10
+	run timeout 10 "$NCPV" get -q --bytes 1M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+}

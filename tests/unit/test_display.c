@@ -1,0 +1,266 @@
+/* test_display.c - pv 1.6.20's number formatting, bar layout and numeric lines, as measured. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "display.h"
+
+static const char *amount(double v, int decimal, const char *suffix)
+{
+	static char buf[64];
+
+	return display_amount(buf, sizeof(buf), v, decimal, suffix);
+}
+
+static void test_amount_byte_boundaries(void **state)
+{
+	(void)state;
+	assert_string_equal(amount(0, 0, "B"), "0.00 B");
+	assert_string_equal(amount(1, 0, "B"), "1.00 B");
+	assert_string_equal(amount(99, 0, "B"), "99.0 B");
+	assert_string_equal(amount(100, 0, "B"), " 100 B");
+	assert_string_equal(amount(1000, 0, "B"), "1000 B");
+	assert_string_equal(amount(1023, 0, "B"), "1023 B");
+	assert_string_equal(amount(1024, 0, "B"), "1.00KiB");
+	assert_string_equal(amount(10240, 0, "B"), "10.0KiB");
+	assert_string_equal(amount(1017856, 0, "B"), " 994KiB");
+	assert_string_equal(amount(1048575, 0, "B"), "1023KiB");
+	assert_string_equal(amount(1048576, 0, "B"), "1.00MiB");
+	assert_string_equal(amount(1073741824.0, 0, "B"), "1.00GiB");
+}
+
+static void test_amount_lines_rates_and_small(void **state)
+{
+	(void)state;
+	assert_string_equal(amount(999, 1, ""), " 999 ");
+	assert_string_equal(amount(1000, 1, ""), "1.00k");
+	assert_string_equal(amount(1500000, 1, ""), "1.50M");
+	assert_string_equal(amount(51.3e6, 1, "/s"), "51.3M/s");
+	assert_string_equal(amount(0, 0, "B/s"), "0.00 B/s");
+	/* Below one: milli prefixes, with pv's "i" in byte mode. */
+	assert_string_equal(amount(1.0 / 1.083, 0, "B/s"), " 945miB/s");
+	assert_string_equal(amount(0.5, 1, "/s"), " 500m/s");
+}
+
+static void render(struct display *d, uint64_t count, uint64_t size, int final, char *buf, size_t len)
+{
+	struct display_frame f;
+
+	memset(&f, 0, sizeof(f));
+	f.count = count;
+	f.size = size;
+	f.final = final;
+	f.buffer_percent = -1;
+	display_line(d, &f, buf, len);
+}
+
+static void bar(int width, uint64_t count, uint64_t size, const char *want)
+{
+	struct display_opts o;
+	struct display d;
+	char buf[256];
+
+	memset(&o, 0, sizeof(o));
+	o.progress = 1;
+	o.width = width;
+	display_init(&d, &o);
+	render(&d, count, size, 1, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+static void test_bar_fill_rules(void **state)
+{
+	(void)state;
+	bar(20, 1000, 3000, "[===>          ] 33%");
+	bar(20, 1000, 1000, "[============>] 100%");
+	bar(30, 1000, 990, "[======================>] 101%");
+	bar(30, 1000, 900, "[=======================] 111%");
+	bar(8, 1000, 3000, "[> ] 33%");
+	bar(7, 1000, 3000, "[>] 33%");
+	bar(6, 1000, 3000, "[] 33%");
+	bar(5, 1000, 3000, "");
+	/* Unknown size: "<=>" after one step, or nothing when it cannot fit. */
+	bar(20, 1000, 0, "[<=>               ]");
+	bar(5, 1000, 0, "[<=>]");
+	bar(4, 1000, 0, "");
+}
+
+static void test_bounce_moves_only_with_data(void **state)
+{
+	struct display_opts o;
+	struct display d;
+	char buf[256];
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.progress = 1;
+	o.width = 80;
+	display_init(&d, &o);
+	render(&d, 1, 0, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "[ <=>                                                                          ]");
+	render(&d, 1, 0, 0, buf, sizeof(buf)); /* no new data: stays */
+	assert_int_equal(d.bounce, 2);
+	for (int i = 2; i < 60; i++)
+		render(&d, (uint64_t)i, 0, 0, buf, sizeof(buf));
+	assert_int_equal(d.bounce, 118);
+	assert_int_equal(strchr(buf, '<') - buf, 1 + 75 * 82 / 100);
+}
+
+static void test_default_line_and_eta_blanking(void **state)
+{
+	struct display_opts o;
+	struct display d;
+	struct display_frame f;
+	char buf[256];
+
+	(void)state;
+	display_defaults(&o);
+	display_init(&d, &o);
+	memset(&f, 0, sizeof(f));
+	f.count = 1000;
+	f.size = 500;
+	f.elapsed = 0.5;
+	f.rate = f.average = 2000;
+	f.final = 1;
+	display_line(&d, &f, buf, sizeof(buf));
+	assert_string_equal(buf, "1000 B 0:00:00 [1.95KiB/s] [==================================] 200%            ");
+	assert_int_equal(strlen(buf), 80);
+	f.final = 0;
+	f.count = 250;
+	display_line(&d, &f, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "] 50% ETA 0:00:00"));
+}
+
+static void test_timer_and_eta_with_days(void **state)
+{
+	struct display_opts o;
+	struct display d;
+	struct display_frame f;
+	char buf[128];
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.timer = o.eta = 1;
+	display_init(&d, &o);
+	memset(&f, 0, sizeof(f));
+	f.elapsed = 90061;
+	f.count = 1;
+	f.size = 90062;
+	f.average = 1;
+	display_line(&d, &f, buf, sizeof(buf));
+	assert_string_equal(buf, "1:01:01:01 ETA 1:01:01:01");
+	f.final = 1;
+	display_line(&d, &f, buf, sizeof(buf));
+	assert_string_equal(buf, "1:01:01:01               ");
+}
+
+static void test_shorter_line_is_padded(void **state)
+{
+	struct display_opts o;
+	struct display d;
+	struct display_frame f;
+	char buf[64];
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.rate = 1;
+	display_init(&d, &o);
+	memset(&f, 0, sizeof(f));
+	f.rate = 1100;
+	display_line(&d, &f, buf, sizeof(buf));
+	assert_string_equal(buf, "[1.07KiB/s]");
+	f.rate = 830;
+	display_line(&d, &f, buf, sizeof(buf));
+	assert_string_equal(buf, "[ 830 B/s] ");
+}
+
+static void test_format_sequences(void **state)
+{
+	struct display_opts o;
+	struct display d;
+	struct display_frame f;
+	char buf[128], bad[32];
+	static const unsigned char last[] = "ab\ncd";
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	o.name = "foo";
+	o.format = "x%5Ay %% %z %{bytes}|%N|%{buffer-percent}%T %";
+	display_init(&d, &o);
+	memset(&f, 0, sizeof(f));
+	f.count = 2048;
+	f.buffer_percent = -1;
+	f.last = last;
+	f.last_len = 5;
+	display_line(&d, &f, buf, sizeof(buf));
+	assert_string_equal(buf, "xab.cdy % %z 2.00KiB|      foo:|{----}{----} %");
+	assert_int_equal(display_check_format("%{progress} %{rate} %{average-rate} %{eta}", bad, sizeof(bad)), 0);
+	assert_int_equal(display_check_format("a %{nope} b", bad, sizeof(bad)), -1);
+	assert_string_equal(bad, "%{nope}");
+	assert_int_equal(display_format_needs_buffer("%b %t"), 0);
+	assert_int_equal(display_format_needs_buffer("%16A"), 1);
+}
+
+static const char *numeric(int timer, int bytes, uint64_t count, uint64_t size)
+{
+	static char buf[64];
+	struct display_opts o;
+	struct display d;
+	struct display_frame f;
+
+	memset(&o, 0, sizeof(o));
+	o.timer = timer;
+	o.bytes = bytes;
+	display_init(&d, &o);
+	memset(&f, 0, sizeof(f));
+	f.count = count;
+	f.size = size;
+	f.elapsed = 1.08216;
+	display_numeric(&d, &f, buf, sizeof(buf));
+	return buf;
+}
+
+static void test_numeric_lines(void **state)
+{
+	(void)state;
+	assert_string_equal(numeric(0, 0, 100, 300), "33\n");
+	assert_string_equal(numeric(1, 0, 100, 300), "1.0822 33\n");
+	assert_string_equal(numeric(0, 1, 100, 300), "100\n");
+	assert_string_equal(numeric(1, 1, 100, 300), "1.0822 100\n");
+	/* Above 100% pv mirrors the value; without a size it prints the bar step. */
+	assert_string_equal(numeric(0, 0, 1000, 990), "99\n");
+	assert_string_equal(numeric(0, 0, 1000, 10), "-9800\n");
+	assert_string_equal(numeric(0, 0, 1000, 0), "2\n");
+}
+
+static void test_percent_and_eta(void **state)
+{
+	(void)state;
+	assert_int_equal(display_percent(1, 3), 33);
+	assert_int_equal(display_percent(5, 0), 0);
+	assert_int_equal(display_percent(UINT64_MAX / 2, UINT64_MAX / 2), 100);
+	assert_int_equal(display_eta_seconds(0, 100, 10), 0);
+	assert_int_equal(display_eta_seconds(50, 100, 10), 5);
+	assert_int_equal(display_eta_seconds(50, 100, 0.0001), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_amount_byte_boundaries),
+		cmocka_unit_test(test_amount_lines_rates_and_small),
+		cmocka_unit_test(test_bar_fill_rules),
+		cmocka_unit_test(test_bounce_moves_only_with_data),
+		cmocka_unit_test(test_default_line_and_eta_blanking),
+		cmocka_unit_test(test_timer_and_eta_with_days),
+		cmocka_unit_test(test_shorter_line_is_padded),
+		cmocka_unit_test(test_format_sequences),
+		cmocka_unit_test(test_numeric_lines),
+		cmocka_unit_test(test_percent_and_eta),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
