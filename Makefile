@@ -127,7 +127,7 @@ valgrind: $(BUILD)/ncpv $(BUILD)/tests/stressor
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), both clean. clang-tidy runs once per
 # file: clang-tidy 14 run over many files at once reports a va_list false positive in common.c.
-LINT_SRC := $(SRC) $(UNIT_SRC) tests/stress/stressor.c $(wildcard fuzz/*.c)
+LINT_SRC := $(SRC) $(wildcard src/devtcp/*.c) $(UNIT_SRC) tests/stress/stressor.c $(wildcard fuzz/*.c)
 lint:
 	cppcheck --enable=warning,performance,portability --std=c11 --inline-suppr --quiet \
 	    --error-exitcode=1 --suppressions-list=.cppcheck-suppressions -D_GNU_SOURCE \

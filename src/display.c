@@ -296,7 +296,7 @@ static void format_fineta(char *out, size_t len, const struct display_frame *f)
 	if (localtime_r(&then, &tm) == NULL)
 		return;
 	/* More than six hours ahead, the date is shown as well. */
-	strftime(out, len, eta > 6 * 3600 ? "ETA %Y-%m-%d %H:%M:%S" : "ETA %H:%M:%S", &tm);
+	strftime(out, len, eta > 6L * 3600 ? "ETA %Y-%m-%d %H:%M:%S" : "ETA %H:%M:%S", &tm);
 }
 
 static void format_last(char *out, size_t len, long want, const struct display_frame *f)

@@ -67,9 +67,13 @@ static int parse_options(int argc, char **argv, struct devtcp_opts *o)
 	while ((c = getopt_long(argc, argv, "+:t:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (units_parse_seconds(optarg, &secs) < 0 || secs <= 0 || secs > 86400)
-				return cmd_bad_value("devtcp", "timeout", optarg,
-						     "expected seconds from 0 to 86400, such as 5 or 0.5");
+			if (units_parse_seconds(optarg, &secs) < 0 || secs <= 0 || secs > 86400) {
+				/* The exit code written here, not taken from cmd_bad_value's return:
+				 * the analyzer cannot see into common.c and assumed success. */
+				cmd_bad_value("devtcp", "timeout", optarg,
+					      "expected seconds from 0 to 86400, such as 5 or 0.5");
+				return NCPV_EXIT_USAGE;
+			}
 			o->timeout = optarg;
 			break;
 		case 'v':
@@ -79,9 +83,11 @@ static int parse_options(int argc, char **argv, struct devtcp_opts *o)
 			usage(stdout);
 			return -1;
 		case ':':
-			return cmd_missing_argument("devtcp", optopt, argv[optind - 1]);
+			cmd_missing_argument("devtcp", optopt, argv[optind - 1]);
+			return NCPV_EXIT_USAGE;
 		default:
-			return cmd_bad_option("devtcp", optopt, optopt ? NULL : argv[optind - 1]);
+			cmd_bad_option("devtcp", optopt, optopt ? NULL : argv[optind - 1]);
+			return NCPV_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {

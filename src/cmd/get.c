@@ -364,12 +364,16 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 static int stream_setup(struct stream *st, const char *output, char *err, size_t errlen)
 {
 	struct stat sb;
+	size_t scratch;
 
 	st->out = -1;
 	st->pipe[0] = st->pipe[1] = -1;
 	st->mode = OUT_NONE;
 	/* Scratch for net_discard, or the copy buffer: untouched pages cost no RSS. */
-	st->buf = malloc(IO_CHUNK > NET_DISCARD_MAX ? IO_CHUNK : NET_DISCARD_MAX);
+	scratch = IO_CHUNK;
+	if (scratch < NET_DISCARD_MAX)
+		scratch = NET_DISCARD_MAX;
+	st->buf = malloc(scratch);
 	if (st->buf == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
