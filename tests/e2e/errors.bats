@@ -36,7 +36,7 @@ fixture() {
 }
 
 @test "every error in docs/ERRORS.md gives its exact message and exit code" {
-	local SERVE BUSY CLOSED BLACKHOLE RESETTER MISSING DIR EMPTY LONGHOST
+	local SERVE BUSY CLOSED BLACKHOLE RESETTER MISSING DIR EMPTY LONGHOST SMALL
 	local cmd msg code got rc n=0 bad=0
 	start_serve --size 1000 127.0.0.1:0
 	SERVE=$SERVE_PORT BUSY=$SERVE_PORT
@@ -51,6 +51,8 @@ fixture() {
 	mkdir "$DIR"
 	: >"$EMPTY"
 	LONGHOST=$(printf 'a%.0s' {1..300})
+	SMALL=$SCRATCH/small
+	make_file "$SMALL" 100000
 	ncpv() { "$NCPV" "$@"; }
 
 	while IFS=$'\t' read -r cmd msg code; do

@@ -48,13 +48,21 @@ serve_source() {
 	cmp "$SCRATCH/head" <(head -c 100000 "$SCRATCH/source")
 }
 
-@test "get -o FILE past the file size limit keeps an exact prefix and says how much" {
-	serve_source
-	run bash -c 'ulimit -f 1024; exec "$0" get -q -o "$2" "$1"' "$NCPV" "127.0.0.1:$SERVE_PORT" "$SCRATCH/out"
-	[ "$status" -eq 6 ]
-	[ "$output" = "ncpv get: cannot write output: File too large (after 1048576 bytes)" ]
+# past_fsize_limit SCRIPT ARGS...: run `bash -c SCRIPT` under ulimit -f 1024 (1 MiB);
+# what landed in $SCRATCH/out must be exactly the source's first MiB.
+past_fsize_limit() {
+	local script=$1
+	shift
+	run bash -c "ulimit -f 1024; $script" "$@"
 	[ "$(stat -c %s "$SCRATCH/out")" -eq 1048576 ]
 	cmp "$SCRATCH/out" <(head -c 1048576 "$SCRATCH/source")
+}
+
+@test "get -o FILE past the file size limit keeps an exact prefix and says how much" {
+	serve_source
+	past_fsize_limit 'exec "$0" get -q -o "$2" "$1"' "$NCPV" "127.0.0.1:$SERVE_PORT" "$SCRATCH/out"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv get: cannot write output: File too large (after 1048576 bytes)" ]
 }
 
 # storm WATCH TARGETS SIGNALS...: send the signals to the (comma-separated) TARGETS round
@@ -81,9 +89,9 @@ slow_download() {
 	GET_PID=$!
 }
 
-# download_was_exact: get exited 0, said nothing, and the reader got every byte.
-download_was_exact() {
-	wait "$GET_PID"
+# was_exact PID: the transfer PID exited 0, said nothing, and the reader got every byte.
+was_exact() {
+	wait "$1"
 	[ ! -s "$SCRATCH/err" ]
 	wait_for "$SCRATCH/sum" '[0-9a-f]{64}'
 	[ "$(cut -d' ' -f1 "$SCRATCH/sum")" = "$(sha "$SCRATCH/source")" ]
@@ -92,28 +100,74 @@ download_was_exact() {
 @test "get -o - stays byte-exact through a storm of SIGWINCH, SIGCONT, SIGCHLD and SIGURG" {
 	slow_download
 	storm "$GET_PID" "$GET_PID" WINCH CONT CHLD URG
-	download_was_exact
+	was_exact "$GET_PID"
 	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
 }
 
-# Stop and continue make epoll_wait and poll return EINTR even without a handler.
-@test "get and serve stay byte-exact through SIGSTOP/SIGCONT pairs (EINTR)" {
+# stop_and_continue PIDS...: up to 2,000 SIGSTOP/SIGCONT pairs while they all live;
+# the number sent lands in $SCRATCH/rounds. Stop and continue make epoll_wait, poll
+# and blocking reads return EINTR even without a handler.
+stop_and_continue() {
 	local i
-	slow_download
 	for ((i = 0; i < 2000; i++)); do
-		kill -STOP "$GET_PID" "$SERVE_PID" 2>/dev/null || break
-		kill -CONT "$GET_PID" "$SERVE_PID" 2>/dev/null || break
+		kill -STOP "$@" 2>/dev/null || break
+		kill -CONT "$@" 2>/dev/null || break
 	done
-	kill -CONT "$GET_PID" "$SERVE_PID" 2>/dev/null || true
-	download_was_exact
-	[ "$i" -gt 100 ]
+	kill -CONT "$@" 2>/dev/null || true
+	echo "$i" >"$SCRATCH/rounds"
+}
+
+@test "get and serve stay byte-exact through SIGSTOP/SIGCONT pairs (EINTR)" {
+	slow_download
+	stop_and_continue "$GET_PID" "$SERVE_PID"
+	was_exact "$GET_PID"
+	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
 	kill -0 "$SERVE_PID"
 }
 
 @test "serve keeps serving byte-exact through a storm of harmless signals" {
 	slow_download
 	storm "$GET_PID" "$SERVE_PID" WINCH CONT CHLD URG
-	download_was_exact
+	was_exact "$GET_PID"
 	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
 	kill -0 "$SERVE_PID"
+}
+
+# ---- pv ---------------------------------------------------------------------
+
+# Real pv, started with stdout closed, opens its input on fd 1 and then refuses it as
+# "input file is output file" (status 4); ncpv pv says what really happened.
+@test "pv with stdout closed reports the write failure with status 16" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind fills the closed stdout itself"
+	run bash -c '"$0" pv -q "$1" >&-' "$NCPV" "$SCRATCH/source"
+	[ "$status" -eq 16 ]
+	[ "$output" = "ncpv pv: write failed: Bad file descriptor" ]
+}
+
+# Real pv dies of SIGXFSZ here (status 153, no message); ncpv ignores it and reports EFBIG.
+@test "pv past the file size limit keeps an exact prefix and exits 16" {
+	past_fsize_limit '"$0" pv -q "$1" >"$2"' "$NCPV" "$SCRATCH/source" "$SCRATCH/out"
+	[ "$status" -eq 16 ]
+	[ "$output" = "ncpv pv: write failed: File too large" ]
+}
+
+# slow_pv: a 20 MB file through `ncpv pv -L 10M` (~2 s) into sha256sum. Sets PV_PID.
+slow_pv() {
+	make_file "$SCRATCH/source" 20000000
+	"$NCPV" pv -q -L 10M "$SCRATCH/source" 2>"$SCRATCH/err" > >(sha256sum >"$SCRATCH/sum") &
+	PV_PID=$!
+}
+
+@test "pv stays byte-exact through a storm of SIGWINCH (handled), SIGCONT, SIGCHLD and SIGURG" {
+	slow_pv
+	storm "$PV_PID" "$PV_PID" WINCH CONT CHLD URG
+	was_exact "$PV_PID"
+	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+}
+
+@test "pv stays byte-exact through SIGSTOP/SIGCONT pairs (EINTR)" {
+	slow_pv
+	stop_and_continue "$PV_PID"
+	was_exact "$PV_PID"
+	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
 }
