@@ -74,12 +74,13 @@ long display_percent(uint64_t count, uint64_t size)
 
 long display_eta_seconds(uint64_t count, uint64_t size, double rate)
 {
+	double eta;
+
 	if (count < 1 || rate < 0.001)
 		return 0;
-	double eta = ((double)size - (double)count) / rate;
-
-	/* A near-zero rate makes eta absurd; the cast beyond LONG_MAX would be undefined. */
-	return eta > 1e15 ? (long)1e15 : eta < -1e15 ? (long)-1e15 : (long)eta;
+	eta = ((double)size - (double)count) / rate;
+	/* Far past the size at a crawling rate, a negative eta must not overflow the cast either. */
+	return eta > (double)DISPLAY_ETA_MAX ? DISPLAY_ETA_MAX : eta < -(double)DISPLAY_ETA_MAX ? -DISPLAY_ETA_MAX : (long)eta;
 }
 
 char *display_amount(char *buf, size_t len, double amount, int decimal, const char *suffix)

@@ -95,7 +95,10 @@ size_t display_numeric(struct display *d, const struct display_frame *f, char *b
 /* Percentage as pv computes it: whole percent of size, 0 when size is 0. */
 long display_percent(uint64_t count, uint64_t size);
 
-/* Seconds left at rate, as pv estimates it: 0 when nothing moved yet. */
+/* Seconds left at rate, as pv estimates it: 0 when nothing moved yet,
+ * and at most DISPLAY_ETA_MAX (a century), so that the fine ETA's clock
+ * arithmetic cannot overflow. */
 long display_eta_seconds(uint64_t count, uint64_t size, double rate);
+#define DISPLAY_ETA_MAX (100L * 365 * 86400)
 
 #endif

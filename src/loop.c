@@ -119,6 +119,26 @@ void loop_set_sigmask(struct loop *l, const sigset_t *mask)
 		l->mask = *mask;
 }
 
+/*
+ * epoll_pwait that returns events puts the old mask back without
+ * delivering a pending signal: while some fd is always ready (a busy
+ * client), a stop signal would wait forever. When one of the signals the
+ * wait lets in is pending, open the mask for a moment to run its handler.
+ * One sigpending per wakeup with events; none when the wait slept.
+ */
+static void deliver_pending(const struct loop *l)
+{
+	sigset_t pending, old;
+	int waiting = 0;
+
+	if (sigpending(&pending) < 0 || sigisemptyset(&pending))
+		return;
+	for (int sig = 1; sig < NSIG && !waiting; sig++)
+		waiting = sigismember(&pending, sig) == 1 && sigismember(&l->mask, sig) == 0;
+	if (waiting && sigprocmask(SIG_SETMASK, &l->mask, &old) == 0)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 int loop_poll(struct loop *l, int timeout_ms)
 {
 	int n = epoll_pwait(l->epfd, l->events, LOOP_BATCH, timeout_ms,
@@ -126,6 +146,8 @@ int loop_poll(struct loop *l, int timeout_ms)
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -1;
+	if (n > 0 && l->have_mask)
+		deliver_pending(l);
 	for (int i = 0; i < n; i++) {
 		int fd = l->events[i].data.fd;
 

@@ -25,8 +25,9 @@ int loop_del(struct loop *l, int fd);
 int loop_close(struct loop *l, int fd);
 
 /* Signals in *mask are unblocked only while waiting (epoll_pwait), so a
- * handler's flag is never missed between a check and the wait. NULL keeps
- * the caller's mask. The set is copied. */
+ * handler's flag is never missed between a check and the wait; one that
+ * arrives while events are always ready is let in after the wait. NULL
+ * keeps the caller's mask. The set is copied. */
 void loop_set_sigmask(struct loop *l, const sigset_t *mask);
 
 /* Wait up to timeout_ms (-1: forever) and dispatch. Returns the number of

@@ -3,14 +3,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,6 +87,12 @@ int net_listen(const char *host, const char *port, const struct net_opts *o,
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (o->hook && o->hook(fd, ai->ai_addr, o->hook_ctx) < 0) {
+			saved = errno;
+			close(fd);
+			fd = -1;
+			continue;
+		}
 		if (ai->ai_family == AF_INET6)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &o->v6only, sizeof(o->v6only));
 		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
@@ -124,6 +133,48 @@ int net_connect_start(const struct sockaddr *sa, socklen_t salen, int socktype)
 	return fd;
 }
 
+/* Bind a new socket to the caller's source address, of the same family as sa. */
+static int bind_source(int fd, const struct sockaddr *sa, const struct net_opts *o)
+{
+	struct addrinfo hints, *res;
+	const int one = 1;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = sa->sa_family;
+	hints.ai_socktype = o->socktype ? o->socktype : SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | (o->numeric ? AI_NUMERICHOST : 0);
+	if (getaddrinfo(o->bind_host, o->bind_port, &hints, &res) != 0) {
+		errno = EADDRNOTAVAIL;
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	rc = bind(fd, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return rc;
+}
+
+/* One address: socket, caller's hook, source bind, non-blocking connect. */
+static int connect_one(const struct addrinfo *ai, const struct net_opts *o)
+{
+	int fd, saved;
+
+	if (!o->hook && !o->bind_host && !o->bind_port)
+		return net_connect_start(ai->ai_addr, ai->ai_addrlen, ai->ai_socktype);
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if ((o->hook && o->hook(fd, ai->ai_addr, o->hook_ctx) < 0) ||
+	    ((o->bind_host || o->bind_port) && bind_source(fd, ai->ai_addr, o) < 0) ||
+	    (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
 int net_connect(const char *host, const char *port, const struct net_opts *o,
 		char *err, size_t errlen)
 {
@@ -141,7 +192,7 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 		int fd, left = -1;
 
 		net_format_addr(ai->ai_addr, ai->ai_addrlen, where, sizeof(where));
-		fd = net_connect_start(ai->ai_addr, ai->ai_addrlen, ai->ai_socktype);
+		fd = connect_one(ai, o);
 		if (fd < 0) {
 			saved = errno;
 			continue;
@@ -151,7 +202,16 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 			if (left < 1)
 				left = 1;
 		}
-		rc = net_wait(fd, POLLOUT, left);
+		rc = net_wait_cancel(fd, POLLOUT, left, o->cancel);
+		if (rc < 0) {
+			saved = errno;
+			close(fd);
+			freeaddrinfo(res);
+			snprintf(err, errlen, "connect to %s: %s", where,
+				 saved == EINTR ? "interrupted" : strerror(saved));
+			errno = saved;
+			return NET_ESYS;
+		}
 		if (rc == 0) {
 			close(fd);
 			saved = ETIMEDOUT;
@@ -169,6 +229,90 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 		 timed_out ? "timed out" : strerror(saved));
 	errno = saved;
 	return timed_out ? NET_ETIMEDOUT : NET_ECONNECT;
+}
+
+int net_unix_addr(const char *path, struct sockaddr_un *sun, socklen_t *len)
+{
+	size_t n = strlen(path);
+
+	if (n == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (n >= sizeof(sun->sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memset(sun, 0, sizeof(*sun));
+	sun->sun_family = AF_UNIX;
+	memcpy(sun->sun_path, path, n);
+	if (path[0] == '@') {
+		/* Abstract names are counted, not NUL-terminated. */
+		sun->sun_path[0] = '\0';
+		*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n);
+	} else {
+		*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+	}
+	return 0;
+}
+
+static int unix_socket(const char *path, int socktype, struct sockaddr_un *sun, socklen_t *len,
+		       char *err, size_t errlen)
+{
+	int fd;
+
+	if (net_unix_addr(path, sun, len) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NET_ESYS;
+	}
+	fd = socket(AF_UNIX, socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NET_ESYS;
+	}
+	return fd;
+}
+
+static int unix_fail(int fd, const char *path, char *err, size_t errlen)
+{
+	int saved = errno;
+
+	snprintf(err, errlen, "%s: %s", path, strerror(saved));
+	close(fd);
+	errno = saved;
+	return NET_ESYS;
+}
+
+int net_unix_connect(const char *path, int socktype, char *err, size_t errlen)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int fd = unix_socket(path, socktype, &sun, &len, err, errlen);
+
+	if (fd < 0)
+		return fd;
+	if (connect(fd, (struct sockaddr *)&sun, len) < 0) {
+		/* A full backlog says EAGAIN on a non-blocking Unix connect; wait for room. */
+		if (errno != EAGAIN && errno != EINPROGRESS)
+			return unix_fail(fd, path, err, errlen);
+		if (net_wait(fd, POLLOUT, -1) < 0 || (errno = net_socket_error(fd)) != 0)
+			return unix_fail(fd, path, err, errlen);
+	}
+	return fd;
+}
+
+int net_unix_listen(const char *path, int socktype, char *err, size_t errlen)
+{
+	struct sockaddr_un sun;
+	socklen_t len;
+	int fd = unix_socket(path, socktype, &sun, &len, err, errlen);
+
+	if (fd < 0)
+		return fd;
+	if (bind(fd, (struct sockaddr *)&sun, len) < 0 ||
+	    (socktype == SOCK_STREAM && listen(fd, 5) < 0))
+		return unix_fail(fd, path, err, errlen);
+	return fd;
 }
 
 char *net_format_addr(const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen)
@@ -241,26 +385,49 @@ int net_set_nonblock(int fd, int on)
 	return fcntl(fd, F_SETFL, fl);
 }
 
-int net_wait(int fd, short events, int timeout_ms)
+int net_ms_until(double until, double now)
+{
+	double ms = (until - now) * 1000 + 1;
+
+	if (ms <= 0)
+		return 0;
+	return ms >= INT_MAX ? INT_MAX : (int)ms;
+}
+
+int net_wait_cancel(int fd, short events, int timeout_ms, const volatile sig_atomic_t *cancel)
 {
 	struct pollfd p = { .fd = fd, .events = events };
 	double deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
 
 	for (;;) {
-		int rc = poll(&p, 1, timeout_ms);
+		int slice = timeout_ms, rc;
 
+		if (cancel != NULL) {
+			if (*cancel) {
+				errno = EINTR;
+				return -1;
+			}
+			if (slice < 0 || slice > NET_CANCEL_POLL_MS)
+				slice = NET_CANCEL_POLL_MS;
+		}
+		rc = poll(&p, 1, slice);
 		if (rc > 0)
 			return p.revents;
-		if (rc == 0)
-			return 0;
-		if (errno != EINTR)
+		if (rc < 0 && errno != EINTR)
 			return -1;
+		if (rc == 0 && slice == timeout_ms)
+			return 0;
 		if (timeout_ms >= 0) {
 			timeout_ms = (int)(deadline - now_ms());
 			if (timeout_ms < 0)
 				timeout_ms = 0;
 		}
 	}
+}
+
+int net_wait(int fd, short events, int timeout_ms)
+{
+	return net_wait_cancel(fd, events, timeout_ms, NULL);
 }
 
 long net_raise_fd_limit(void)

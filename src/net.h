@@ -4,6 +4,7 @@
 #ifndef NCPV_NET_H
 #define NCPV_NET_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -15,6 +16,11 @@ enum net_error {
 	NET_ETIMEDOUT = -4 /* the connect timeout ran out */
 };
 
+/* Called on every socket net_connect or net_listen creates, before bind
+ * and connect, to set options (TTL, buffers, TOS ...). Return 0, or -1
+ * with errno to give up on that address. */
+typedef int net_socket_hook(int fd, const struct sockaddr *sa, void *ctx);
+
 struct net_opts {
 	int family;	 /* AF_UNSPEC, AF_INET or AF_INET6 */
 	int socktype;	 /* SOCK_STREAM (default when 0) or SOCK_DGRAM */
@@ -22,6 +28,13 @@ struct net_opts {
 	int backlog;	 /* listen: 0 means SOMAXCONN */
 	int numeric;	 /* do not use DNS (AI_NUMERICHOST) */
 	int v6only;	 /* listen on [::] for IPv6 only */
+	const char *bind_host; /* connect: bind to this local address first (NULL: any) */
+	const char *bind_port; /* connect: and this local port (NULL: any) */
+	net_socket_hook *hook; /* optional, see above; hook_ctx is passed through */
+	void *hook_ctx;
+	/* connect: give up (NET_ESYS, errno EINTR) once *cancel is set by a
+	 * signal handler; NULL waits through signals. Borrowed. */
+	const volatile sig_atomic_t *cancel;
 };
 
 /* Resolve, bind and listen; the socket is non-blocking and close-on-exec.
@@ -41,6 +54,18 @@ int net_connect_start(const struct sockaddr *sa, socklen_t salen, int socktype);
 /* Resolve once into a caller-owned copy of the first address: 0 or NET_E*. */
 int net_resolve(const char *host, const char *port, const struct net_opts *o,
 		struct sockaddr_storage *ss, socklen_t *sslen, char *err, size_t errlen);
+
+/* Fill a Unix-domain address for path; a leading '@' names a Linux
+ * abstract socket (the '@' becomes a NUL byte). Returns 0, or -1 with
+ * errno ENAMETOOLONG or EINVAL (empty). Pure. */
+struct sockaddr_un;
+int net_unix_addr(const char *path, struct sockaddr_un *sun, socklen_t *len);
+
+/* Connect to, or bind (and for SOCK_STREAM listen on), a Unix-domain
+ * socket; socktype is SOCK_STREAM or SOCK_DGRAM. The fd is non-blocking
+ * and close-on-exec. Returns the fd or NET_ESYS with a line in err. */
+int net_unix_connect(const char *path, int socktype, char *err, size_t errlen);
+int net_unix_listen(const char *path, int socktype, char *err, size_t errlen);
 
 /* "127.0.0.1:6666" or "[::1]:6666" for an address; buf gets "?" on error. */
 char *net_format_addr(const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen);
@@ -63,6 +88,17 @@ int net_set_nonblock(int fd, int on);
 /* Wait for fd to become ready for events (POLLIN/POLLOUT) for at most
  * timeout_ms (< 0: forever), retrying EINTR. Returns revents, 0 on timeout. */
 int net_wait(int fd, short events, int timeout_ms);
+
+/* net_wait that gives up with -1 and errno EINTR once *cancel is set (a
+ * signal handler's flag; NULL: never). The flag is also looked at every
+ * NET_CANCEL_POLL_MS, so a signal that lands just before poll() starts is
+ * noticed soon rather than never. */
+int net_wait_cancel(int fd, short events, int timeout_ms, const volatile sig_atomic_t *cancel);
+#define NET_CANCEL_POLL_MS 250
+
+/* Milliseconds from now to until (seconds, same clock), rounded up and
+ * clamped to 0..INT_MAX so that a far deadline cannot overflow an int. */
+int net_ms_until(double until, double now);
 
 /* Raise the soft open-file limit to the hard one; returns the new soft limit. */
 long net_raise_fd_limit(void);

@@ -21,7 +21,7 @@ struct source {
 	enum source_kind kind;
 	int fd;
 	uint64_t size;
-	char name[64];
+	char name[256]; /* the spec as given, for logs (longer paths are cut) */
 	unsigned char *pool;
 	size_t pos, end;   /* fresh bytes are pool[pos..end) */
 	uint64_t rng[4][LANES]; /* four xoshiro256+ states, interleaved for ILP */

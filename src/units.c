@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +33,32 @@ static const char *parse_decimal(const char *s, double *out)
 int units_parse_size(const char *s, uint64_t *out)
 {
 	static const char prefixes[] = "KMGTP";
-	double v, mult = 1;
-	const char *p;
+	uint64_t whole = 0, mult = 1, v;
+	double frac = 0, scale = 1;
+	int digits = 0;
+	const char *p = s;
 
-	if (s == NULL || (p = parse_decimal(s, &v)) == NULL) {
+	if (s == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* The whole part in integers: a double would round counts past 2^53. */
+	for (; isdigit((unsigned char)*p); p++, digits++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (whole > (UINT64_MAX - d) / 10) {
+			errno = ERANGE;
+			return -1;
+		}
+		whole = whole * 10 + d;
+	}
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++, digits++) {
+			scale /= 10;
+			frac += (*p - '0') * scale;
+		}
+	}
+	if (digits == 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -64,16 +85,21 @@ int units_parse_size(const char *s, uint64_t *out)
 			return -1;
 		}
 	}
-	v *= mult;
-	if (v >= 18446744073709551616.0) {
-		errno = ERANGE;
-		return -1;
-	}
-	if (mult == 1 && v != floor(v)) {
+	if (mult == 1 && frac > 0) {
 		errno = EINVAL; /* "1.5" bytes */
 		return -1;
 	}
-	*out = (uint64_t)v;
+	if (whole > UINT64_MAX / mult) {
+		errno = ERANGE;
+		return -1;
+	}
+	v = whole * mult;
+	/* frac * mult < mult <= 2^50: exact enough, and it fits. */
+	if ((uint64_t)(frac * (double)mult) > UINT64_MAX - v) {
+		errno = ERANGE;
+		return -1;
+	}
+	*out = v + (uint64_t)(frac * (double)mult);
 	return 0;
 }
 

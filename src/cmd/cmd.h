@@ -23,6 +23,7 @@ int cmd_serve(int argc, char **argv);
 int cmd_get(int argc, char **argv);
 int cmd_pv(int argc, char **argv);
 int cmd_devtcp(int argc, char **argv);
+int cmd_nc(int argc, char **argv);
 
 /* Parse a command line as the command would, and stop there: no socket, file
  * or signal handler is touched (errors and --help are printed as usual).

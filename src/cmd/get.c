@@ -1,43 +1,31 @@
 /* get.c - "ncpv get": connect, receive (or send), count, and show pv-style
- * progress in one process; or many small transfers in parallel. */
+ * progress in one process; --count hands over to get_batch.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "get.h"
 #include "../addr.h"
 #include "../display.h"
 #include "../loop.h"
 #include "../meter.h"
 #include "../net.h"
 #include "../source.h"
-#include "../stats.h"
 #include "../units.h"
 
 #define IO_CHUNK (1u << 20)
 /* After an upload, how long to wait for the server to close its side. */
 #define CLOSE_WAIT_MS 10000
-
-struct get_opts {
-	struct addr_spec at;
-	struct net_opts net;
-	double timeout, duration, interval;
-	uint64_t max_bytes, size;
-	int has_size, force, quiet, json, send;
-	long count, parallel;
-	const char *output, *source;
-};
 
 static volatile sig_atomic_t interrupted;
 
@@ -59,7 +47,7 @@ static void usage(FILE *f)
 		"  -b, --bytes N        stop after N bytes (K, M, G: IEC)\n"
 		"  -s, --size N         expected size: progress bar and ETA; a different total is an error\n"
 		"  -o, --output FILE    write the data to FILE ('-' for stdout), byte-exact\n"
-		"  -u, --send           upload --source to the server instead (for serve --discard)\n"
+		"      --send           upload --source to the server instead (for serve --discard)\n"
 		"  -S, --source SRC     what --send sends: random (default), urandom, zero or a FILE\n"
 		"  -n, --count N        make N transfers (each until the server closes)\n"
 		"  -P, --parallel P     with --count: up to P connections at once (default 1)\n"
@@ -79,7 +67,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "size", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "send", no_argument, NULL, 'u' },
+		{ "send", no_argument, NULL, 'U' },
 		{ "source", required_argument, NULL, 'S' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "parallel", required_argument, NULL, 'P' },
@@ -122,9 +110,13 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		case 'o':
 			o->output = optarg;
 			break;
-		case 'u':
+		case 'U':
 			o->send = 1;
 			break;
+		case 'u':
+			/* nc's and iperf3's -u: refuse it rather than quietly upload over TCP. */
+			cmd_error("get", "option '-u' (UDP) is not supported; --send uploads over TCP");
+			return NCPV_EXIT_USAGE;
 		case 'S':
 			o->source = optarg;
 			break;
@@ -176,7 +168,9 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		char spec[ADDR_HOST_MAX + ADDR_PORT_MAX + 4];
 		const char *h = argv[optind];
 
-		snprintf(spec, sizeof(spec), strchr(h, ':') ? "[%s]:%s" : "%s:%s", h, argv[optind + 1]);
+		/* A bare IPv6 address needs brackets before ":PORT"; a bracketed one has them. */
+		snprintf(spec, sizeof(spec), strchr(h, ':') && h[0] != '[' ? "[%s]:%s" : "%s:%s", h,
+			 argv[optind + 1]);
 		if (addr_parse(spec, NULL, NULL, &o->at, err, sizeof(err)) < 0) {
 			cmd_error("get", "%s", err);
 			return NCPV_EXIT_USAGE;
@@ -204,58 +198,16 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	}
 	if (!o->parallel)
 		o->parallel = 1;
-	/* poll() takes an int of milliseconds (24.8 days); -w accepts up to a year. */
-	o->net.timeout_ms = o->timeout * 1000 < INT_MAX ? (int)(o->timeout * 1000) : INT_MAX;
+	o->net.timeout_ms = o->timeout > 0 ? net_ms_until(o->timeout, 0) : 0;
+	o->net.cancel = &interrupted;
 	return 0;
 }
 
-/* The live line and the final lines, shared by both modes. */
-struct progress {
-	const struct get_opts *o;
-	struct display disp;
-	struct meter meter;
-	int show;	/* live line on stderr */
-	int shown;	/* a live line was printed */
-	double next;	/* time of the next refresh */
-};
+/* ---- the progress line, shared with get_batch.c ------------------------- */
 
-static void progress_init(struct progress *p, const struct get_opts *o, double now)
+void get_progress_init(struct progress *p, const struct get_opts *o, double now)
 {
-	memset(p, 0, sizeof(*p));
-	p->o = o;
-	{
-		struct display_opts d;
-
-		display_defaults(&d);
-		display_init(&p->disp, &d);
-	}
-	p->show = !o->quiet && (o->force || isatty(STDERR_FILENO));
-	meter_start(&p->meter, now);
-	p->next = now + o->interval;
-}
-
-static void progress_draw(struct progress *p, double now, int final)
-{
-	struct meter_reading r;
-	struct display_frame f;
-	char line[DISPLAY_LINE_MAX];
-
-	meter_read(&p->meter, now, p->o->size, &r);
-	if (final && r.elapsed > 0)
-		r.rate = r.average; /* pv shows the overall rate on its last line */
-	display_frame_from(&f, &r, p->o->size, final);
-	display_line(&p->disp, &f, line, sizeof(line));
-	fprintf(stderr, "%s\r%s", line, final ? "\n" : "");
-	p->shown = 1;
-}
-
-static void progress_tick(struct progress *p, double now)
-{
-	if (p->show && now >= p->next) {
-		progress_draw(p, now, 0);
-		while (p->next <= now)
-			p->next += p->o->interval;
-	}
+	progress_init(p, !o->quiet && (o->force || isatty(STDERR_FILENO)), o->interval, o->size, now);
 }
 
 /* ---- one connection ---------------------------------------------------- */
@@ -270,20 +222,38 @@ struct stream {
 	uint64_t partial; /* after an output error: bytes of that chunk that did get out */
 };
 
+/* A write that would block, or a signal: wait for room unless the run
+ * was interrupted (a stalled reader must not make us deaf to SIGTERM).
+ * 0 to try again, -1 with errno EINTR to give up. */
+static int wait_writable(int fd)
+{
+	if (errno == EAGAIN)
+		return net_wait_cancel(fd, POLLOUT, -1, &interrupted) < 0 ? -1 : 0;
+	if (interrupted) {
+		errno = EINTR;
+		return -1;
+	}
+	return 0;
+}
+
 /* Write n bytes; *done says how many got out, also when it fails. */
 static int write_all(int fd, const char *p, size_t n, uint64_t *done)
 {
 	*done = 0;
 	while (n > 0) {
-		ssize_t w = write(fd, p, n);
+		ssize_t w;
+
+		/* A signal during a blocking write often ends it short, not with
+		 * EINTR: look at the flag before blocking again. */
+		if (interrupted) {
+			errno = EINTR;
+			return -1;
+		}
+		w = write(fd, p, n);
 
 		if (w < 0) {
-			if (errno == EINTR)
+			if ((errno == EINTR || errno == EAGAIN) && wait_writable(fd) == 0)
 				continue;
-			if (errno == EAGAIN) {
-				net_wait(fd, POLLOUT, -1);
-				continue;
-			}
 			return -1;
 		}
 		p += w;
@@ -300,12 +270,8 @@ static int flush_pipe(struct stream *st)
 		ssize_t n = splice(st->pipe[0], NULL, st->out, NULL, (size_t)st->in_pipe, SPLICE_F_MOVE);
 
 		if (n < 0) {
-			if (errno == EINTR)
+			if ((errno == EINTR || errno == EAGAIN) && wait_writable(st->out) == 0)
 				continue;
-			if (errno == EAGAIN) {
-				net_wait(st->out, POLLOUT, -1);
-				continue;
-			}
 			return -1;
 		}
 		st->in_pipe -= (uint64_t)n;
@@ -330,7 +296,7 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 			struct pollfd p[2] = { { st->sock, POLLIN, 0 }, { st->out, POLLOUT, 0 } };
 
 			if (poll(p, 2, 0) > 0 && (p[0].revents & POLLIN) && !(p[1].revents & (POLLOUT | POLLERR))) {
-				net_wait(st->out, POLLOUT, 1000);
+				net_wait_cancel(st->out, POLLOUT, 1000, &interrupted);
 				errno = EINTR;
 			}
 			return -1;
@@ -441,8 +407,12 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		} else if (n == 0) {
 			return 0;
 		} else if (n == -2) {
-			/* The count in the message is what the output holds, exactly. */
+			/* The count reported is what the output holds, exactly. */
 			meter_add(&p->meter, st->partial);
+			if (errno == EINTR && interrupted) {
+				res->ended = "interrupted"; /* while the output was blocked */
+				return 0;
+			}
 			snprintf(err, errlen, "cannot write output: %s", strerror(errno));
 			return NCPV_EXIT_FILE;
 		} else if (errno != EAGAIN && errno != EINTR) {
@@ -462,12 +432,11 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		progress_tick(p, now);
 		if (n < 0 && errno == EAGAIN) {
 			double until = p->show ? p->next : 0;
-			int wait;
 
 			if (deadline > 0 && (until == 0 || deadline < until))
 				until = deadline;
-			wait = until > 0 ? (int)((until - now) * 1000) + 1 : -1;
-			net_wait(st->sock, POLLIN, wait);
+			net_wait_cancel(st->sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,
+					&interrupted);
 		}
 	}
 }
@@ -525,7 +494,9 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 		progress_tick(p, now);
 		if (n < 0 && errno == EAGAIN) {
 			double until = p->show ? p->next : deadline;
-			net_wait(sock, POLLOUT, until > 0 ? (int)((until - now) * 1000) + 1 : -1);
+
+			net_wait_cancel(sock, POLLOUT, until > 0 ? net_ms_until(until, now) : -1,
+					&interrupted);
 		}
 	}
 	if (o->max_bytes && p->meter.bytes >= o->max_bytes)
@@ -535,9 +506,16 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 	for (double until = loop_now() + CLOSE_WAIT_MS / 1000.0; loop_now() < until;) {
 		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
 
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+		if (n == 0)
 			break;
-		if (n < 0 && net_wait(sock, POLLIN, (int)((until - loop_now()) * 1000) + 1) == 0)
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			/* A reset now means the server closed with our bytes unread. */
+			snprintf(err, errlen, "%s %s before reading everything sent", res->peer,
+				 errno == ECONNRESET ? "reset the connection" : strerror(errno));
+			return NCPV_EXIT_FAIL;
+		}
+		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, loop_now()),
+					     &interrupted) <= 0)
 			break;
 	}
 	return 0;
@@ -583,6 +561,7 @@ static int run_single(const struct get_opts *o)
 	if (stream_setup(&st, o->send ? NULL : o->output, err, sizeof(err)) < 0) {
 		cmd_error("get", "%s", err);
 		stream_cleanup(&st, o->output);
+		source_free(src);
 		return NCPV_EXIT_FILE;
 	}
 	sock = net_connect(o->at.host, o->at.port, &o->net, err, sizeof(err));
@@ -594,7 +573,7 @@ static int run_single(const struct get_opts *o)
 	}
 	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
-	progress_init(&p, o, loop_now());
+	get_progress_init(&p, o, loop_now());
 	if (o->send)
 		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
 	else
@@ -619,197 +598,6 @@ static int run_single(const struct get_opts *o)
 	return NCPV_EXIT_OK;
 }
 
-/* ---- many transfers ---------------------------------------------------- */
-
-struct slot {
-	int fd;
-	double start, last;
-	uint64_t bytes;
-	struct batch *b;
-};
-
-struct batch {
-	const struct get_opts *o;
-	struct loop *loop;
-	struct sockaddr_storage addr;
-	socklen_t addrlen;
-	struct slot *slots;
-	double *latency;   /* seconds, one per finished transfer */
-	void *scratch;	   /* NET_DISCARD_MAX bytes for net_discard */
-	long started, done, failed, short_count, active;
-	struct progress p;
-	char first_error[256];
-};
-
-static void slot_start(struct batch *b, struct slot *s, double now);
-
-static void slot_end(struct batch *b, struct slot *s, int ok, const char *why, double now)
-{
-	loop_close(b->loop, s->fd);
-	s->fd = -1;
-	b->active--;
-	if (ok && b->o->has_size && s->bytes != b->o->size) {
-		ok = 0;
-		b->short_count++;
-		why = "size differs from --size";
-	}
-	if (ok) {
-		b->latency[b->done++] = now - s->start;
-	} else {
-		b->failed++;
-		if (b->first_error[0] == '\0')
-			snprintf(b->first_error, sizeof(b->first_error), "%s", why);
-	}
-	if (b->started < b->o->count && !interrupted)
-		slot_start(b, s, now);
-}
-
-static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
-{
-	struct slot *s = ctx;
-	struct batch *b = s->b;
-
-	(void)l;
-	(void)fd;
-	(void)events;
-	for (;;) {
-		ssize_t n = net_discard(s->fd, b->scratch, NET_DISCARD_MAX);
-
-		if (n > 0) {
-			s->bytes += (uint64_t)n;
-			meter_add(&b->p.meter, (uint64_t)n);
-			continue;
-		}
-		if (n == 0) {
-			slot_end(b, s, 1, NULL, loop_now());
-			return;
-		}
-		if (errno == EAGAIN) {
-			s->last = loop_now();
-			return;
-		}
-		if (errno != EINTR) {
-			char why[128];
-
-			snprintf(why, sizeof(why), "%s", strerror(errno));
-			slot_end(b, s, 0, why, loop_now());
-			return;
-		}
-	}
-}
-
-static void slot_start(struct batch *b, struct slot *s, double now)
-{
-	b->started++;
-	s->bytes = 0;
-	s->start = s->last = now;
-	s->fd = net_connect_start((struct sockaddr *)&b->addr, b->addrlen, SOCK_STREAM);
-	if (s->fd < 0 || loop_add(b->loop, s->fd, EPOLLIN | EPOLLRDHUP, on_slot, s) < 0) {
-		char why[128];
-
-		snprintf(why, sizeof(why), "connect: %s", strerror(errno));
-		if (s->fd >= 0)
-			close(s->fd);
-		s->fd = -1;
-		b->failed++;
-		if (b->first_error[0] == '\0')
-			snprintf(b->first_error, sizeof(b->first_error), "%s", why);
-		return;
-	}
-	b->active++;
-}
-
-static int run_batch(const struct get_opts *o)
-{
-	struct batch b;
-	struct stats_summary lat;
-	char err[512], peer[64], amount[32], rate[32];
-	double elapsed;
-	int rc;
-
-	memset(&b, 0, sizeof(b));
-	b.o = o;
-	rc = net_resolve(o->at.host, o->at.port, &o->net, &b.addr, &b.addrlen, err, sizeof(err));
-	if (rc < 0) {
-		cmd_error("get", "%s", err);
-		return cmd_net_exit(rc);
-	}
-	net_format_addr((struct sockaddr *)&b.addr, b.addrlen, peer, sizeof(peer));
-	b.loop = loop_new();
-	b.slots = calloc((size_t)o->parallel, sizeof(*b.slots));
-	b.latency = calloc((size_t)o->count, sizeof(*b.latency));
-	b.scratch = malloc(NET_DISCARD_MAX);
-	if (b.loop == NULL || b.slots == NULL || b.latency == NULL || b.scratch == NULL) {
-		cmd_error("get", "out of memory");
-		rc = NCPV_EXIT_FAIL;
-		goto out;
-	}
-	net_raise_fd_limit();
-	progress_init(&b.p, o, loop_now());
-	for (long i = 0; i < o->parallel && b.started < o->count; i++) {
-		b.slots[i].b = &b;
-		b.slots[i].fd = -1;
-		slot_start(&b, &b.slots[i], loop_now());
-	}
-	while (b.active > 0 && !interrupted) {
-		double now = loop_now();
-		int wait = b.p.show ? (int)((b.p.next - now) * 1000) + 1 : 250;
-
-		if (wait > 250)
-			wait = 250;
-		if (loop_poll(b.loop, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
-			break;
-		now = loop_now();
-		progress_tick(&b.p, now);
-		/* A transfer silent for longer than -w fails, so one stuck server cannot hang us. */
-		if (o->timeout > 0)
-			for (long i = 0; i < o->parallel; i++)
-				if (b.slots[i].fd >= 0 && now - b.slots[i].last > o->timeout)
-					slot_end(&b, &b.slots[i], 0, "timed out", now);
-		/* Refill slots whose connect failed at once. */
-		for (long i = 0; i < o->parallel && b.started < o->count && !interrupted; i++)
-			if (b.slots[i].fd < 0 && b.slots[i].b)
-				slot_start(&b, &b.slots[i], now);
-	}
-	elapsed = loop_now() - b.p.meter.start;
-	if (b.p.shown)
-		progress_draw(&b.p, loop_now(), 1);
-	stats_summarize(b.latency, (size_t)b.done, &lat);
-	if (o->json)
-		printf("{\"direction\":\"receive\",\"peer\":\"%s\",\"transfers\":%ld,\"failed\":%ld,"
-		       "\"bytes\":%llu,\"seconds\":%.6f,\"transfers_per_s\":%.1f,\"rate\":%.0f,"
-		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
-		       peer, b.done, b.failed, (unsigned long long)b.p.meter.bytes, elapsed,
-		       elapsed > 0 ? b.done / elapsed : 0,
-		       elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, lat.median * 1e3,
-		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
-	fflush(stdout);
-	if (!o->quiet)
-		fprintf(stderr,
-			"%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); "
-			"latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f\n",
-			b.done, b.failed, peer, elapsed, elapsed > 0 ? b.done / elapsed : 0,
-			units_format_iec(amount, sizeof(amount), (double)b.p.meter.bytes),
-			units_format_iec(rate, sizeof(rate), elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0),
-			lat.median * 1e3, lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
-	rc = NCPV_EXIT_OK;
-	if (b.failed > 0) {
-		cmd_error("get", "%ld of %ld transfers failed (first: %s)", b.failed, o->count, b.first_error);
-		rc = NCPV_EXIT_FAIL;
-	} else if (interrupted) {
-		rc = NCPV_EXIT_FAIL;
-	}
-out:
-	for (long i = 0; b.slots && i < o->parallel; i++)
-		if (b.slots[i].fd >= 0)
-			close(b.slots[i].fd);
-	free(b.slots);
-	free(b.latency);
-	free(b.scratch);
-	loop_free(b.loop);
-	return rc;
-}
-
 int cmd_get_parse(int argc, char **argv)
 {
 	struct get_opts o;
@@ -831,5 +619,5 @@ int cmd_get(int argc, char **argv)
 	sa.sa_handler = on_interrupt;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	return o.count ? run_batch(&o) : run_single(&o);
+	return o.count ? get_run_batch(&o, &interrupted) : run_single(&o);
 }

@@ -262,10 +262,38 @@ static int open_output(const struct pv_opts *o)
 		return -1;
 	if (o->output == NULL)
 		return STDOUT_FILENO;
-	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	/* Not O_TRUNC yet: if an input is this very file, truncating first
+	 * would destroy the data before we find out. */
+	fd = open(o->output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
 		cmd_error("pv", "%s: %s", o->output, strerror(errno));
 	return fd;
+}
+
+/* -o: refuse (status 4, the file untouched) when an input is the output
+ * file, else truncate it as open(O_TRUNC) would have. 0 or a pv status. */
+static int check_and_truncate_output(const struct pv_opts *o, int out)
+{
+	struct stat os, is;
+	int n = o->nfiles > 0 ? o->nfiles : 1;
+
+	if (o->output == NULL || out < 0 || fstat(out, &os) < 0 || !S_ISREG(os.st_mode))
+		return 0;
+	for (int i = 0; i < n; i++) {
+		const char *name = o->nfiles > 0 ? o->files[i] : "-";
+		int std = strcmp(name, "-") == 0;
+
+		if ((std ? fstat(STDIN_FILENO, &is) : stat(name, &is)) == 0 && S_ISREG(is.st_mode) &&
+		    is.st_dev == os.st_dev && is.st_ino == os.st_ino) {
+			cmd_error("pv", "input file is output file: %s", std ? "(standard input)" : name);
+			return PV_EXIT_SAME;
+		}
+	}
+	if (ftruncate(out, 0) < 0) {
+		cmd_error("pv", "%s: %s", o->output, strerror(errno));
+		return PV_EXIT_ACCESS;
+	}
+	return 0;
 }
 
 /* Whether in (a regular file) is the output file itself. */
@@ -448,10 +476,13 @@ int cmd_pv(int argc, char **argv)
 	if (o.pidfile && write_pidfile(o.pidfile) < 0)
 		return PV_EXIT_PIDFILE;
 	out = open_output(&o);
-	if (out < 0 && !o.discard) {
+	rc = out < 0 && !o.discard ? PV_EXIT_ACCESS : check_and_truncate_output(&o, out);
+	if (rc != 0) {
+		if (out > STDERR_FILENO)
+			close(out);
 		if (o.pidfile)
 			unlink(o.pidfile);
-		return PV_EXIT_ACCESS;
+		return rc;
 	}
 	bufsize = o.buffer_size ? (size_t)o.buffer_size : PV_BUFFER_DEFAULT;
 	if (pv_xfer_init(&r.x, out, bufsize) < 0) {

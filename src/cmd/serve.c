@@ -64,6 +64,7 @@ struct server {
 	int lfd, spare_fd, accept_paused;
 	struct conn *conns;
 	long nconns;
+	long ndeadlines; /* connections with a deadline: the loop then wakes to sweep */
 	double start;
 	uint64_t accepted, refused, completed, bytes_sent, bytes_received;
 };
@@ -211,6 +212,8 @@ static void log_close(struct server *s, struct conn *c, const char *reason, doub
 static void conn_close(struct server *s, struct conn *c, const char *reason, double now)
 {
 	log_close(s, c, reason, now);
+	if (c->deadline > 0)
+		s->ndeadlines--;
 	loop_close(s->loop, c->fd);
 	/* The list's invariant, stated for readers and for the static analyzer. */
 	assert((c->prev == NULL) == (s->conns == c));
@@ -245,10 +248,29 @@ static void conn_finish(struct server *s, struct conn *c, double now)
 {
 	shutdown(c->fd, SHUT_WR);
 	c->state = CONN_DRAINING;
+	if (c->deadline == 0)
+		s->ndeadlines++;
 	if (c->deadline == 0 || c->deadline > now + DRAIN_SECONDS)
 		c->deadline = now + DRAIN_SECONDS;
 	if (c->registered)
 		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
+}
+
+/* Make the next close send a reset: the client must not take a short
+ * transfer (or an empty "file") for a complete one. */
+static void reset_on_close(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+/* The source failed under a connection: end it with a reset, not a clean close. */
+static int conn_abort(struct server *s, struct conn *c, const char *reason)
+{
+	reset_on_close(c->fd);
+	conn_close(s, c, reason, loop_now());
+	return -1;
 }
 
 /* Send what the socket takes now. Returns 0 while open, -1 once closed. */
@@ -268,12 +290,22 @@ static int conn_pump(struct server *s, struct conn *c)
 			if (want > fsize - (uint64_t)off)
 				want = (size_t)(fsize - (uint64_t)off);
 			n = sendfile(c->fd, source_fd(s->src), &off, want);
+			/* Nothing at an offset below the size we took: the file was
+			 * truncated. Waiting for EPOLLOUT again would spin forever. */
+			if (n == 0)
+				return conn_abort(s, c, "source file shrank");
 		} else {
 			const void *data;
 			ssize_t k = source_peek(s->src, want, &data);
 
-			if (k <= 0) {
-				c->limit = c->sent; /* a stream source ran dry: end cleanly */
+			if (k < 0)
+				return conn_abort(s, c, strerror(errno));
+			if (k == 0) {
+				/* A stream source ran dry: the end of an endless
+				 * stream, but a short --size "file". */
+				if (s->o->has_size)
+					return conn_abort(s, c, "source ended before --size");
+				c->limit = c->sent;
 				break;
 			}
 			n = send(c->fd, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -363,7 +395,6 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 
 static void refuse(struct server *s, int fd, const char *why)
 {
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	char peer[64];
 
 	s->refused++;
@@ -374,8 +405,7 @@ static void refuse(struct server *s, int fd, const char *why)
 		else
 			fprintf(stderr, "ncpv serve: %s refused: %s\n", peer, why);
 	}
-	/* A reset tells the client at once; an empty "file" would look like success. */
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	reset_on_close(fd);
 	close(fd);
 }
 
@@ -396,8 +426,10 @@ static void accept_one(struct server *s, int fd, double now)
 	c->fd = fd;
 	c->start = now;
 	c->limit = UINT64_MAX;
-	if (s->o->max_time > 0)
+	if (s->o->max_time > 0) {
 		c->deadline = now + s->o->max_time;
+		s->ndeadlines++;
+	}
 	if (s->o->discard) {
 		c->state = CONN_RECEIVING;
 	} else {
@@ -510,7 +542,8 @@ static int run(struct server *s)
 {
 	struct sigaction sa;
 	sigset_t block, during_wait;
-	char name[128];
+	char name[128], src[6 * 256]; /* a source name with every byte escaped */
+	double next_sweep = 0;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
@@ -528,32 +561,26 @@ static int run(struct server *s)
 	net_local_name(s->lfd, name, sizeof(name));
 	if (s->o->json)
 		fprintf(stderr, "{\"event\":\"listen\",\"address\":\"%s\",\"source\":\"%s\"}\n", name,
-			s->o->discard ? "discard" : source_name(s->src));
+			cmd_json_string(src, sizeof(src), s->o->discard ? "discard" : source_name(s->src)));
 	else
 		fprintf(stderr, "ncpv serve: listening on %s (%s)\n", name,
 			s->o->discard ? "discard" : source_name(s->src));
 
 	s->start = loop_now();
 	while (!stop_requested) {
-		int timeout = -1;
+		/* A counter, not a walk over every connection on each wakeup. */
+		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
 
-		if (s->accept_paused || s->o->max_time > 0)
-			timeout = SWEEP_MS;
-		else
-			/* The analyzer cannot see that conn_close unlinks c from this list
-			 * (c->prev->next is the link it walked), so it reports a use after free. */
-			for (struct conn *c = s->conns; c; c = c->next)
-				/* NOLINTNEXTLINE(clang-analyzer-unix.Malloc) */
-				if (c->deadline > 0) {
-					timeout = SWEEP_MS;
-					break;
-				}
 		if (loop_poll(s->loop, timeout) < 0) {
 			cmd_error("serve", "event loop: %s", strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		if (timeout >= 0)
+		/* At most one walk over the connections per SWEEP_MS, however
+		 * many wakeups the traffic causes. */
+		if (timeout >= 0 && loop_now() >= next_sweep) {
 			sweep(s, loop_now());
+			next_sweep = loop_now() + SWEEP_MS / 1000.0;
+		}
 	}
 	while (s->conns)
 		conn_close(s, s->conns, "server stopped", loop_now());

@@ -39,22 +39,9 @@ one_line() { [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]; }
 }
 
 @test "get: a connect timeout is exit 5" {
-	# A listener whose accept queue is full drops further SYNs, so the connect hangs.
-	python3 -c '
-import socket, sys, time
-l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(0)
-print(l.getsockname()[1], flush=True)
-held = []
-for _ in range(4):
-    c = socket.socket(); c.setblocking(False)
-    try: c.connect(l.getsockname())
-    except BlockingIOError: pass
-    held.append(c)
-time.sleep(30)' >"$SCRATCH/port" &
-	STARTED_PIDS+=($!)
-	wait_for "$SCRATCH/port" '^[0-9]+$' 5
+	full_listener
 	sleep 0.2
-	run timeout 10 "$NCPV" get -w 0.5 "127.0.0.1:$(cat "$SCRATCH/port")"
+	run timeout 10 "$NCPV" get -w 0.5 "127.0.0.1:$FULL_PORT"
 	[ "$status" -eq 5 ]
 	one_line
 	[[ "$output" == *"timed out"* ]]

@@ -82,3 +82,22 @@ make_file() {
 sha() {
 	sha256sum "$1" | cut -d' ' -f1
 }
+
+# full_listener: a listener whose accept queue is full, so that it drops
+# further SYNs and a connect to it hangs; sets FULL_PORT.
+full_listener() {
+	python3 -c '
+import socket, time
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(0)
+print(l.getsockname()[1], flush=True)
+held = []
+for _ in range(4):
+    c = socket.socket(); c.setblocking(False)
+    try: c.connect(l.getsockname())
+    except BlockingIOError: pass
+    held.append(c)
+time.sleep(30)' >"$SCRATCH/full.port" &
+	STARTED_PIDS+=($!)
+	wait_for "$SCRATCH/full.port" '^[0-9]+$' 5
+	FULL_PORT=$(cat "$SCRATCH/full.port")
+}

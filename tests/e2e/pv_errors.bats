@@ -65,6 +65,25 @@ teardown() {
 	[[ "$output" == *"input file is output file"* ]]
 }
 
+@test "-o naming one of the inputs is refused with status 4 and the file left intact" {
+	printf 'precious\n' >"$SCRATCH/f"
+	run "$NCPV" pv -q -o "$SCRATCH/f" "$SCRATCH/f"
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"input file is output file"* ]]
+	[ "$(cat "$SCRATCH/f")" = precious ]
+	run bash -c '"$1" pv -q -o "$2" <"$2"' _ "$NCPV" "$SCRATCH/f"
+	[ "$status" -eq 4 ]
+	[ "$(cat "$SCRATCH/f")" = precious ]
+}
+
+@test "-o truncates an existing output file before writing" {
+	printf 'a much longer old content\n' >"$SCRATCH/out"
+	printf 'new\n' >"$SCRATCH/in"
+	run "$NCPV" pv -q -o "$SCRATCH/out" "$SCRATCH/in"
+	[ "$status" -eq 0 ]
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
 @test "a closed reader ends the run at once with pv's status 0" {
 	local start end
 	start=$(date +%s%N)

@@ -245,6 +245,10 @@ static void test_percent_and_eta(void **state)
 	assert_int_equal(display_eta_seconds(0, 100, 10), 0);
 	assert_int_equal(display_eta_seconds(50, 100, 10), 5);
 	assert_int_equal(display_eta_seconds(50, 100, 0.0001), 0);
+	/* An ETA too far for a long (pv -s 1000P fed a byte a minute) stays
+	 * far and positive instead of wrapping to "ETA 0:00:00". */
+	assert_true(display_eta_seconds(1, 1ULL << 62, 0.01) >= DISPLAY_ETA_MAX);
+	assert_true(display_eta_seconds(1, 1ULL << 62, 0.01) <= DISPLAY_ETA_MAX);
 }
 
 int main(void)

@@ -56,6 +56,18 @@ static void test_size_rejects_junk(void **state)
 	size_rejects("20000P", ERANGE);
 }
 
+/* Past 2^53 a double cannot hold every whole number: counts stay exact. */
+static void test_size_exact_beyond_double(void **state)
+{
+	(void)state;
+	assert_true(size_of("9007199254740993") == 9007199254740993ULL);
+	assert_true(size_of("18446744073709551615") == UINT64_MAX);
+	assert_true(size_of("16383P") == 16383ULL << 50);
+	assert_true(size_of("1099511627775.5K") == (1099511627775ULL << 10) + 512);
+	size_rejects("18446744073709551616", ERANGE);
+	size_rejects("16384P", ERANGE);
+}
+
 static void test_seconds(void **state)
 {
 	double v;
@@ -135,6 +147,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_size_plain_and_suffixes),
 		cmocka_unit_test(test_size_rejects_junk),
+		cmocka_unit_test(test_size_exact_beyond_double),
 		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_bitrate),
 		cmocka_unit_test(test_long_range),

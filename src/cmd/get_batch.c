@@ -1,0 +1,208 @@
+/* get_batch.c - "ncpv get --count": many whole downloads over parallel
+ * connections on one epoll loop, summarised as transfers/s and latency. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "get.h"
+#include "../loop.h"
+#include "../stats.h"
+#include "../units.h"
+
+struct slot {
+	int fd;
+	double start, last;
+	uint64_t bytes;
+	struct batch *b;
+};
+
+struct batch {
+	const struct get_opts *o;
+	struct loop *loop;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	struct slot *slots;
+	double *latency;   /* seconds, one per finished transfer */
+	void *scratch;	   /* NET_DISCARD_MAX bytes for net_discard */
+	long started, done, failed, short_count, active;
+	struct progress p;
+	char first_error[256];
+	const volatile sig_atomic_t *stop; /* the signal flag: start no more */
+};
+
+static void slot_start(struct batch *b, struct slot *s, double now);
+
+static void slot_end(struct batch *b, struct slot *s, int ok, const char *why, double now)
+{
+	loop_close(b->loop, s->fd);
+	s->fd = -1;
+	b->active--;
+	if (ok && b->o->has_size && s->bytes != b->o->size) {
+		ok = 0;
+		b->short_count++;
+		why = "size differs from --size";
+	}
+	if (ok) {
+		b->latency[b->done++] = now - s->start;
+	} else {
+		b->failed++;
+		if (b->first_error[0] == '\0')
+			snprintf(b->first_error, sizeof(b->first_error), "%s", why);
+	}
+	if (b->started < b->o->count && !*b->stop)
+		slot_start(b, s, now);
+}
+
+static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct slot *s = ctx;
+	struct batch *b = s->b;
+
+	(void)l;
+	(void)fd;
+	(void)events;
+	for (;;) {
+		ssize_t n = net_discard(s->fd, b->scratch, NET_DISCARD_MAX);
+
+		if (n > 0) {
+			s->bytes += (uint64_t)n;
+			meter_add(&b->p.meter, (uint64_t)n);
+			continue;
+		}
+		if (n == 0) {
+			slot_end(b, s, 1, NULL, loop_now());
+			return;
+		}
+		if (errno == EAGAIN) {
+			s->last = loop_now();
+			return;
+		}
+		if (errno != EINTR) {
+			char why[128];
+
+			snprintf(why, sizeof(why), "%s", strerror(errno));
+			slot_end(b, s, 0, why, loop_now());
+			return;
+		}
+	}
+}
+
+static void slot_start(struct batch *b, struct slot *s, double now)
+{
+	b->started++;
+	s->bytes = 0;
+	s->start = s->last = now;
+	s->fd = net_connect_start((struct sockaddr *)&b->addr, b->addrlen, SOCK_STREAM);
+	if (s->fd < 0 || loop_add(b->loop, s->fd, EPOLLIN | EPOLLRDHUP, on_slot, s) < 0) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "connect: %s", strerror(errno));
+		if (s->fd >= 0)
+			close(s->fd);
+		s->fd = -1;
+		b->failed++;
+		if (b->first_error[0] == '\0')
+			snprintf(b->first_error, sizeof(b->first_error), "%s", why);
+		return;
+	}
+	b->active++;
+}
+
+int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
+{
+	struct batch b;
+	struct stats_summary lat;
+	char err[512], peer[64], amount[32], rate[32];
+	double elapsed;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	b.o = o;
+	b.stop = stop;
+	rc = net_resolve(o->at.host, o->at.port, &o->net, &b.addr, &b.addrlen, err, sizeof(err));
+	if (rc < 0) {
+		cmd_error("get", "%s", err);
+		return cmd_net_exit(rc);
+	}
+	net_format_addr((struct sockaddr *)&b.addr, b.addrlen, peer, sizeof(peer));
+	b.loop = loop_new();
+	b.slots = calloc((size_t)o->parallel, sizeof(*b.slots));
+	b.latency = calloc((size_t)o->count, sizeof(*b.latency));
+	b.scratch = malloc(NET_DISCARD_MAX);
+	if (b.loop == NULL || b.slots == NULL || b.latency == NULL || b.scratch == NULL) {
+		cmd_error("get", "out of memory");
+		rc = NCPV_EXIT_FAIL;
+		goto out;
+	}
+	net_raise_fd_limit();
+	get_progress_init(&b.p, o, loop_now());
+	for (long i = 0; i < o->parallel && b.started < o->count; i++) {
+		b.slots[i].b = &b;
+		b.slots[i].fd = -1;
+		slot_start(&b, &b.slots[i], loop_now());
+	}
+	while (b.active > 0 && !*b.stop) {
+		double now = loop_now();
+		int wait = b.p.show ? (int)((b.p.next - now) * 1000) + 1 : 250;
+
+		if (wait > 250)
+			wait = 250;
+		if (loop_poll(b.loop, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
+			break;
+		now = loop_now();
+		progress_tick(&b.p, now);
+		/* A transfer silent for longer than -w fails, so one stuck server cannot hang us. */
+		if (o->timeout > 0)
+			for (long i = 0; i < o->parallel; i++)
+				if (b.slots[i].fd >= 0 && now - b.slots[i].last > o->timeout)
+					slot_end(&b, &b.slots[i], 0, "timed out", now);
+		/* Refill slots whose connect failed at once. */
+		for (long i = 0; i < o->parallel && b.started < o->count && !*b.stop; i++)
+			if (b.slots[i].fd < 0 && b.slots[i].b)
+				slot_start(&b, &b.slots[i], now);
+	}
+	elapsed = loop_now() - b.p.meter.start;
+	if (b.p.shown)
+		progress_draw(&b.p, loop_now(), 1);
+	stats_summarize(b.latency, (size_t)b.done, &lat);
+	if (o->json)
+		printf("{\"direction\":\"receive\",\"peer\":\"%s\",\"transfers\":%ld,\"failed\":%ld,"
+		       "\"bytes\":%llu,\"seconds\":%.6f,\"transfers_per_s\":%.1f,\"rate\":%.0f,"
+		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
+		       peer, b.done, b.failed, (unsigned long long)b.p.meter.bytes, elapsed,
+		       elapsed > 0 ? b.done / elapsed : 0,
+		       elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, lat.median * 1e3,
+		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
+	fflush(stdout);
+	if (!o->quiet)
+		fprintf(stderr,
+			"%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); "
+			"latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f\n",
+			b.done, b.failed, peer, elapsed, elapsed > 0 ? b.done / elapsed : 0,
+			units_format_iec(amount, sizeof(amount), (double)b.p.meter.bytes),
+			units_format_iec(rate, sizeof(rate), elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0),
+			lat.median * 1e3, lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
+	rc = NCPV_EXIT_OK;
+	if (b.failed > 0) {
+		cmd_error("get", "%ld of %ld transfers failed (first: %s)", b.failed, o->count, b.first_error);
+		rc = NCPV_EXIT_FAIL;
+	} else if (*b.stop) {
+		rc = NCPV_EXIT_FAIL;
+	}
+out:
+	/* A slot never started (b unset) has fd 0 from calloc, not a socket. */
+	for (long i = 0; b.slots && i < o->parallel; i++)
+		if (b.slots[i].b && b.slots[i].fd >= 0)
+			close(b.slots[i].fd);
+	free(b.slots);
+	free(b.latency);
+	free(b.scratch);
+	loop_free(b.loop);
+	return rc;
+}
+

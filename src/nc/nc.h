@@ -1,0 +1,104 @@
+/* nc.h - "ncpv nc": the options, the relay and the pieces the command's files share. */
+#ifndef NCPV_NC_H
+#define NCPV_NC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "../net.h"
+#include "../proxy_dial.h"
+
+#define NC_MAX_PORTS 65536
+
+/* Everything the command line says; filled once by nc_parse_options. The
+ * strings point into argv, which must outlive the struct. */
+struct nc_opts {
+	int family;	      /* -4 / -6 / AF_UNSPEC */
+	int udp, unix_sock, listen, keep, scan, verbose, numeric;
+	int no_stdin;	      /* -d */
+	int shutdown_on_eof;  /* -N (and -q >= 0, as Debian's nc) */
+	int broadcast, debug, crlf, telnet, random_order, fdpass;
+	int rcvbuf, sndbuf;   /* -I / -O; 0 unset */
+	int ttl, minttl, tos; /* -M / -m / -T; -1 unset */
+	double interval;      /* -i seconds, 0 none */
+	int quit_after;	      /* -q seconds, -1 (default) never */
+	int timeout_ms;	      /* -w, -1 none */
+	long recvlimit;	      /* -W, 0 none */
+	const char *source;   /* -s */
+	const char *source_port; /* -p */
+	enum proxy_proto proxy_proto; /* -X (SOCKS5 when only -x is given) */
+	const char *proxy;    /* -x host[:port] */
+	const char *proxy_user; /* -P */
+	int progress, json;   /* --progress, --json */
+	const char *host;     /* destination, listen address, or Unix path */
+	int ports[NC_MAX_PORTS];
+	int nports;	      /* 0 with -U, or a listener without a port */
+};
+
+/*
+ * Parse argv into o. Returns 0 to go on, 1 after printing help (exit 0),
+ * or -1 after printing a one-line error (exit 1). Ports are expanded from
+ * lists, ranges ("20-30", either order) and service names.
+ */
+int nc_parse_options(int argc, char **argv, struct nc_opts *o);
+
+/* -T keywords (critical, lowdelay, af11, cs3, ef ...) or a number 0..255
+ * (decimal or 0x hex) to a TOS byte; -1 if unknown. Pure. */
+int nc_parse_tos(const char *s);
+
+/* Totals across every connection of one run, for --progress and --json. */
+struct nc_totals {
+	uint64_t sent, received;
+	double start;
+};
+
+/*
+ * Copy stdin to the socket and the socket to stdout until nc would stop
+ * (see the README's half-close rules), counting into t. initial/initlen are
+ * bytes already received (after a proxy reply) to write to stdout first.
+ * The socket must be non-blocking and connected; nc_relay closes it (then
+ * waits -q seconds when asked). Returns 1 when a listener must not accept
+ * another client (Debian's -q with -k), 0 when it may, -1 out of memory.
+ */
+struct nc_meter;
+int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
+	     struct nc_totals *t, struct nc_meter *m);
+
+/* The live pv-style line (--progress); NULL-safe no-ops when off. */
+struct nc_meter *nc_meter_new(const struct nc_opts *o);
+void nc_meter_tick(struct nc_meter *m, const struct nc_totals *t, int final);
+double nc_meter_next(const struct nc_meter *m); /* time of the next refresh, 0 none */
+void nc_meter_free(struct nc_meter *m);
+
+/* Telnet option refusal (-t): scan received bytes for IAC WILL/WONT/DO/DONT
+ * and write the DONT/WONT answers into out (at most outcap). *state carries
+ * a sequence split across reads; start it at 0. Returns bytes written. Pure. */
+size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *out, size_t outcap);
+
+/* Socket options from the command line (-b -D -I -O -M -m -T), applied by
+ * net_connect / net_listen through net_opts.hook. A failure is kept in err. */
+struct nc_hook {
+	const struct nc_opts *o;
+	int failed;
+	char err[256];
+};
+int nc_socket_hook(int fd, const struct sockaddr *sa, void *ctx);
+
+/* net_opts for o, with h (caller-owned, must outlive n) as the hook's context. */
+void nc_net_opts(const struct nc_opts *o, struct nc_hook *h, struct net_opts *n);
+
+/* -v lines, worded as Debian's nc: "Listening on HOST PORT" (verb "Listening"
+ * or "Bound"), "Connection received on HOST PORT", "Connection to HOST PORT
+ * port [tcp/SERVICE] succeeded!". Silent without -v. */
+void nc_report_local(const struct nc_opts *o, int fd, const char *verb);
+void nc_report_peer(const struct nc_opts *o, const struct sockaddr *sa, socklen_t len);
+void nc_report_connected(const struct nc_opts *o, int fd, const char *host, int port);
+
+/* -F: send fd over stdout (SCM_RIGHTS). 0, or -1 after printing why. */
+int nc_pass_fd(int fd);
+
+/* The listening side (-l): TCP, UDP and Unix-domain. Returns the exit code. */
+int nc_listen_main(const struct nc_opts *o, struct nc_totals *t, struct nc_meter *m);
+
+#endif

@@ -1,0 +1,395 @@
+/* nc_relay.c - the two-way copy between stdio and the socket, with OpenBSD nc's half-close rules. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nc.h"
+#include "../cmd/progress.h"
+#include "../loop.h"
+
+/* Large enough that a gigabit stream costs few system calls; nc's own 16 KiB
+ * buffer is one reason `nc | pv` is slower than one process. */
+#define RELAY_BUF (256 * 1024)
+/* One stdin read becomes one datagram in UDP mode: keep it under any MTU-free limit. */
+#define UDP_SEND_MAX 16384
+#define UDP_RECV_MAX 65536
+
+enum { P_STDIN, P_NETOUT, P_NETIN, P_STDOUT, P_COUNT };
+
+struct buffer {
+	uint8_t *data;
+	size_t off, len, cap;
+};
+
+struct relay {
+	const struct nc_opts *o;
+	struct pollfd pfd[P_COUNT];
+	struct buffer up;   /* stdin -> network */
+	struct buffer down; /* network -> stdout */
+	uint8_t *scratch;   /* -C: raw stdin before LF -> CRLF */
+	int prev_cr;	    /* -C: the last byte read was CR */
+	int telnet_state;
+	long packets;
+	int stop_keep;	    /* Debian: -q in listen mode ends -k too */
+	struct nc_totals *t;
+	struct nc_meter *m;
+};
+
+struct nc_meter {
+	struct progress p;
+};
+
+struct nc_meter *nc_meter_new(const struct nc_opts *o)
+{
+	struct nc_meter *m;
+
+	if (!o->progress || (m = calloc(1, sizeof(*m))) == NULL)
+		return NULL;
+	progress_init(&m->p, 1, 1, 0, loop_now());
+	return m;
+}
+
+void nc_meter_tick(struct nc_meter *m, const struct nc_totals *t, int final)
+{
+	double now;
+
+	if (m == NULL)
+		return;
+	now = loop_now();
+	m->p.meter.bytes = t->sent + t->received; /* both directions count */
+	if (final)
+		progress_draw(&m->p, now, 1);
+	else
+		progress_tick(&m->p, now);
+}
+
+double nc_meter_next(const struct nc_meter *m)
+{
+	return m ? m->p.next : 0;
+}
+
+void nc_meter_free(struct nc_meter *m)
+{
+	free(m);
+}
+
+size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *out, size_t outcap)
+{
+	/* state: 0 plain, 1 after IAC, or the verb (WILL 251 .. DONT 254) awaiting its option. */
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = buf[i];
+
+		if (*state == 0) {
+			if (c == 255)
+				*state = 1;
+		} else if (*state == 1) {
+			*state = c >= 251 && c <= 254 ? c : 0;
+		} else {
+			if (n + 3 <= outcap) {
+				out[n++] = 255;
+				out[n++] = *state == 251 || *state == 252 ? 254 : 252; /* DONT : WONT */
+				out[n++] = c;
+			}
+			*state = 0;
+		}
+	}
+	return n;
+}
+
+static void sleep_seconds(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Room at the end of b, moving the data to the front when that helps. */
+static size_t room(struct buffer *b)
+{
+	if (b->len == 0)
+		b->off = 0;
+	else if (b->off > 0 && b->off + b->len == b->cap) {
+		memmove(b->data, b->data + b->off, b->len);
+		b->off = 0;
+	}
+	return b->cap - b->off - b->len;
+}
+
+/* Read stdin into the up buffer (translating LF to CRLF with -C). */
+static ssize_t fill_from_stdin(struct relay *r)
+{
+	struct buffer *b = &r->up;
+	size_t space = room(b);
+	ssize_t n;
+
+	if (r->o->udp) /* one read, one datagram */
+		space = b->len >= UDP_SEND_MAX ? 0 : UDP_SEND_MAX - b->len;
+	if (!r->o->crlf) {
+		n = read(STDIN_FILENO, b->data + b->off + b->len, space);
+		if (n > 0)
+			b->len += (size_t)n;
+		return n;
+	}
+	n = read(STDIN_FILENO, r->scratch, space / 2);
+	for (ssize_t i = 0; i < n; i++) {
+		uint8_t c = r->scratch[i];
+
+		if (c == '\n' && !r->prev_cr)
+			b->data[b->off + b->len++] = '\r';
+		b->data[b->off + b->len++] = c;
+		r->prev_cr = c == '\r';
+	}
+	return n;
+}
+
+/* Send from the up buffer; with -i, one line then a pause. -1 is fatal. */
+static int drain_to_net(struct relay *r)
+{
+	struct buffer *b = &r->up;
+	size_t n = b->len;
+	const uint8_t *lf = NULL;
+	ssize_t w;
+
+	if (r->o->interval > 0 && (lf = memchr(b->data + b->off, '\n', b->len)) != NULL)
+		n = (size_t)(lf - (b->data + b->off)) + 1;
+	w = send(r->pfd[P_NETOUT].fd, b->data + b->off, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (w < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	b->off += (size_t)w;
+	b->len -= (size_t)w;
+	r->t->sent += (uint64_t)w;
+	if (lf && (size_t)w == n)
+		sleep_seconds(r->o->interval);
+	return 0;
+}
+
+static int drain_to_stdout(struct relay *r)
+{
+	struct buffer *b = &r->down;
+	ssize_t w = write(STDOUT_FILENO, b->data + b->off, b->len);
+
+	if (w < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	b->off += (size_t)w;
+	b->len -= (size_t)w;
+	return 0;
+}
+
+/* Read from the network; returns what read() did. */
+static ssize_t fill_from_net(struct relay *r)
+{
+	struct buffer *b = &r->down;
+	size_t space = room(b);
+	ssize_t n = read(r->pfd[P_NETIN].fd, b->data + b->off + b->len, space);
+
+	if (n > 0) {
+		if (r->o->telnet) {
+			uint8_t answers[3 * 64];
+			size_t k = nc_telnet_answers(b->data + b->off + b->len, (size_t)n, &r->telnet_state,
+						     answers, sizeof(answers));
+
+			if (k > 0 && send(r->pfd[P_NETIN].fd, answers, k, MSG_NOSIGNAL) < 0)
+				fprintf(stderr, "nc: telnet answer: %s\n", strerror(errno));
+		}
+		b->len += (size_t)n;
+		r->t->received += (uint64_t)n;
+	}
+	return n;
+}
+
+static void net_in_gone(struct relay *r, int shut)
+{
+	if (shut && r->pfd[P_NETIN].fd >= 0)
+		shutdown(r->pfd[P_NETIN].fd, SHUT_RD);
+	r->pfd[P_NETIN].fd = -1;
+}
+
+/* The states nc ends in; see the README's half-close section. */
+static int finished(const struct relay *r)
+{
+	int inputs_gone = r->pfd[P_STDIN].fd < 0 && r->pfd[P_NETIN].fd < 0 && r->up.len == 0 &&
+			  r->down.len == 0;
+	int outputs_gone = r->pfd[P_NETOUT].fd < 0 && r->pfd[P_STDOUT].fd < 0;
+	/* A listener is done when its client's side has ended, stdin or not. */
+	int client_gone = r->o->listen && r->pfd[P_NETIN].fd < 0 && r->up.len == 0 && r->down.len == 0;
+
+	return inputs_gone || outputs_gone || client_gone;
+}
+
+static void set_interest(struct relay *r)
+{
+	int udp = r->o->udp;
+
+	r->pfd[P_STDIN].events = r->up.len < (udp ? UDP_SEND_MAX : r->up.cap / 2) ? POLLIN : 0;
+	r->pfd[P_NETOUT].events = r->up.len > 0 ? POLLOUT : 0;
+	r->pfd[P_NETIN].events = (udp ? r->down.len == 0 : r->down.len < r->down.cap) ? POLLIN : 0;
+	r->pfd[P_STDOUT].events = r->down.len > 0 ? POLLOUT : 0;
+}
+
+/* Poll timeout: the idle limit (-w) and the meter's next refresh. */
+static int wait_ms(const struct relay *r, double last_activity)
+{
+	double now = loop_now(), until = 0;
+
+	if (r->o->timeout_ms > 0)
+		until = last_activity + r->o->timeout_ms / 1000.0;
+	if (nc_meter_next(r->m) > 0 && (until == 0 || nc_meter_next(r->m) < until))
+		until = nc_meter_next(r->m);
+	if (until == 0)
+		return -1;
+	return until <= now ? 0 : (int)((until - now) * 1000) + 1;
+}
+
+/* React to what poll said about each end, in nc's order. */
+static void handle_conditions(struct relay *r)
+{
+	struct pollfd *p = r->pfd;
+
+	for (int i = 0; i < P_COUNT; i++)
+		if (p[i].revents & (POLLERR | POLLNVAL))
+			p[i].fd = -1;
+	if ((p[P_STDIN].revents & POLLHUP) && !(p[P_STDIN].revents & POLLIN))
+		p[P_STDIN].fd = -1;
+	if ((p[P_NETIN].revents & POLLHUP) && !(p[P_NETIN].revents & POLLIN))
+		p[P_NETIN].fd = -1;
+	if (p[P_NETOUT].revents & POLLHUP) {
+		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
+			shutdown(p[P_NETOUT].fd, SHUT_WR);
+		p[P_NETOUT].fd = -1;
+	}
+	if (p[P_STDOUT].revents & POLLHUP)
+		p[P_STDOUT].fd = -1;
+	if (p[P_NETOUT].fd < 0) {
+		p[P_STDIN].fd = -1;
+		r->up.len = 0; /* nowhere to send it */
+	}
+	if (p[P_STDOUT].fd < 0) {
+		net_in_gone(r, 1);
+		r->down.len = 0;
+	}
+}
+
+static void move_data(struct relay *r)
+{
+	struct pollfd *p = r->pfd;
+	ssize_t n;
+
+	if ((p[P_STDIN].revents & (POLLIN | POLLHUP)) && p[P_STDIN].fd >= 0 && p[P_STDIN].events) {
+		n = fill_from_stdin(r);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			p[P_STDIN].fd = -1;
+	}
+	if (r->up.len > 0 && p[P_NETOUT].fd >= 0 && (p[P_NETOUT].revents & POLLOUT || p[P_STDIN].revents))
+		if (drain_to_net(r) < 0) {
+			p[P_NETOUT].fd = -1;
+			p[P_STDIN].fd = -1;
+			r->up.len = 0;
+		}
+	if ((p[P_NETIN].revents & (POLLIN | POLLHUP)) && p[P_NETIN].fd >= 0 && p[P_NETIN].events) {
+		n = fill_from_net(r);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			net_in_gone(r, 0);
+		else if (n == 0)
+			net_in_gone(r, 1);
+		if (n > 0 && r->o->recvlimit > 0 && ++r->packets >= r->o->recvlimit) {
+			net_in_gone(r, 1);
+			p[P_STDIN].fd = -1;
+		}
+	}
+	if (r->down.len > 0 && p[P_STDOUT].fd >= 0)
+		if (drain_to_stdout(r) < 0) {
+			p[P_STDOUT].fd = -1;
+			r->down.len = 0;
+		}
+	/* stdin gone and its data sent: the network's write side is done. */
+	if (p[P_STDIN].fd < 0 && r->up.len == 0) {
+		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
+			shutdown(p[P_NETOUT].fd, SHUT_WR);
+		p[P_NETOUT].fd = -1;
+		/* Debian: with -q, a listener (or UDP) stops reading too, and -k ends. */
+		if ((r->o->listen || r->o->udp) && p[P_NETIN].fd >= 0 && r->o->quit_after >= 0 &&
+		    r->down.len == 0) {
+			net_in_gone(r, 1);
+			r->stop_keep = 1;
+		}
+	}
+	if (p[P_NETIN].fd < 0 && r->down.len == 0)
+		p[P_STDOUT].fd = -1;
+}
+
+int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
+	     struct nc_totals *t, struct nc_meter *m)
+{
+	struct relay r;
+	double last_activity = loop_now();
+
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.t = t;
+	r.m = m;
+	r.up.cap = RELAY_BUF;
+	r.down.cap = RELAY_BUF > initlen + UDP_RECV_MAX ? RELAY_BUF : initlen + UDP_RECV_MAX;
+	r.up.data = malloc(r.up.cap);
+	r.down.data = malloc(r.down.cap);
+	r.scratch = o->crlf ? malloc(r.up.cap / 2) : NULL;
+	if (r.up.data == NULL || r.down.data == NULL || (o->crlf && r.scratch == NULL)) {
+		free(r.up.data);
+		free(r.down.data);
+		free(r.scratch);
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	if (initlen > 0)
+		memcpy(r.down.data, initial, initlen);
+	r.down.len = initlen;
+	t->received += initlen;
+	r.pfd[P_STDIN].fd = o->no_stdin ? -1 : STDIN_FILENO;
+	r.pfd[P_NETOUT].fd = fd;
+	r.pfd[P_NETIN].fd = fd;
+	r.pfd[P_STDOUT].fd = STDOUT_FILENO;
+	for (;;) {
+		int n;
+
+		if (finished(&r))
+			break;
+		set_interest(&r);
+		n = poll(r.pfd, P_COUNT, wait_ms(&r, last_activity));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		nc_meter_tick(m, t, 0);
+		if (n == 0) {
+			if (o->timeout_ms > 0 && loop_now() >= last_activity + o->timeout_ms / 1000.0)
+				break; /* -w: idle for too long */
+			continue;
+		}
+		last_activity = loop_now();
+		handle_conditions(&r);
+		move_data(&r);
+	}
+	close(fd);
+	if (o->quit_after > 0) {
+		double until = loop_now() + o->quit_after;
+
+		while (loop_now() < until) {
+			double left = until - loop_now(), step = m ? 1 : left;
+
+			sleep_seconds(left < step ? left : step);
+			nc_meter_tick(m, t, 0);
+		}
+	}
+	free(r.up.data);
+	free(r.down.data);
+	free(r.scratch);
+	return r.stop_keep;
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env bats
+# nc_proxy.bats - -x/-X through real proxies started by the test on loopback (microsocks for
+# SOCKS5, tinyproxy for HTTP CONNECT), and fake proxies that refuse, lie or hang.
+load nc_helpers
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+start_microsocks() {
+	SOCKS_PORT=$(free_port)
+	microsocks -i 127.0.0.1 -p "$SOCKS_PORT" "$@" >"$SCRATCH/microsocks.log" 2>&1 &
+	STARTED_PIDS+=($!)
+	wait_port_quiet "$SOCKS_PORT"
+}
+
+start_tinyproxy() {
+	HTTP_PORT=$(free_port)
+	cat >"$SCRATCH/tinyproxy.conf" <<CONF
+Port $HTTP_PORT
+Listen 127.0.0.1
+Timeout 10
+MaxClients 8
+Allow 127.0.0.1
+LogFile "$SCRATCH/tinyproxy.log"
+LogLevel Warning
+PidFile "$SCRATCH/tinyproxy.pid"
+$*
+CONF
+	tinyproxy -d -c "$SCRATCH/tinyproxy.conf" >/dev/null 2>&1 &
+	STARTED_PIDS+=($!)
+	wait_port_quiet "$HTTP_PORT"
+}
+
+# start_sink: ncpv nc -l on port 0 writing what it receives to $SCRATCH/sink.
+start_sink() {
+	"$NCPV" nc -lv 127.0.0.1 0 >"$SCRATCH/sink" </dev/null 2>"$SCRATCH/sink.log" &
+	SINK_PID=$!
+	STARTED_PIDS+=($SINK_PID)
+	wait_listening "$SCRATCH/sink.log"
+}
+
+# fake_proxy STEPS: a scripted peer standing in for a proxy; sets FAKE_PORT.
+fake_proxy() {
+	python3 "$NC_PEER" listen "$SCRATCH/fake.port" "$1" >/dev/null &
+	STARTED_PIDS+=($!)
+	local i
+	for ((i = 0; i < 250; i++)); do [ -s "$SCRATCH/fake.port" ] && break; sleep 0.02; done
+	FAKE_PORT=$(cat "$SCRATCH/fake.port")
+}
+
+@test "SOCKS5 through microsocks carries 1 MiB byte-exact" {
+	start_microsocks
+	start_sink
+	make_file "$SCRATCH/in" 1048576
+	timeout 10 "$NCPV" nc -N -x "127.0.0.1:$SOCKS_PORT" 127.0.0.1 "$NC_PORT" <"$SCRATCH/in"
+	wait "$SINK_PID"
+	[ "$(sha "$SCRATCH/sink")" = "$(sha "$SCRATCH/in")" ]
+}
+
+@test "SOCKS5 with -P authenticates with user and password (microsocks -u -P)" {
+	start_microsocks -u bob -P s3cret
+	start_sink
+	echo hello | NCPV_PROXY_PASSWORD=s3cret timeout 10 "$NCPV" nc -N -P bob -x "127.0.0.1:$SOCKS_PORT" localhost "$NC_PORT"
+	wait "$SINK_PID"
+	[ "$(cat "$SCRATCH/sink")" = hello ]
+}
+
+@test "SOCKS5 with a wrong password is an error" {
+	start_microsocks -u bob -P s3cret
+	run bash -c "echo x | NCPV_PROXY_PASSWORD=wrong timeout 10 '$NCPV' nc -N -P bob -x 127.0.0.1:$SOCKS_PORT 127.0.0.1 9"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"proxy authentication failed"* ]]
+}
+
+@test "SOCKS5 proxy refusing the destination is an error naming the reason" {
+	start_microsocks
+	port=$(free_port)
+	run timeout 10 "$NCPV" nc -d -x "127.0.0.1:$SOCKS_PORT" 127.0.0.1 "$port"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"proxy refused the connection"* ]]
+}
+
+@test "HTTP CONNECT through tinyproxy carries 1 MiB byte-exact" {
+	start_tinyproxy
+	start_sink
+	make_file "$SCRATCH/in" 1048576
+	timeout 10 "$NCPV" nc -N -X connect -x "127.0.0.1:$HTTP_PORT" 127.0.0.1 "$NC_PORT" <"$SCRATCH/in"
+	wait "$SINK_PID"
+	[ "$(sha "$SCRATCH/sink")" = "$(sha "$SCRATCH/in")" ]
+}
+
+@test "HTTP CONNECT with -P sends Basic credentials tinyproxy accepts" {
+	start_tinyproxy "BasicAuth bob s3cret"
+	start_sink
+	echo hello | NCPV_PROXY_PASSWORD=s3cret timeout 10 "$NCPV" nc -N -P bob -X connect -x "127.0.0.1:$HTTP_PORT" 127.0.0.1 "$NC_PORT"
+	wait "$SINK_PID"
+	[ "$(cat "$SCRATCH/sink")" = hello ]
+}
+
+@test "HTTP CONNECT refused by tinyproxy quotes the status line, as nc does" {
+	start_tinyproxy
+	port=$(free_port)
+	run timeout 10 "$NCPV" nc -d -X connect -x "127.0.0.1:$HTTP_PORT" 127.0.0.1 "$port"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'Proxy error: "HTTP/1.0 500'* ]]
+}
+
+@test "unreachable proxy is an error (with -v, in nc's words)" {
+	port=$(free_port)
+	run timeout 10 "$NCPV" nc -v -d -x "127.0.0.1:$port" 127.0.0.1 9
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"Connection refused"* ]]
+}
+
+@test "a SOCKS5 proxy answering garbage is an error, not a crash" {
+	fake_proxy "sendhex:ffffffffffff,linger:3"
+	run timeout 10 "$NCPV" nc -d -x "127.0.0.1:$FAKE_PORT" 127.0.0.1 9
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"malformed SOCKS5 reply"* ]]
+}
+
+@test "a SOCKS5 reply cut short by a close is an error" {
+	fake_proxy "sendhex:0500,sleep:0.3,sendhex:050000,close"
+	run timeout 10 "$NCPV" nc -d -x "127.0.0.1:$FAKE_PORT" 127.0.0.1 9
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"closed the connection during the handshake"* ]]
+}
+
+@test "a proxy that never answers times out with -w instead of hanging" {
+	fake_proxy "linger:5"
+	start=$EPOCHREALTIME
+	run timeout 10 "$NCPV" nc -d -w 1 -X connect -x "127.0.0.1:$FAKE_PORT" 127.0.0.1 9
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"timed out"* ]]
+	(( $(echo "$EPOCHREALTIME - $start < 3" | bc) ))
+}
+
+@test "an endless HTTP proxy header is refused after 8 KiB" {
+	fake_proxy "send:HTTP/1.0 200 OK,sendhex:$(printf '0d0a582d613a20%.0s' {1..2000}),linger:3"
+	run timeout 10 "$NCPV" nc -d -w 2 -X connect -x "127.0.0.1:$FAKE_PORT" 127.0.0.1 9
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"malformed HTTP reply"* || "$output" == *"too long"* ]]
+}
+
+@test "-P is refused with SOCKS4, which has no passwords" {
+	run "$NCPV" nc -X 4 -P bob -x 127.0.0.1:1 127.0.0.1 9
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"SOCKS4"* ]]
+}
+
+@test "SOCKS4 grant: bytes that follow the proxy's reply reach stdout" {
+	fake_proxy "sendhex:005a000000000000,send:banner,close"
+	run timeout 10 "$NCPV" nc -d -X 4 -x "127.0.0.1:$FAKE_PORT" 127.0.0.1 9
+	[ "$status" -eq 0 ]
+	[ "$output" = banner ]
+}
+
+@test "SOCKS4 rejection (code 91) is an error" {
+	fake_proxy "sendhex:005b000000000000,linger:2"
+	run timeout 10 "$NCPV" nc -d -X 4 -x "127.0.0.1:$FAKE_PORT" 127.0.0.1 9
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"SOCKS4 code 91"* ]]
+}

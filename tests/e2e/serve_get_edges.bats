@@ -1,0 +1,197 @@
+#!/usr/bin/env bats
+# serve and get at the edges: sources that fail mid-transfer, signals while
+# blocked, peers that reset after the last byte, sizes beyond 2^53.
+
+load helpers
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+# slow_reader PORT OUT: read from PORT at about 5 MB/s; write "eof N" or "error N" to OUT.
+slow_reader() {
+	python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+n, end = 0, "eof"
+try:
+    while True:
+        b = s.recv(65536)
+        if not b:
+            break
+        n += len(b)
+        time.sleep(0.01)
+except OSError:
+    end = "error"
+open(sys.argv[2], "w").write("%s %d\n" % (end, n))' "$1" "$2"
+}
+
+@test "serve resets a connection whose source file shrank, instead of spinning" {
+	truncate -s 100M "$SCRATCH/in" # sparse: zeros without the disk writes
+	start_serve --source "$SCRATCH/in"
+	timeout 30 bash -c "$(declare -f slow_reader); slow_reader $SERVE_PORT $SCRATCH/result" &
+	STARTED_PIDS+=($!)
+	for _ in $(seq 100); do [ "$(ss -tn state established "( sport = :$SERVE_PORT )" | tail -n +2 | wc -l)" -ge 1 ] && break; sleep 0.05; done
+	truncate -s 0 "$SCRATCH/in"
+	wait_for "$SERVE_LOG" 'source file shrank' 10
+	wait_for "$SCRATCH/result" '^error ' 10
+	kill -TERM "$SERVE_PID"
+	wait_for "$SERVE_LOG" 'stopped after' 5
+}
+
+@test "serve resets a --size connection when a stream source ends early" {
+	printf 'only 20 bytes here\n' >"$SCRATCH/short"
+	mkfifo "$SCRATCH/fifo"
+	cat "$SCRATCH/short" >"$SCRATCH/fifo" &
+	start_serve --size 1M --source "$SCRATCH/fifo"
+	run timeout 10 "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	# The reset may land during the connect (exit 4) or on a read (exit 1).
+	[ "$status" -eq 1 ] || [ "$status" -eq 4 ]
+	[[ "$output" == *"reset by peer"* ]]
+	wait_for "$SERVE_LOG" 'source ended before --size' 5
+}
+
+# idle_server: a listener that accepts and then sends nothing; sets IDLE_PORT.
+idle_server() {
+	python3 -c '
+import socket, time
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(8)
+print(l.getsockname()[1], flush=True)
+held = [l.accept()[0] for _ in range(1)]
+time.sleep(30)' >"$SCRATCH/idle.port" &
+	STARTED_PIDS+=($!)
+	wait_for "$SCRATCH/idle.port" '^[0-9]+$' 5
+	IDLE_PORT=$(cat "$SCRATCH/idle.port")
+}
+
+@test "get stops on SIGINT while the server sends nothing" {
+	idle_server
+	"$NCPV" get "127.0.0.1:$IDLE_PORT" 2>"$SCRATCH/err" &
+	pid=$!
+	STARTED_PIDS+=($pid)
+	for _ in $(seq 100); do [ "$(ss -tn state established "( dport = :$IDLE_PORT )" | tail -n +2 | wc -l)" -ge 1 ] && break; sleep 0.05; done
+	kill -INT "$pid"
+	wait_gone "$pid" 3
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 0 ]
+	grep -q 'received 0 B' "$SCRATCH/err"
+}
+
+@test "get --send stops on SIGTERM while the server reads nothing" {
+	idle_server
+	"$NCPV" get --send --source zero "127.0.0.1:$IDLE_PORT" 2>"$SCRATCH/err" &
+	pid=$!
+	STARTED_PIDS+=($pid)
+	for _ in $(seq 100); do [ "$(ss -tn state established "( dport = :$IDLE_PORT )" | tail -n +2 | wc -l)" -ge 1 ] && break; sleep 0.05; done
+	# Wait until the send queue is full, so that get is waiting for room.
+	for _ in $(seq 100); do
+		q=$(ss -tnH state established "( dport = :$IDLE_PORT )" | awk '{print $2}')
+		[ "${q:-0}" -gt 0 ] && [ "$q" = "$(sleep 0.05; ss -tnH state established "( dport = :$IDLE_PORT )" | awk '{print $2}')" ] && break
+	done
+	kill -TERM "$pid"
+	wait_gone "$pid" 3
+}
+
+@test "get stops on SIGTERM while its output (a socket nobody reads) is full" {
+	start_serve --source zero
+	python3 - "$NCPV" "$SERVE_PORT" <<'PY'
+import os, signal, socket, subprocess, sys, time
+ours, theirs = socket.socketpair()
+p = subprocess.Popen([sys.argv[1], "get", "-q", "-o", "-", "127.0.0.1:" + sys.argv[2]],
+                     stdout=theirs.fileno())
+theirs.close()
+import fcntl, struct, termios
+def queued():
+    return struct.unpack("i", fcntl.ioctl(ours.fileno(), termios.FIONREAD, b"\0" * 4))[0]
+# Wait (bounded) until the pair is full: bytes queued and no longer growing.
+last = -1
+for _ in range(100):
+    now = queued()
+    if now > 0 and now == last:
+        break
+    last = now
+    time.sleep(0.05)
+assert p.poll() is None, "get ended early"
+p.send_signal(signal.SIGTERM)
+try:
+    p.wait(timeout=3)
+except subprocess.TimeoutExpired:
+    p.kill()
+    sys.exit("get did not stop on SIGTERM while its output was blocked")
+PY
+}
+
+@test "get stops on SIGINT while connecting with no timeout" {
+	full_listener
+	port=$FULL_PORT
+	syn_sent() { ss -tnH state syn-sent "( dport = :$port )" | wc -l; }
+	for _ in $(seq 100); do [ "$(syn_sent)" -ge 3 ] && break; sleep 0.05; done
+	before=$(syn_sent)
+	"$NCPV" get -w 0 "127.0.0.1:$port" 2>"$SCRATCH/err" &
+	pid=$!
+	STARTED_PIDS+=($pid)
+	for _ in $(seq 100); do [ "$(syn_sent)" -gt "$before" ] && break; sleep 0.05; done
+	kill -INT "$pid"
+	wait_gone "$pid" 3
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 1 ]
+	grep -q 'interrupted' "$SCRATCH/err"
+}
+
+@test "get --send fails when the server resets after the last byte, unread" {
+	start_serve --discard --max-bytes 100K
+	run "$NCPV" get -q --send --source zero --bytes 200K "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"reset"* ]]
+	wait_for "$SERVE_LOG" 'max-bytes' 5
+}
+
+@test "get refuses nc's -u (UDP) instead of quietly uploading over TCP" {
+	run "$NCPV" get -u 127.0.0.1:1
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"'-u' (UDP) is not supported"* ]]
+}
+
+@test "get takes a bracketed IPv6 host and a separate port, as well as a bare one" {
+	python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null || skip "no IPv6 loopback"
+	start_serve --size 4K '[::1]:0'
+	run "$NCPV" get -q --json '[::1]' "$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":4096'* ]]
+	run "$NCPV" get -q --json ::1 "$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":4096'* ]]
+}
+
+@test "serve listens on loopback unless an all-interfaces address is asked for" {
+	start_serve --size 1 ':0'
+	grep -q 'listening on 127\.0\.0\.1:' "$SERVE_LOG"
+	stop_pid "$SERVE_PID"
+	start_serve --size 1 '0.0.0.0:0'
+	grep -q 'listening on 0\.0\.0\.0:' "$SERVE_LOG"
+	run "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":1'* ]]
+}
+
+@test "serve -6 with only a port listens on IPv6 loopback" {
+	python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null || skip "no IPv6 loopback"
+	start_serve -6 --size 1 ':0'
+	grep -q 'listening on \[::1\]:' "$SERVE_LOG"
+	run "$NCPV" get -q --json "[::1]:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+}
+
+@test "serve --json escapes a source path with quotes and backslashes" {
+	printf 'x' >"$SCRATCH/a \"quoted\" \\ name"
+	start_serve --json --size 1 --source "$SCRATCH/a \"quoted\" \\ name"
+	head -1 "$SERVE_LOG" | python3 -c 'import json, sys; e = json.loads(sys.stdin.read()); assert e["source"].endswith("a \"quoted\" \\ name"), e'
+}
+
+@test "a source file past 2 GiB is served whole, its last bytes from offsets above 2^31" {
+	truncate -s 2147483648 "$SCRATCH/big" # sparse: no disk writes
+	printf 'TAIL-MARKER-1234' >>"$SCRATCH/big"
+	start_serve --source "$SCRATCH/big"
+	tail=$(timeout 60 "$NCPV" get -q -o - "127.0.0.1:$SERVE_PORT" | tail -c 16)
+	[ "$tail" = TAIL-MARKER-1234 ]
+}

@@ -1,0 +1,95 @@
+/* test_loop.c - the epoll loop: dispatch, and stop signals that still get through under load. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <cmocka.h>
+
+#include "loop.h"
+
+static volatile sig_atomic_t got_signal;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	got_signal = 1;
+}
+
+static void count_event(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	(void)l;
+	(void)fd;
+	(void)events;
+	++*(int *)ctx;
+}
+
+/* A pipe with unread data is readable on every poll: the case where
+ * epoll_pwait never sleeps, so the kernel never delivers a signal there. */
+static void test_signal_delivered_while_always_ready(void **state)
+{
+	struct sigaction sa;
+	sigset_t block, during_wait, saved;
+	struct loop *l = loop_new();
+	int p[2], calls = 0;
+
+	(void)state;
+	assert_non_null(l);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &saved);
+	during_wait = saved;
+	sigdelset(&during_wait, SIGUSR1);
+	loop_set_sigmask(l, &during_wait);
+	assert_int_equal(loop_add(l, p[0], EPOLLIN, count_event, &calls), 0);
+
+	got_signal = 0;
+	raise(SIGUSR1); /* blocked: stays pending until the loop lets it in */
+	assert_int_equal(got_signal, 0);
+	for (int i = 0; i < 3 && !got_signal; i++)
+		assert_true(loop_poll(l, 1000) >= 0);
+	assert_int_equal(got_signal, 1);
+	assert_true(calls >= 1);
+
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	loop_free(l);
+	close(p[0]);
+	close(p[1]);
+}
+
+static void test_deleted_fd_is_not_dispatched(void **state)
+{
+	struct loop *l = loop_new();
+	int p[2], calls = 0;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "x", 1), 1);
+	assert_int_equal(loop_add(l, p[0], EPOLLIN, count_event, &calls), 0);
+	assert_int_equal(loop_poll(l, 1000), 1);
+	assert_int_equal(calls, 1);
+	assert_int_equal(loop_del(l, p[0]), 0);
+	assert_int_equal(loop_poll(l, 10), 0);
+	assert_int_equal(calls, 1);
+	loop_free(l);
+	close(p[0]);
+	close(p[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_signal_delivered_while_always_ready),
+		cmocka_unit_test(test_deleted_fd_is_not_dispatched),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
