@@ -4,6 +4,7 @@
 
 #include "fuzz.h"
 #include "../src/cmd/cmd.h"
+#include "../src/nc/nc.h"
 #include "../src/pv/opts.h"
 
 #define MAX_ARGS 64
@@ -17,6 +18,15 @@ static int pv_parse(int argc, char **argv)
 	return rc == PV_EXIT_USAGE ? NCPV_EXIT_USAGE : rc;
 }
 
+static int nc_parse(int argc, char **argv)
+{
+	struct nc_opts o;
+	int rc = nc_parse_options(argc, argv, &o);
+
+	/* nc's own convention: 0 go on, 1 after --help, -1 after an error (exit 1). */
+	return rc == 1 ? -1 : rc == -1 ? NCPV_EXIT_USAGE : rc;
+}
+
 static const struct {
 	const char *name;
 	int (*parse)(int argc, char **argv);
@@ -25,6 +35,7 @@ static const struct {
 	{ "get", cmd_get_parse },
 	{ "pv", pv_parse },
 	{ "devtcp", cmd_devtcp_parse },
+	{ "nc", nc_parse },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -51,9 +51,6 @@ int main(int argc, char **argv)
 
 	/* A closed peer must give EPIPE, not kill the process. */
 	signal(SIGPIPE, SIG_IGN);
-	/* Past the file size limit (ulimit -f) write fails with EFBIG and we say so,
-	 * rather than dying with a core and no message. */
-	signal(SIGXFSZ, SIG_IGN);
 	net_guard_std_fds();
 
 	/* Run as "nc" or "pv" through a symlink; no other command answers to argv[0]. */

@@ -619,5 +619,9 @@ int cmd_get(int argc, char **argv)
 	sa.sa_handler = on_interrupt;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* Past the file size limit (ulimit -f) write fails with EFBIG and get says so,
+	 * rather than dying with a core and no message. Not in main(): nc keeps nc's
+	 * behaviour, and devtcp's command would inherit the ignored signal. */
+	signal(SIGXFSZ, SIG_IGN);
 	return o.count ? get_run_batch(&o, &interrupted) : run_single(&o);
 }

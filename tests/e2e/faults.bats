@@ -99,9 +99,7 @@ was_exact() {
 
 @test "get -o - stays byte-exact through a storm of SIGWINCH, SIGCONT, SIGCHLD and SIGURG" {
 	slow_download
-	storm "$GET_PID" "$GET_PID" WINCH CONT CHLD URG
-	was_exact "$GET_PID"
-	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+	survives_storm "$GET_PID"
 }
 
 # stop_and_continue PIDS...: up to 2,000 SIGSTOP/SIGCONT pairs while they all live;
@@ -117,19 +115,31 @@ stop_and_continue() {
 	echo "$i" >"$SCRATCH/rounds"
 }
 
+# survives_storm PID [TARGETS]: the transfer PID ends byte-exact while harmless signals
+# (SIGWINCH, SIGCONT, SIGCHLD, SIGURG) rain on TARGETS (default: PID itself).
+survives_storm() {
+	storm "$1" "${2:-$1}" WINCH CONT CHLD URG
+	was_exact "$1"
+	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+}
+
+# survives_stops PID [OTHERS...]: the transfer PID ends byte-exact through SIGSTOP/SIGCONT
+# pairs sent to it and to OTHERS.
+survives_stops() {
+	stop_and_continue "$@"
+	was_exact "$1"
+	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+}
+
 @test "get and serve stay byte-exact through SIGSTOP/SIGCONT pairs (EINTR)" {
 	slow_download
-	stop_and_continue "$GET_PID" "$SERVE_PID"
-	was_exact "$GET_PID"
-	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+	survives_stops "$GET_PID" "$SERVE_PID"
 	kill -0 "$SERVE_PID"
 }
 
 @test "serve keeps serving byte-exact through a storm of harmless signals" {
 	slow_download
-	storm "$GET_PID" "$SERVE_PID" WINCH CONT CHLD URG
-	was_exact "$GET_PID"
-	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+	survives_storm "$GET_PID" "$SERVE_PID"
 	kill -0 "$SERVE_PID"
 }
 
@@ -160,14 +170,47 @@ slow_pv() {
 
 @test "pv stays byte-exact through a storm of SIGWINCH (handled), SIGCONT, SIGCHLD and SIGURG" {
 	slow_pv
-	storm "$PV_PID" "$PV_PID" WINCH CONT CHLD URG
-	was_exact "$PV_PID"
-	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+	survives_storm "$PV_PID"
 }
 
 @test "pv stays byte-exact through SIGSTOP/SIGCONT pairs (EINTR)" {
 	slow_pv
-	stop_and_continue "$PV_PID"
-	was_exact "$PV_PID"
-	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
+	survives_stops "$PV_PID"
+}
+
+# ---- nc -------------------------------------------------------------------------
+
+# OpenBSD nc stops writing to a stdout that fails and still exits 0; ncpv nc claims the
+# same exit codes, so it must do the same (and not, say, die of EPIPE or report 1).
+@test "nc with stdout closed or full exits as OpenBSD nc does" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind fills the closed stdout itself"
+	serve_source
+	local how ours theirs
+	for how in '>&-' '>/dev/full'; do
+		ours=0 theirs=0
+		bash -c "\"\$0\" nc 127.0.0.1 \"\$1\" </dev/null $how" "$NCPV" "$SERVE_PORT" 2>/dev/null || ours=$?
+		bash -c "nc 127.0.0.1 \"\$0\" </dev/null $how" "$SERVE_PORT" 2>/dev/null || theirs=$?
+		echo "stdout $how: ncpv nc $ours, nc $theirs"
+		[ "$ours" -eq "$theirs" ]
+	done
+}
+
+# slow_nc: nc receives a 20 MB file from serve into a reader limited to 10 MB/s. Sets NC_PID.
+slow_nc() {
+	make_file "$SCRATCH/source" 20000000
+	serve_source
+	mkfifo "$SCRATCH/fifo"
+	pv -q -L 10M <"$SCRATCH/fifo" | sha256sum >"$SCRATCH/sum" &
+	"$NCPV" nc 127.0.0.1 "$SERVE_PORT" </dev/null >"$SCRATCH/fifo" 2>"$SCRATCH/err" &
+	NC_PID=$!
+}
+
+@test "nc stays byte-exact through a storm of SIGWINCH, SIGCONT, SIGCHLD and SIGURG" {
+	slow_nc
+	survives_storm "$NC_PID"
+}
+
+@test "nc stays byte-exact through SIGSTOP/SIGCONT pairs (EINTR)" {
+	slow_nc
+	survives_stops "$NC_PID"
 }
