@@ -65,7 +65,7 @@ static void builders(const uint8_t *data, size_t size)
 	if (n > (int)sizeof(req))
 		abort();
 	n = proxy_http_request(http, sizeof(http), host, 8080, user, pass);
-	if (n > (int)sizeof(http) || (n >= 0 && http[n] != '\0'))
+	if (n >= (int)sizeof(http) || (n >= 0 && http[n] != '\0'))
 		abort();
 	n = proxy_base64(http, sizeof(http), data, size < 400 ? size : 400);
 	if (n > (int)sizeof(http))

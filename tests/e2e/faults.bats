@@ -120,6 +120,7 @@ stop_and_continue() {
 survives_storm() {
 	storm "$1" "${2:-$1}" WINCH CONT CHLD URG
 	was_exact "$1"
+	echo "# $(($(cat "$SCRATCH/rounds") * 4)) signals during the transfer" >&3
 	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
 }
 
@@ -128,6 +129,7 @@ survives_storm() {
 survives_stops() {
 	stop_and_continue "$@"
 	was_exact "$1"
+	echo "# $(cat "$SCRATCH/rounds") SIGSTOP/SIGCONT pairs during the transfer" >&3
 	[ "$(cat "$SCRATCH/rounds")" -gt 100 ]
 }
 
