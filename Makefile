@@ -18,7 +18,7 @@ LDLIBS   := -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
 BUILD    ?= build
-SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c)
+SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/bench/*.c)
 LIB_SRC  := $(filter-out src/main.c,$(SRC)) src/devtcp/path.c
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -142,8 +142,12 @@ asan:
 	$(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" HARDEN="-fPIE" unit replay e2e
 
-perf: ncpv
-	bench/perf.sh
+$(BUILD)/bench/source-speed: bench/source-speed.c $(BUILD)/libncpv.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libncpv.a $(LDLIBS)
+
+perf: ncpv $(BUILD)/bench/source-speed
+	SOURCE_SPEED=$(abspath $(BUILD)/bench/source-speed) bench/perf.sh
 
 install: ncpv libncpv-devtcp.so
 	install -d $(DESTDIR)$(BINDIR)
@@ -160,7 +164,14 @@ clean:
 
 -include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d) $(DEVTCP_OBJ:.o=.d)
 
-# The README's first command: serve on loopback, measured by get for a few seconds.
+# The README's first command: every download method side by side on loopback,
+# interleaved and repeated (about 3 minutes; BENCH_ARGS adds options, e.g.
+# BENCH_ARGS='--duration 60' for the seed's setting or '--link 94mbit' as root).
+.PHONY: bench
+bench: ncpv
+	./ncpv bench $(BENCH_ARGS)
+
+# Serve on loopback, measured by get for a few seconds.
 .PHONY: demo
 demo: ncpv
 	bench/demo.sh 3

@@ -90,6 +90,18 @@ for r in $(seq "$REPEAT"); do
 	record source urandom "$("$NCPV" get -q --json --time "$DUR" "127.0.0.1:$urand_PORT" | sed 's/.*"rate":\([0-9]*\).*/\1/')"
 done
 
+# --- the generator alone, without TCP (make perf builds source-speed) -------
+SOURCE_SPEED=${SOURCE_SPEED:-$(dirname "$NCPV")/build/bench/source-speed}
+if [ -x "$SOURCE_SPEED" ]; then
+	for r in $(seq "$REPEAT"); do
+		read -r _ gen _ dev < <("$SOURCE_SPEED" 2048)
+		record generator random "$gen"
+		record generator /dev/urandom "$dev"
+	done
+else
+	echo "  (no $SOURCE_SPEED: run 'make perf' to measure the generator alone)" >&2
+fi
+
 # --- many small files -----------------------------------------------------
 start_ncpv files --size 4K
 files_ncpv() {

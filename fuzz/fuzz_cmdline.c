@@ -36,6 +36,7 @@ static const struct {
 	{ "pv", pv_parse },
 	{ "devtcp", cmd_devtcp_parse },
 	{ "nc", nc_parse },
+	{ "bench", cmd_bench_parse },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

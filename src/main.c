@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "nc", cmd_nc, "netcat (OpenBSD nc as Debian ships it) with an optional pv-style meter" },
 	{ "pv", cmd_pv, "pipe viewer: pv 1.6 compatible progress for a pipeline" },
 	{ "devtcp", cmd_devtcp, "run a program with /dev/tcp (and a listening path) working in it" },
+	{ "bench", cmd_bench, "compare download methods: interleaved, repeated, with a verdict" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
 	snprintf(self, sizeof(self), "%s", argv[0] ? argv[0] : "ncpv");
 	if ((strcmp(basename(self), "nc") == 0 || strcmp(basename(self), "pv") == 0) &&
 	    (c = find(basename(self))) != NULL)
+	if ((c = find(basename(self))) != NULL && strcmp(c->name, "serve") != 0 &&
+	    strcmp(c->name, "get") != 0 && strcmp(c->name, "bench") != 0)
 		return c->run(argc, argv);
 
 	if (argc < 2) {

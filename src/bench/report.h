@@ -1,0 +1,35 @@
+/* report.h - the bench's outputs: the seed-style table, CSV, JSON and a
+ * self-contained HTML page with SVG charts. Each writes to the caller's
+ * stream and returns 0, or -1 with errno when writing failed. */
+#ifndef NCPV_REPORT_H
+#define NCPV_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "result.h"
+
+/* How the results were obtained, for every report's header. */
+struct bench_info {
+	const char *version;
+	const char *server;	/* what served the data */
+	const char *path;	/* "loopback", "link 94mbit (netns)", "remote HOST:PORT" */
+	const char *counting;	/* where and how bytes and downloads were counted */
+	double duration;	/* stream: seconds per run */
+	uint64_t count, size;	/* files: downloads per run, bytes each */
+	long repeat;
+	double alpha;
+};
+
+int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
+int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
+int report_json(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
+int report_html(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
+
+/* "2.31x faster (p=0.008)" and the like, for a result's last column. */
+char *report_verdict(char *buf, size_t len, const struct bench_result *r);
+
+/* A value in its test's unit as people read it: "11.2MiB/s", "1.23k/s". */
+char *report_value(char *buf, size_t len, enum bench_test test, double v);
+
+#endif

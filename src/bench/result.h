@@ -1,0 +1,72 @@
+/* result.h - what the bench measured: each method's runs in each test, and
+ * their summary against the baseline. Plain data shared by the runner and
+ * the reports; the bench command owns every array and frees it with
+ * bench_results_free. */
+#ifndef NCPV_RESULT_H
+#define NCPV_RESULT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "method.h"
+
+/* Bytes counted (at the counting point) t seconds after the run started. */
+struct bench_sample {
+	double t;
+	uint64_t bytes;
+};
+
+struct bench_run {
+	int ok;
+	double value;	     /* stream: bytes/s; files: transfers/s */
+	uint64_t bytes;	     /* stream: total data counted; files: bytes the server sent */
+	uint64_t transfers;  /* files: downloads that completed */
+	double seconds;	     /* how long the run took */
+	struct bench_sample *samples; /* stream: the count over time (owned) */
+	size_t nsamples, cap;
+	char error[200];     /* why the run failed */
+};
+
+enum bench_status { BENCH_OK, BENCH_SKIPPED, BENCH_FAILED };
+
+struct bench_result {
+	const struct bench_method *method; /* borrowed from the command's table */
+	char command[METHOD_CMD_MAX * 3];  /* exactly what ran */
+	const char *shell;
+	enum bench_status status;
+	char reason[256];	/* why skipped, or the first failed run's error */
+	struct bench_run *runs;	/* repeat entries (owned) */
+	size_t nruns;
+	/* Filled by bench_summarize over the runs that succeeded. */
+	size_t ok_runs;
+	double median, min, max, median_bytes;
+	double ratio;		/* median / the baseline's median; 0 when unknown */
+	double p;		/* Mann-Whitney p against the baseline; 1 when untested */
+	int is_baseline;
+	const char *verdict;	/* "baseline", "faster", "slower", "within spread", "n/a" */
+};
+
+struct bench_test_result {
+	enum bench_test test;
+	struct bench_result *results; /* owned */
+	size_t n;
+	size_t baseline;	/* index into results, or n when none ran */
+	double alpha;		/* significance level of the verdicts */
+};
+
+/* Summarize every result of t and compare each with the baseline (pure). */
+void bench_summarize(struct bench_test_result *t);
+
+/* The test's name ("stream", "files") and the unit of its values. */
+const char *bench_test_name(enum bench_test test);
+const char *bench_value_unit(enum bench_test test);
+
+/* "ok", "skipped" or "failed". */
+const char *bench_status_name(enum bench_status s);
+
+/* Append a sample to run (growing its array); -1 with errno on ENOMEM. */
+int bench_run_add_sample(struct bench_run *run, double t, uint64_t bytes);
+
+void bench_results_free(struct bench_test_result *t);
+
+#endif

@@ -1,0 +1,274 @@
+#!/usr/bin/env bats
+# bench.bats - `ncpv bench` end to end, with tiny durations and counts: every
+# method's JSON fields, skipped methods, the verdict, bad arguments, the seed's
+# server, --connect, --link in network namespaces, and the HTML charts drawn
+# by headless Chromium.
+
+load helpers
+
+setup() {
+	common_setup
+	command -v jq >/dev/null || skip "jq is not installed"
+}
+
+teardown() {
+	common_teardown
+}
+
+# bench ARGS...: run the bench quietly with JSON on stdout into $SCRATCH/out.json
+# (also echoed, which bats shows only when the test fails).
+bench_json() {
+	run "$NCPV" bench -q --json "$@"
+	printf '%s\n' "$output" >"$SCRATCH/out.json"
+	echo "$output"
+}
+
+# A PATH holding only the named tools (and what every shell needs).
+path_with() {
+	local dir=$SCRATCH/bin t
+	mkdir -p "$dir"
+	for t in sh bash cat "$@"; do
+		ln -sf "$(command -v "$t")" "$dir/$t"
+	done
+	echo "$dir"
+}
+
+@test "stream: every method reports its fields, or is skipped with a reason" {
+	bench_json -T stream -d 0.3 -r 2
+	[ "$status" -eq 0 ]
+	jq -e '.tests | length == 1 and .[0].test == "stream" and .[0].duration == 0.3' "$SCRATCH/out.json"
+	jq -e '.tests[0].methods | length == 8' "$SCRATCH/out.json"
+	# Every method that ran: two runs, each with samples, bytes and a rate; a summary.
+	jq -e '[.tests[0].methods[] | select(.status != "skipped") |
+		(.runs | length == 2) and all(.runs[]; .ok and .bytes > 0 and .value > 0 and
+			(.samples | length > 1)) and .median > 0 and .min <= .median and
+			.median <= .max and .unit == "B/s" and (.command | length > 0) and
+			(.verdict | length > 0) and (.ratio > 0)] | length > 0 and all' "$SCRATCH/out.json"
+	jq -e '[.tests[0].methods[] | select(.status == "skipped") | .reason | test("not found on PATH")] | all' \
+		"$SCRATCH/out.json"
+	# ncpv itself is always there; the seed's pipeline is the baseline when nc and pv are.
+	jq -e '.tests[0].methods[] | select(.name == "ncpv") | .status == "ok"' "$SCRATCH/out.json"
+	if command -v nc >/dev/null && command -v pv >/dev/null; then
+		jq -e '.tests[0].baseline == "nc-pv"' "$SCRATCH/out.json"
+		jq -e '.tests[0].methods[] | select(.name == "nc-pv") | .baseline and .ratio == 1 and
+			.command == "nc 127.0.0.1 \(.command | capture("(?<p>[0-9]+) \\|").p) | pv >/dev/null"' \
+			"$SCRATCH/out.json"
+	fi
+}
+
+@test "files: each run's downloads are counted complete at the server" {
+	bench_json -T files -n 20 -s 1K -r 2 -M ncpv,cat-devtcp,bash-read
+	[ "$status" -eq 0 ]
+	jq -e '.tests[0].test == "files" and .tests[0].count == 20 and .tests[0].size == 1024' "$SCRATCH/out.json"
+	jq -e '[.tests[0].methods[] | .status == "ok" and .unit == "transfers/s" and
+		all(.runs[]; .ok and .transfers == 20 and .bytes == 20480 and .value > 0)] | all' "$SCRATCH/out.json"
+}
+
+@test "the table has the seed's columns and a line per run on stderr" {
+	run "$NCPV" bench -T stream -d 0.2 -r 1 -M ncpv,bash-read
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"Method"*"Total data"*"Rate"*"vs baseline"* ]]
+	[[ "$output" == *"ncpv bench: stream bash-read run 1/1: "* ]]
+	# Without the seed's pipeline among the methods, the first one is the baseline.
+	[[ "$output" == *$'\nncpv '*"1.000x (baseline)"* ]]
+	[[ "$output" == *$'\nbash-read '*"x slower (p="* || "$output" == *$'\nbash-read '*"x within spread (p="* ]]
+}
+
+@test "a method whose tool is missing is skipped with the reason, not failed" {
+	local p
+	p=$(path_with nc pv)
+	PATH=$p bench_json -T stream -d 0.2 -r 1 -M ncpv,socat
+	[ "$status" -eq 0 ]
+	jq -e '.tests[0].methods[] | select(.name == "socat") | .status == "skipped" and
+		.reason == "socat not found on PATH" and (.runs | length == 0)' "$SCRATCH/out.json"
+	jq -e '.tests[0].methods[] | select(.name == "ncpv") | .status == "ok"' "$SCRATCH/out.json"
+}
+
+@test "a user method runs with its placeholders filled in" {
+	bench_json -T stream,files -d 0.2 -n 5 -s 512 -r 1 -M ncpv,mine,loop \
+		--method 'mine={ncpv} get -q {host} {port}' \
+		--method 'loop={ncpv} get -q --count {count} {host} {port}'
+	[ "$status" -eq 0 ]
+	jq -e '[.tests[].methods[] | select(.name == "mine" or .name == "loop") | .status == "ok"] |
+		length == 4 and all' "$SCRATCH/out.json"
+	jq -e '.tests[1].methods[] | select(.name == "mine") | .command | startswith("for ((i = 0; i < 5; i++)); do sh -c")' \
+		"$SCRATCH/out.json"
+}
+
+@test "a difference beyond run-to-run spread is called slower" {
+	bench_json -T files -n 3 -s 256 -r 5 -b ncpv -M ncpv,same,slow \
+		--method 'same={ncpv} get -q --count {count} {host} {port}' \
+		--method 'slow=sleep 0.05; {ncpv} get -q {host} {port}'
+	[ "$status" -eq 0 ]
+	jq -e '.tests[0].methods[] | select(.name == "slow") | .verdict == "slower" and .p_value < 0.05 and .ratio < 0.5' \
+		"$SCRATCH/out.json"
+	jq -e '.tests[0].methods[] | select(.name == "ncpv") | .verdict == "baseline"' "$SCRATCH/out.json"
+}
+
+@test "a failing method is reported with its error and exit status 1" {
+	bench_json -T stream -d 0.2 -r 1 -M ncpv,broken --method 'broken=echo no route {host} {port} >&2; exit 3'
+	[ "$status" -eq 1 ]
+	jq -e '.tests[0].methods[] | select(.name == "broken") | .status == "failed" and
+		(.reason | test("exited with status 3 .*no route"))' "$SCRATCH/out.json"
+}
+
+@test "an unknown method is a one-line usage error" {
+	run "$NCPV" bench -M ncpv,nope
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ncpv bench: unknown method 'nope' (known: ncpv, nc-pv,"* ]]
+}
+
+@test "a bad duration is a one-line usage error" {
+	run "$NCPV" bench --duration 5x
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ncpv bench: invalid duration '5x': "* ]]
+}
+
+@test "a user method without {host} and {port} is refused" {
+	run "$NCPV" bench --method 'x=curl http://example.com/'
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"method 'x': the command must use {host} and {port}"* ]]
+	run "$NCPV" bench --method 'x=nc {hots} {port}'
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown placeholder {hots}"* ]]
+}
+
+@test "an unreachable --connect is a one-line error with the connect exit code" {
+	local port
+	# A port nobody listens on: bind one, note it, close it.
+	start_serve
+	port=$SERVE_PORT
+	stop_pid "$SERVE_PID"
+	run "$NCPV" bench --connect "127.0.0.1:$port"
+	[ "$status" -eq 4 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ncpv bench: --connect 127.0.0.1:$port: "* ]]
+}
+
+@test "--connect measures a server that is already running" {
+	start_serve
+	bench_json --connect "127.0.0.1:$SERVE_PORT" -T stream -d 0.2 -r 1 -M ncpv
+	[ "$status" -eq 0 ]
+	jq -e '(.server | startswith("remote 127.0.0.1:")) and (.tests[0].methods[0] | .status == "ok" and .median > 0)' \
+		"$SCRATCH/out.json"
+}
+
+@test "--server seed runs the seed's nc -l loop, stream only" {
+	command -v nc >/dev/null || skip "nc is not installed"
+	bench_json --server seed -d 0.3 -r 2 -M ncpv,bash-read
+	[ "$status" -eq 0 ]
+	jq -e '(.server | test("while true; do nc -l 127.0.0.1 [0-9]+ </dev/urandom; done")) and
+		(.tests | length == 1) and ([.tests[0].methods[] | .status == "ok" and (.runs | length == 2)] | all)' \
+		"$SCRATCH/out.json"
+	run "$NCPV" bench --server seed -T files
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cannot serve the files test"* ]]
+}
+
+@test "--csv gives one row per method with a header" {
+	run "$NCPV" bench -q --csv -T stream -d 0.2 -r 1 -M ncpv,bash-read
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,verdict,reason,command" ]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "${lines[1]}" == stream,ncpv,ok,1,1,* ]]
+}
+
+@test "the HTML report's charts are drawn in headless Chromium" {
+	local chromium
+	chromium=$(command -v chromium || command -v chromium-browser) || skip "chromium is not installed"
+	"$NCPV" bench -q -T stream,files -d 0.3 -n 10 -r 2 -M ncpv,bash-read --html "$SCRATCH/report.html" >/dev/null
+	grep -q '<svg class="chart stream"' "$SCRATCH/report.html"
+	# A page of the test's own loads the report and measures what was laid out.
+	cat >"$SCRATCH/check.html" <<'HTML'
+<!DOCTYPE html><html><body><iframe id="r" src="report.html" width="900" height="2000"></iframe>
+<pre id="result">not loaded</pre><script>
+document.getElementById('r').addEventListener('load', function () {
+  var out = [];
+  this.contentDocument.querySelectorAll('svg.chart').forEach(function (svg) {
+    var drawn = 0;
+    svg.querySelectorAll('polyline.run, rect.median').forEach(function (m) {
+      var b = m.getBBox(); if (b.width > 0 && b.height > 0) drawn++; });
+    out.push((svg.classList.contains('files') ? 'files' : svg.dataset.method) + '=' + drawn);
+  });
+  document.getElementById('result').textContent = 'charts ' + out.join(' ');
+});
+</script></body></html>
+HTML
+	run timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium" \
+		--allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$SCRATCH/check.html"
+	[[ "$output" == *"charts ncpv=2 bash-read=2 files=2"* ]]
+}
+
+# Skip unless this machine lets us make network namespaces and shape them.
+need_netns() {
+	[ "$(id -u)" -eq 0 ] || skip "--link needs root"
+	command -v ip >/dev/null && command -v tc >/dev/null || skip "iproute2 is not installed"
+	local probe=ncpv-bats-probe-$$
+	ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces here"
+	ip netns del "$probe"
+}
+
+@test "--link shapes the stream to the link's rate between two namespaces" {
+	need_netns
+	local pid rc=0
+	"$NCPV" bench -q --json -T stream -d 1 -r 1 -M ncpv --link 20mbit >"$SCRATCH/out.json" &
+	pid=$!
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ]
+	# 20 Mbit/s is 2.5 MB/s on the wire; the payload gets a bit less, and the
+	# rate includes the client's start (slow under ASan), so only the cap is tight.
+	jq -e '(.path | startswith("link 20mbit")) and (.tests[0].methods[0] |
+		.status == "ok" and .median > 1200000 and .median < 2600000)' "$SCRATCH/out.json"
+	# Nothing left behind (its names carry its PID; other benches may be running).
+	! ip netns list | grep -q "ncpv-bench-$pid-"
+	! ip link | grep -q "ncpv[sc]$pid"
+}
+
+@test "an interrupted --link bench removes its namespaces and exits 130" {
+	need_netns
+	"$NCPV" bench -q -T stream -d 5 -r 3 -M ncpv --link 50mbit >/dev/null 2>"$SCRATCH/err" &
+	local pid=$! i
+	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 100; i++)); do
+		ip netns list | grep -q "ncpv-bench-$pid-c" && break
+		sleep 0.05
+	done
+	ip netns list | grep -q "ncpv-bench-$pid-c"
+	kill -INT "$pid"
+	wait_gone "$pid" 10
+	wait "$pid" || status=$?
+	[ "$status" -eq 130 ]
+	grep -q "interrupted: .*removed the link" "$SCRATCH/err"
+	! ip netns list | grep -q "ncpv-bench-$pid"
+	! ip link | grep -q "ncpv[sc]$pid"
+}
+
+@test "--link without root says so and stops" {
+	if [ "$(id -u)" -eq 0 ]; then
+		command -v setpriv >/dev/null || skip "setpriv is not installed"
+		run setpriv --reuid=65534 --regid=65534 --clear-groups "$NCPV" bench -q --link 94mbit
+	else
+		run "$NCPV" bench -q --link 94mbit
+	fi
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ncpv bench: --link needs root"* ]]
+}
+
+@test "a bad --link rate is a usage error" {
+	run "$NCPV" bench --link fast
+	[ "$status" -eq 2 ]
+	[[ "$output" == "ncpv bench: invalid link 'fast': rate 'fast'"* ]]
+}
+
+@test "an --html file that cannot be written fails before any run" {
+	run "$NCPV" bench -q -T stream -d 5 -M ncpv --html "$SCRATCH/no/such/dir/report.html"
+	[ "$status" -eq 6 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "ncpv bench: cannot write $SCRATCH/no/such/dir/report.html: No such file or directory" ]]
+}

@@ -1,0 +1,209 @@
+/* test_bench.c - the bench's pure parts: method templates, user methods,
+ * --link specs, and the summary against the baseline. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bench/link.h"
+#include "bench/method.h"
+#include "bench/result.h"
+
+static const struct method_vars vars = { "127.0.0.1", "6666", "4096", "20", "/bin/ncpv" };
+
+static void test_expand_fills_every_placeholder(void **state)
+{
+	char out[256], bad[32];
+
+	(void)state;
+	assert_int_equal(method_expand("{ncpv} get -n {count} -s {size} {host} {port}", &vars, out, sizeof(out),
+				       bad, sizeof(bad)), 0);
+	assert_string_equal(out, "/bin/ncpv get -n 20 -s 4096 127.0.0.1 6666");
+}
+
+static void test_expand_leaves_shell_braces_alone(void **state)
+{
+	char out[256], bad[32];
+
+	(void)state;
+	assert_int_equal(method_expand("x=${HOME}; echo {a,b} {} {host}", &vars, out, sizeof(out), bad, sizeof(bad)), 0);
+	assert_string_equal(out, "x=${HOME}; echo {a,b} {} 127.0.0.1");
+}
+
+static void test_expand_names_an_unknown_placeholder(void **state)
+{
+	char out[256], bad[32];
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(method_expand("nc {hots} {port}", &vars, out, sizeof(out), bad, sizeof(bad)), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_string_equal(bad, "hots");
+}
+
+static void test_expand_refuses_to_truncate(void **state)
+{
+	char out[8], bad[32];
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(method_expand("{host}", &vars, out, sizeof(out), bad, sizeof(bad)), -1);
+	assert_int_equal(errno, ENOSPC);
+}
+
+static void test_seed_pipelines_are_exactly_the_blog_posts(void **state)
+{
+	struct bench_method m[16];
+	size_t n = method_builtins(m, 16);
+	char out[1024];
+	int seen = 0;
+
+	(void)state;
+	assert_true(n >= 8 && n <= 16);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(m[i].name, "nc-pv") == 0) {
+			assert_string_equal(method_command(&m[i], BENCH_STREAM, &vars, out, sizeof(out)), "sh");
+			assert_string_equal(out, "nc 127.0.0.1 6666 | pv >/dev/null");
+			seen++;
+		}
+		if (strcmp(m[i].name, "pv-devtcp") == 0) {
+			assert_string_equal(method_command(&m[i], BENCH_STREAM, &vars, out, sizeof(out)), "bash");
+			assert_string_equal(out, "pv >/dev/null </dev/tcp/127.0.0.1/6666");
+			assert_string_equal(method_command(&m[i], BENCH_FILES, &vars, out, sizeof(out)), "bash");
+			assert_string_equal(out, "for ((i = 0; i < 20; i++)); do pv >/dev/null </dev/tcp/127.0.0.1/6666; done");
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+}
+
+static void test_user_method_parses_and_loops_in_its_own_sh(void **state)
+{
+	struct bench_method m;
+	char err[256], out[1024];
+
+	(void)state;
+	assert_int_equal(method_parse_user("mine=nc -d {host} {port} | wc -c >/dev/null", &m, err, sizeof(err)), 0);
+	assert_string_equal(m.name, "mine");
+	assert_string_equal(method_command(&m, BENCH_STREAM, &vars, out, sizeof(out)), "sh");
+	assert_string_equal(out, "nc -d 127.0.0.1 6666 | wc -c >/dev/null");
+	assert_string_equal(method_command(&m, BENCH_FILES, &vars, out, sizeof(out)), "bash");
+	assert_string_equal(out, "for ((i = 0; i < 20; i++)); do sh -c 'nc -d 127.0.0.1 6666 | wc -c >/dev/null'; done");
+	/* With {count} it makes every download itself. */
+	assert_int_equal(method_parse_user("all={ncpv} get -n {count} {host}:{port}", &m, err, sizeof(err)), 0);
+	assert_string_equal(method_command(&m, BENCH_FILES, &vars, out, sizeof(out)), "sh");
+	assert_string_equal(out, "/bin/ncpv get -n 20 127.0.0.1:6666");
+}
+
+static void test_user_method_errors_name_the_problem(void **state)
+{
+	struct bench_method m;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(method_parse_user("no-equals-sign", &m, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "expected NAME="));
+	assert_int_equal(method_parse_user("=nc {host} {port}", &m, err, sizeof(err)), -1);
+	assert_int_equal(method_parse_user("a,b=nc {host} {port}", &m, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "no spaces or commas"));
+	assert_int_equal(method_parse_user("x=nc {host}", &m, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "must use {host} and {port}"));
+}
+
+static void test_missing_tool_is_named(void **state)
+{
+	struct bench_method m[16];
+	size_t n = method_builtins(m, 16);
+	char missing[64];
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(m[i].name, "socat") == 0) {
+			assert_int_equal(method_missing_tool(&m[i], BENCH_STREAM, "/nonexistent", missing, sizeof(missing)), 1);
+			assert_string_equal(missing, "socat");
+		}
+}
+
+static void test_link_spec_rate_and_round_trip(void **state)
+{
+	double bits, delay;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(link_parse("94mbit", &bits, &delay, err, sizeof(err)), 0);
+	assert_true(bits == 94e6 && delay == 0);
+	assert_int_equal(link_parse("1gbit,20ms", &bits, &delay, err, sizeof(err)), 0);
+	assert_true(bits == 1e9);
+	assert_float_equal(delay, 0.020, 1e-12);
+	assert_int_equal(link_parse("fast", &bits, &delay, err, sizeof(err)), -1);
+	assert_int_equal(link_parse("94mbit,soon", &bits, &delay, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "delay 'soon'"));
+	assert_int_equal(link_parse(",20ms", &bits, &delay, err, sizeof(err)), -1);
+}
+
+static void set_runs(struct bench_result *r, const double *v, size_t n)
+{
+	r->runs = calloc(n, sizeof(*r->runs));
+	r->nruns = n;
+	for (size_t i = 0; i < n; i++) {
+		r->runs[i].ok = 1;
+		r->runs[i].value = v[i];
+		r->runs[i].bytes = (uint64_t)(v[i] * 2);
+	}
+}
+
+static void test_summary_ratio_and_verdicts(void **state)
+{
+	static const struct bench_method m[4] = { { .name = "base" }, { .name = "fast" }, { .name = "same" },
+						  { .name = "gone" } };
+	double base[] = { 100, 101, 99, 102, 98 }, fast[] = { 200, 210, 190, 205, 195 },
+	       same[] = { 100, 103, 97, 99, 101 };
+	struct bench_test_result t = { .test = BENCH_STREAM, .n = 4, .baseline = 0, .alpha = 0.05 };
+
+	(void)state;
+	t.results = calloc(4, sizeof(*t.results));
+	for (int i = 0; i < 4; i++)
+		t.results[i].method = &m[i];
+	set_runs(&t.results[0], base, 5);
+	set_runs(&t.results[1], fast, 5);
+	set_runs(&t.results[2], same, 5);
+	t.results[3].status = BENCH_SKIPPED;
+	bench_summarize(&t);
+	assert_string_equal(t.results[0].verdict, "baseline");
+	assert_true(t.results[0].median == 100 && t.results[0].min == 98 && t.results[0].max == 102);
+	assert_true(t.results[0].median_bytes == 200);
+	assert_string_equal(t.results[1].verdict, "faster");
+	assert_float_equal(t.results[1].ratio, 2.0, 1e-12);
+	assert_float_equal(t.results[1].p, 2.0 / 252, 1e-12);
+	assert_string_equal(t.results[2].verdict, "within spread");
+	assert_true(t.results[2].p > 0.5);
+	assert_string_equal(t.results[3].verdict, "n/a");
+	assert_true(t.results[3].ratio == 0);
+	/* A failed run is left out of the summary. */
+	t.results[1].runs[0].ok = 0;
+	bench_summarize(&t);
+	assert_int_equal(t.results[1].ok_runs, 4);
+	bench_results_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_expand_fills_every_placeholder),
+		cmocka_unit_test(test_expand_leaves_shell_braces_alone),
+		cmocka_unit_test(test_expand_names_an_unknown_placeholder),
+		cmocka_unit_test(test_expand_refuses_to_truncate),
+		cmocka_unit_test(test_seed_pipelines_are_exactly_the_blog_posts),
+		cmocka_unit_test(test_user_method_parses_and_loops_in_its_own_sh),
+		cmocka_unit_test(test_user_method_errors_name_the_problem),
+		cmocka_unit_test(test_missing_tool_is_named),
+		cmocka_unit_test(test_link_spec_rate_and_round_trip),
+		cmocka_unit_test(test_summary_ratio_and_verdicts),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
