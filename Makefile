@@ -4,6 +4,8 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 LIBDIR   ?= $(PREFIX)/lib
 MANDIR   ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 DESTDIR  ?=
 
 CC       ?= cc
@@ -13,7 +15,8 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 HARDEN   := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DNCPV_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) $(CFLAGS) -MMD -MP
 LDFLAGS  ?=
-ALL_LDFLAGS = -pie -Wl,-z,relro,-z,now $(LDFLAGS)
+PIE_LDFLAGS ?= -pie
+ALL_LDFLAGS = $(PIE_LDFLAGS) -Wl,-z,relro,-z,now $(LDFLAGS)
 LDLIBS   := -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
@@ -26,7 +29,15 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 NCPV_BIN ?= ./ncpv
 
-.PHONY: all check unit e2e asan perf install uninstall clean replay fuzz lint valgrind hardening
+# What `ncpv --version` reports that only the build knows (src/version.h adds what
+# the compiler knows): how it was linked, sanitizers, the devtcp preload library.
+LINK     ?= dynamic
+SANITIZE  = $(if $(findstring address,$(CFLAGS)),asan) $(if $(findstring undefined,$(CFLAGS)),ubsan)
+DEVTCP_FEATURE ?= devtcp-preload
+BUILD_FEATURES = $(strip $(LINK) $(SANITIZE) $(DEVTCP_FEATURE))
+
+.PHONY: all check unit e2e asan perf install uninstall install-links clean static static-check \
+	completions deb deb-smoke FORCE replay fuzz lint valgrind hardening
 all: ncpv libncpv-devtcp.so
 
 ncpv: $(BUILD)/ncpv
@@ -64,6 +75,15 @@ $(BUILD)/libdir.stamp: FORCE
 
 $(BUILD)/libncpv.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
+
+# Rewritten only when the feature list changes, so main.o is rebuilt exactly then.
+FORCE:
+$(BUILD)/features.h: FORCE
+	@mkdir -p $(BUILD)
+	@printf '#define NCPV_BUILD_FEATURES " %s"\n' '$(BUILD_FEATURES)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+$(BUILD)/src/main.o: $(BUILD)/features.h
+$(BUILD)/src/main.o: ALL_CFLAGS += -include $(BUILD)/features.h
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -149,18 +169,75 @@ $(BUILD)/bench/source-speed: bench/source-speed.c $(BUILD)/libncpv.a
 perf: ncpv $(BUILD)/bench/source-speed
 	SOURCE_SPEED=$(abspath $(BUILD)/bench/source-speed) bench/perf.sh
 
-install: ncpv libncpv-devtcp.so
-	install -d $(DESTDIR)$(BINDIR)
-	install -m 755 ncpv $(DESTDIR)$(BINDIR)/ncpv
-	install -d $(DESTDIR)$(LIBDIR)/ncpv
-	install -m 644 libncpv-devtcp.so $(DESTDIR)$(LIBDIR)/ncpv/libncpv-devtcp.so
+# One static binary to copy to a machine that has none of ncpv's libraries. musl
+# (musl-tools) gives a self-contained one; STATIC_CC=gcc tries glibc, whose static
+# getaddrinfo still wants the host's NSS libraries at run time.
+STATIC_CC ?= musl-gcc
+STATIC_LIBC = $(if $(findstring musl,$(STATIC_CC)),musl,glibc)
+STATIC_KHDR = build/static-$(STATIC_LIBC)/kernel-headers
+static: ncpv-static
+ncpv-static: FORCE
+	@command -v $(STATIC_CC) >/dev/null || { echo "make static: no $(STATIC_CC) (apt-get install" \
+	    "musl-tools, or make static STATIC_CC=gcc for glibc)" >&2; exit 1; }
+	@# musl-gcc leaves /usr/include out; the kernel's own headers (linux/inet_diag.h for
+	@# bench) are libc-neutral, so give it just those, as Alpine's linux-headers does.
+	@mkdir -p $(STATIC_KHDR) && for d in /usr/include/linux /usr/include/asm-generic \
+	    /usr/include/$$($(CC) -print-multiarch)/asm; do ln -sfn $$d $(STATIC_KHDR)/; done
+	$(MAKE) BUILD=build/static-$(STATIC_LIBC) CC=$(STATIC_CC) LINK=static-$(STATIC_LIBC) \
+	    HARDEN="-fstack-protector-strong -isystem $(abspath $(STATIC_KHDR))" PIE_LDFLAGS= \
+	    LDFLAGS=-static DEVTCP_FEATURE= build/static-$(STATIC_LIBC)/ncpv
+	cp build/static-$(STATIC_LIBC)/ncpv $@
+	strip $@
+
+static-check: static
+	NCPV=$(abspath ncpv-static) tests/run-e2e tests/static
+
+# DEVTCP_LIB: the preload library to install (tests pass the one beside their binary).
+DEVTCP_LIB ?= libncpv-devtcp.so
+install: $(NCPV_BIN) $(DEVTCP_LIB)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/ncpv $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 755 $(NCPV_BIN) $(DESTDIR)$(BINDIR)/ncpv
+	install -m 644 $(DEVTCP_LIB) $(DESTDIR)$(LIBDIR)/ncpv/libncpv-devtcp.so
+	gzip -9n <doc/ncpv.1 >$(DESTDIR)$(MANDIR)/man1/ncpv.1.gz
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/ncpv.1.gz
+	install -m 644 completions/ncpv.bash $(DESTDIR)$(BASHCOMPDIR)/ncpv
+	install -m 644 completions/_ncpv $(DESTDIR)$(ZSHCOMPDIR)/_ncpv
+
+# nc and pv as symlinks to ncpv (main.c picks the command from argv[0]): only on
+# request, only for commands this build has, and never over somebody else's file.
+install-links: $(NCPV_BIN)
+	@set -e; install -d $(DESTDIR)$(BINDIR); for tool in nc pv; do \
+	    link=$(DESTDIR)$(BINDIR)/$$tool; \
+	    if [ -e "$$link" ] || [ -L "$$link" ]; then \
+	        [ "$$(readlink "$$link")" = ncpv ] || { echo "install-links: $$link exists and is not ours" >&2; exit 1; }; \
+	    fi; \
+	    $(NCPV_BIN) --help | tools/options commands | grep -qx $$tool || \
+	        { echo "install-links: this ncpv has no '$$tool' command" >&2; exit 1; }; \
+	done; for tool in nc pv; do \
+	    ln -sfn ncpv $(DESTDIR)$(BINDIR)/$$tool; echo "$(DESTDIR)$(BINDIR)/$$tool -> ncpv"; \
+	done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ncpv $(DESTDIR)$(LIBDIR)/ncpv/libncpv-devtcp.so
-	-rmdir $(DESTDIR)$(LIBDIR)/ncpv 2>/dev/null
+	rm -f $(DESTDIR)$(BINDIR)/ncpv $(DESTDIR)$(LIBDIR)/ncpv/libncpv-devtcp.so \
+	    $(DESTDIR)$(MANDIR)/man1/ncpv.1.gz $(DESTDIR)$(BASHCOMPDIR)/ncpv $(DESTDIR)$(ZSHCOMPDIR)/_ncpv
+	@rmdir $(DESTDIR)$(LIBDIR)/ncpv 2>/dev/null || true
+	@for tool in nc pv; do link=$(DESTDIR)$(BINDIR)/$$tool; \
+	    if [ -L "$$link" ] && [ "$$(readlink "$$link")" = ncpv ]; then rm -f "$$link"; fi; done
+
+# The Debian package, built from a scratch copy of the tree into build/deb/; deb-smoke
+# also installs it, checks the installed ncpv and purges it (root).
+deb:
+	.ci/deb-smoke --build-only
+deb-smoke:
+	.ci/deb-smoke
+
+# Shell completions are generated from the --help of every command; tests check them.
+completions: ncpv
+	tools/gen-completions ./ncpv
 
 clean:
-	rm -rf build ncpv libncpv-devtcp.so
+	rm -rf build ncpv ncpv-static libncpv-devtcp.so
 
 -include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d) $(DEVTCP_OBJ:.o=.d)
 

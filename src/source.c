@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "version.h"
+
 /* 256 KiB stays in L2 while it is generated and then copied into the
  * socket; bigger pools measured slower (docs/BENCHMARKS.md). */
 #define POOL_SIZE ((size_t)256 * 1024)
@@ -36,7 +38,9 @@ static inline uint64_t rotl(uint64_t x, int k)
  * Its weak low bits do not matter for filler data; it is not a CSPRNG,
  * only fresh and incompressible. target_clones lets AVX2 machines run the
  * lanes in vector registers. */
+#ifdef NCPV_TARGET_CLONES
 __attribute__((target_clones("avx2", "default")))
+#endif
 static void rng_fill_words(uint64_t st[4][LANES], uint64_t *out, size_t nwords)
 {
 	uint64_t s0[LANES], s1[LANES], s2[LANES], s3[LANES];
