@@ -111,17 +111,14 @@ int addr_parse(const char *spec, const char *default_host, const char *default_p
 			errno = EINVAL;
 			return -1;
 		}
-	} else if ((colon = strchr(spec, ':')) != NULL && strchr(colon + 1, ':') != NULL) {
-		host = spec; /* a bare IPv6 address has no port */
-		hostlen = strlen(spec);
-	} else if (colon != NULL) {
+	} else if ((colon = strchr(spec, ':')) != NULL && strchr(colon + 1, ':') == NULL) {
 		host = spec;
 		hostlen = (size_t)(colon - spec);
 		port = colon + 1;
-	} else if (all_digits(spec)) {
+	} else if (colon == NULL && all_digits(spec)) {
 		port = spec;
 	} else {
-		host = spec;
+		host = spec; /* a name alone, or a bare IPv6 address (it has no port) */
 		hostlen = strlen(spec);
 	}
 

@@ -1,6 +1,7 @@
 /* display.c - pv-style progress lines: number formatting and the line layout (pure). */
 #include "display.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,7 +67,9 @@ long display_percent(uint64_t count, uint64_t size)
 	if (size == 0)
 		return 0;
 	/* Whole percent, in 128 bits so that huge counts do not overflow. */
-	return (long)((unsigned __int128)count * 100 / size);
+	unsigned __int128 p = (unsigned __int128)count * 100 / size;
+
+	return p > LONG_MAX ? LONG_MAX : (long)p; /* -s 1 and 2^64 bytes still fit */
 }
 
 long display_eta_seconds(uint64_t count, uint64_t size, double rate)
@@ -76,7 +79,8 @@ long display_eta_seconds(uint64_t count, uint64_t size, double rate)
 	if (count < 1 || rate < 0.001)
 		return 0;
 	eta = ((double)size - (double)count) / rate;
-	return eta > (double)DISPLAY_ETA_MAX ? DISPLAY_ETA_MAX : (long)eta;
+	/* Far past the size at a crawling rate, a negative eta must not overflow the cast either. */
+	return eta > (double)DISPLAY_ETA_MAX ? DISPLAY_ETA_MAX : eta < -(double)DISPLAY_ETA_MAX ? -DISPLAY_ETA_MAX : (long)eta;
 }
 
 char *display_amount(char *buf, size_t len, double amount, int decimal, const char *suffix)
@@ -293,7 +297,7 @@ static void format_fineta(char *out, size_t len, const struct display_frame *f)
 	if (localtime_r(&then, &tm) == NULL)
 		return;
 	/* More than six hours ahead, the date is shown as well. */
-	strftime(out, len, eta > 6 * 3600 ? "ETA %Y-%m-%d %H:%M:%S" : "ETA %H:%M:%S", &tm);
+	strftime(out, len, eta > 6L * 3600 ? "ETA %Y-%m-%d %H:%M:%S" : "ETA %H:%M:%S", &tm);
 }
 
 static void format_last(char *out, size_t len, long want, const struct display_frame *f)
@@ -387,7 +391,9 @@ static void format_bar(const struct display *d, enum item item, const struct dis
 		inner = room - 2 - (item == ITEM_BAR_ONLY ? 0 : 1 + (int)strlen(pct));
 		if (inner < 0 || (size_t)inner + 2 >= len)
 			return;
-		full = (int)((long long)inner * p / 100) - 1;
+		/* From 200% on the bar is full whatever its width; capping there keeps a
+		 * count far past --size from overflowing (pv -s 1 after petabytes). */
+		full = (int)((long long)inner * (p > 200 ? 200 : p) / 100) - 1;
 		out[n++] = '[';
 		if (full >= inner) {
 			memset(out + n, '=', (size_t)inner);

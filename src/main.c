@@ -58,8 +58,6 @@ int main(int argc, char **argv)
 	snprintf(self, sizeof(self), "%s", argv[0] ? argv[0] : "ncpv");
 	if ((strcmp(basename(self), "nc") == 0 || strcmp(basename(self), "pv") == 0) &&
 	    (c = find(basename(self))) != NULL)
-	if ((c = find(basename(self))) != NULL && strcmp(c->name, "serve") != 0 &&
-	    strcmp(c->name, "get") != 0 && strcmp(c->name, "bench") != 0)
 		return c->run(argc, argv);
 
 	if (argc < 2) {

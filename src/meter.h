@@ -41,6 +41,8 @@ struct meter_stats {
 	double min, max, mean, mdev;
 };
 
+/* Start counting at now. It keeps the window set by meter_set_window, so m must be
+ * zeroed (or used before) when it is first started. */
 void meter_start(struct meter *m, double now);
 
 /* Average over the last seconds instead of since the start (0: since start). */

@@ -104,9 +104,10 @@ int net_listen(const char *host, const char *port, const struct net_opts *o,
 		fd = -1;
 	}
 	if (fd < 0) {
-		char where[128];
+		char where[128] = "?";
 
-		net_format_addr(res->ai_addr, res->ai_addrlen, where, sizeof(where));
+		if (res != NULL) /* getaddrinfo never succeeds empty, but say so */
+			net_format_addr(res->ai_addr, res->ai_addrlen, where, sizeof(where));
 		snprintf(err, errlen, "cannot listen on %s: %s", where, strerror(saved));
 		freeaddrinfo(res);
 		errno = saved;
@@ -337,7 +338,7 @@ char *net_format_addr(const struct sockaddr *sa, socklen_t len, char *buf, size_
 
 char *net_local_name(int fd, char *buf, size_t buflen)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 }; /* zeroed: the analyzer does not model getsockname */
 	socklen_t len = sizeof(ss);
 
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
@@ -349,7 +350,7 @@ char *net_local_name(int fd, char *buf, size_t buflen)
 
 char *net_peer_name(int fd, char *buf, size_t buflen)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 }; /* zeroed: the analyzer does not model getpeername */
 	socklen_t len = sizeof(ss);
 
 	if (getpeername(fd, (struct sockaddr *)&ss, &len) < 0) {
@@ -447,7 +448,10 @@ void net_guard_std_fds(void)
 {
 	for (int fd = 0; fd < 3; fd++) {
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
-			int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+			/* Opened the wrong way round on purpose: reading stdin or writing
+			 * stdout still fails with EBADF as on the closed descriptor, so
+			 * "get -o - >&-" reports the loss instead of writing to /dev/null. */
+			int n = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
 
 			if (n >= 0 && n != fd)
 				close(n);

@@ -104,7 +104,7 @@ int net_ms_until(double until, double now);
 long net_raise_fd_limit(void);
 
 /* Make the descriptor numbers 0..2 valid (opened on /dev/null if closed),
- * so that sockets never land on them. */
+ * so that sockets never land on them; I/O on them still fails with EBADF. */
 void net_guard_std_fds(void);
 
 #endif

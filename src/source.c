@@ -14,9 +14,9 @@
 
 /* 256 KiB stays in L2 while it is generated and then copied into the
  * socket; bigger pools measured slower (docs/BENCHMARKS.md). */
-#define POOL_SIZE (256 * 1024)
+#define POOL_SIZE ((size_t)256 * 1024)
 /* Refill once fewer than this many fresh bytes are left, to avoid tiny sends. */
-#define POOL_LOW (16 * 1024)
+#define POOL_LOW ((size_t)16 * 1024)
 #define LANES 4
 
 struct source {
@@ -221,7 +221,7 @@ ssize_t source_peek(struct source *s, size_t max, const void **data)
 		return (ssize_t)(max < POOL_SIZE ? max : POOL_SIZE);
 	case SOURCE_RANDOM:
 		if (s->end - s->pos < POOL_LOW && s->end - s->pos < max) {
-			rng_fill_words(s->rng, (uint64_t *)(void *)s->pool, POOL_SIZE / 8);
+			rng_fill_words(s->rng, (uint64_t *)(void *)s->pool, POOL_SIZE / sizeof(uint64_t));
 			s->pos = 0;
 			s->end = POOL_SIZE;
 		}

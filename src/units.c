@@ -187,7 +187,9 @@ int units_parse_long(const char *s, long min, long max, long *out)
 
 char *units_format_hms(char *buf, size_t len, double seconds)
 {
-	long t = seconds > 0 ? (long)seconds : 0;
+	/* NaN, infinities and absurd ETAs (a rate near zero) must not reach the
+	 * (long) conversion, which is undefined beyond LONG_MAX: cap at ~31 million years. */
+	long t = seconds > 0 ? (long)(seconds < 1e15 ? seconds : 1e15) : 0;
 	long d = t / 86400, h = (t / 3600) % 24, m = (t / 60) % 60, s = t % 60;
 
 	if (d > 0)

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -101,11 +102,16 @@ static void remove_stale(void)
 	if (d == NULL)
 		return;
 	while ((e = readdir(d)) != NULL) {
-		int pid;
-		char side;
+		const size_t plen = strlen(NS_PREFIX);
+		char *end;
+		long pid;
 
-		if (sscanf(e->d_name, NS_PREFIX "%d-%c", &pid, &side) == 2 && pid > 0 &&
-		    kill(pid, 0) < 0 && errno == ESRCH)
+		/* NS_PREFIX PID "-" SIDE, with strtol rather than sscanf's unchecked %d. */
+		if (strncmp(e->d_name, NS_PREFIX, plen) != 0)
+			continue;
+		pid = strtol(e->d_name + plen, &end, 10);
+		if (end != e->d_name + plen && end[0] == '-' && end[1] != '\0' && pid > 0 && pid <= INT_MAX &&
+		    kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 			TOOL("ip", "netns", "del", e->d_name);
 	}
 	closedir(d);

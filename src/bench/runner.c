@@ -168,7 +168,7 @@ int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const cha
 		end = addr ? strchr(addr + 11, '"') : NULL;
 		for (colon = end; colon && colon > addr && *colon != ':'; colon--)
 			;
-		if (addr == NULL || end == NULL || colon == NULL || (s->port = atoi(colon + 1)) <= 0) {
+		if (addr == NULL || end == NULL || colon == NULL || (s->port = (int)strtol(colon + 1, NULL, 10)) <= 0) {
 			snprintf(err, errlen, "the server did not start: %s", len ? line : "no output");
 			runner_stop_server(s);
 			return -1;
@@ -188,7 +188,7 @@ static int free_port(const char *host)
 		return -1;
 	net_local_name(fd, name, sizeof(name));
 	if (strrchr(name, ':'))
-		port = atoi(strrchr(name, ':') + 1);
+		port = (int)strtol(strrchr(name, ':') + 1, NULL, 10);
 	close(fd);
 	return port;
 }

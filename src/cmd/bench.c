@@ -137,7 +137,7 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 	o->repeat = 5;
 	o->nmethods = method_builtins(o->methods, MAX_METHODS);
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
 	while ((c = getopt_long(argc, argv, ":T:d:n:s:r:M:m:b:S:c:l:jqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'T':
@@ -221,7 +221,7 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 			usage(stdout);
 			return -1;
 		case ':':
-			return cmd_bad_option("bench", optopt, "needs an argument");
+			return cmd_missing_argument("bench", optopt, argv[optind - 1]);
 		default:
 			return cmd_bad_option("bench", optopt, optopt ? NULL : argv[optind - 1]);
 		}
@@ -615,6 +615,13 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 	info->size = o->size;
 	info->repeat = o->repeat;
 	info->alpha = ALPHA;
+}
+
+int cmd_bench_parse(int argc, char **argv)
+{
+	struct bench_opts o;
+
+	return parse_options(argc, argv, &o);
 }
 
 int cmd_bench(int argc, char **argv)

@@ -26,6 +26,15 @@ int cmd_devtcp(int argc, char **argv);
 int cmd_nc(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
+/* Parse a command line as the command would, and stop there: no socket, file
+ * or signal handler is touched (errors and --help are printed as usual).
+ * Returns 0 when valid, -1 after --help, else the exit code (NCPV_EXIT_USAGE).
+ * The fuzzers call these; each may be called any number of times. */
+int cmd_serve_parse(int argc, char **argv);
+int cmd_get_parse(int argc, char **argv);
+int cmd_devtcp_parse(int argc, char **argv);
+int cmd_bench_parse(int argc, char **argv);
+
 /* "ncpv CMD: message" on stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -37,6 +46,9 @@ int cmd_net_exit(int net_error);
 
 /* Report an unknown option or missing argument as getopt found it. */
 int cmd_bad_option(const char *cmd, int optopt_char, const char *word);
+
+/* Report getopt's ':' (an option without its argument); word is argv[optind - 1]. */
+int cmd_missing_argument(const char *cmd, int opt, const char *word);
 
 /* JSON string escaping into a fixed buffer (always NUL-terminated). */
 char *cmd_json_string(char *buf, size_t len, const char *s);

@@ -15,6 +15,11 @@ void cmd_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages quote user input: a newline or an escape sequence in an argument
+	 * must not break the one-line rule or reach the terminal. */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	fprintf(stderr, "ncpv %s: %s\n", cmd, msg);
 }
 
@@ -31,6 +36,16 @@ int cmd_bad_option(const char *cmd, int opt, const char *word)
 			  word ? word : "is unknown", cmd);
 	else
 		cmd_error(cmd, "unknown option '%s' (try 'ncpv %s --help')", word ? word : "?", cmd);
+	return NCPV_EXIT_USAGE;
+}
+
+int cmd_missing_argument(const char *cmd, int opt, const char *word)
+{
+	/* Name the option as the user wrote it: "--size", not the 's' getopt maps it to. */
+	if (word != NULL && strncmp(word, "--", 2) == 0)
+		cmd_error(cmd, "option '%s' needs an argument (try 'ncpv %s --help')", word, cmd);
+	else
+		cmd_error(cmd, "option '-%c' needs an argument (try 'ncpv %s --help')", opt, cmd);
 	return NCPV_EXIT_USAGE;
 }
 

@@ -87,7 +87,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	o->source = "random";
 	o->net.family = AF_UNSPEC;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
 	while ((c = getopt_long(argc, argv, ":w:t:b:s:o:uS:n:P:i:fqj46h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
@@ -151,7 +151,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			usage(stdout);
 			return -1;
 		case ':':
-			return cmd_bad_option("get", optopt, "needs an argument");
+			return cmd_missing_argument("get", optopt, argv[optind - 1]);
 		default:
 			return cmd_bad_option("get", optopt, optopt ? NULL : argv[optind - 1]);
 		}
@@ -219,6 +219,7 @@ struct stream {
 	enum out_mode mode;
 	char *buf;
 	uint64_t in_pipe; /* bytes spliced into our pipe, not yet out */
+	uint64_t partial; /* after an output error: bytes of that chunk that did get out */
 };
 
 /* A write that would block, or a signal: wait for room unless the run
@@ -235,8 +236,10 @@ static int wait_writable(int fd)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+/* Write n bytes; *done says how many got out, also when it fails. */
+static int write_all(int fd, const char *p, size_t n, uint64_t *done)
 {
+	*done = 0;
 	while (n > 0) {
 		ssize_t w;
 
@@ -255,6 +258,7 @@ static int write_all(int fd, const char *p, size_t n)
 		}
 		p += w;
 		n -= (size_t)w;
+		*done += (uint64_t)w;
 	}
 	return 0;
 }
@@ -285,6 +289,7 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 	case OUT_NONE:
 		return net_discard(st->sock, st->buf, want < NET_DISCARD_MAX ? want : NET_DISCARD_MAX);
 	case OUT_SPLICE:
+		st->partial = 0;
 		n = splice(st->sock, NULL, st->out, NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n < 0 && errno == EAGAIN) {
 			/* Either side may be the one not ready; wait for whichever. */
@@ -305,15 +310,17 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 		n = splice(st->sock, NULL, st->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n > 0) {
 			st->in_pipe += (uint64_t)n;
-			if (flush_pipe(st) < 0)
+			if (flush_pipe(st) < 0) {
+				st->partial = (uint64_t)n - st->in_pipe; /* the pipe was empty before */
 				return -2;
+			}
 		}
 		return n;
 	case OUT_COPY:
 		if (want > IO_CHUNK)
 			want = IO_CHUNK;
 		n = recv(st->sock, st->buf, want, MSG_DONTWAIT);
-		if (n > 0 && write_all(st->out, st->buf, (size_t)n) < 0)
+		if (n > 0 && write_all(st->out, st->buf, (size_t)n, &st->partial) < 0)
 			return -2;
 		return n;
 	}
@@ -323,12 +330,16 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 static int stream_setup(struct stream *st, const char *output, char *err, size_t errlen)
 {
 	struct stat sb;
+	size_t scratch;
 
 	st->out = -1;
 	st->pipe[0] = st->pipe[1] = -1;
 	st->mode = OUT_NONE;
 	/* Scratch for net_discard, or the copy buffer: untouched pages cost no RSS. */
-	st->buf = malloc(IO_CHUNK > NET_DISCARD_MAX ? IO_CHUNK : NET_DISCARD_MAX);
+	scratch = IO_CHUNK;
+	if (scratch < NET_DISCARD_MAX)
+		scratch = NET_DISCARD_MAX;
+	st->buf = malloc(scratch);
 	if (st->buf == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -395,10 +406,13 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			}
 		} else if (n == 0) {
 			return 0;
-		} else if (n == -2 && errno == EINTR && interrupted) {
-			res->ended = "interrupted"; /* while the output was blocked */
-			return 0;
 		} else if (n == -2) {
+			/* The count reported is what the output holds, exactly. */
+			meter_add(&p->meter, st->partial);
+			if (errno == EINTR && interrupted) {
+				res->ended = "interrupted"; /* while the output was blocked */
+				return 0;
+			}
 			snprintf(err, errlen, "cannot write output: %s", strerror(errno));
 			return NCPV_EXIT_FILE;
 		} else if (errno != EAGAIN && errno != EINTR) {
@@ -584,6 +598,13 @@ static int run_single(const struct get_opts *o)
 	return NCPV_EXIT_OK;
 }
 
+int cmd_get_parse(int argc, char **argv)
+{
+	struct get_opts o;
+
+	return parse_options(argc, argv, &o);
+}
+
 int cmd_get(int argc, char **argv)
 {
 	struct get_opts o;
@@ -598,5 +619,9 @@ int cmd_get(int argc, char **argv)
 	sa.sa_handler = on_interrupt;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* Past the file size limit (ulimit -f) write fails with EFBIG and get says so,
+	 * rather than dying with a core and no message. Not in main(): nc keeps nc's
+	 * behaviour, and devtcp's command would inherit the ignored signal. */
+	signal(SIGXFSZ, SIG_IGN);
 	return o.count ? get_run_batch(&o, &interrupted) : run_single(&o);
 }

@@ -1,5 +1,6 @@
 /* serve.c - "ncpv serve": the data server. One thread, epoll, many clients;
  * sends fresh data (endless or fixed-size "files") or sinks uploads. */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -23,7 +24,7 @@
 /* How long a finished connection may take to close its side before we do. */
 #define DRAIN_SECONDS 10.0
 /* Largest single send; sockets on loopback take about this much at once. */
-#define SEND_CHUNK (256 * 1024)
+#define SEND_CHUNK ((size_t)256 * 1024)
 /* Sends per wakeup, so that one fast reader cannot starve the others. */
 #define SEND_BUDGET 4
 /* How often deadlines are checked when any are set. */
@@ -119,7 +120,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 	o->max_conns = 1000;
 	o->net.family = AF_UNSPEC;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
 	while ((c = getopt_long(argc, argv, ":S:s:dc:t:b:qj46h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'S':
@@ -161,7 +162,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 			usage(stdout);
 			return -1;
 		case ':':
-			return cmd_bad_option("serve", optopt, "needs an argument");
+			return cmd_missing_argument("serve", optopt, argv[optind - 1]);
 		default:
 			return cmd_bad_option("serve", optopt, optopt ? NULL : argv[optind - 1]);
 		}
@@ -214,6 +215,9 @@ static void conn_close(struct server *s, struct conn *c, const char *reason, dou
 	if (c->deadline > 0)
 		s->ndeadlines--;
 	loop_close(s->loop, c->fd);
+	/* The list's invariant, stated for readers and for the static analyzer. */
+	assert((c->prev == NULL) == (s->conns == c));
+	assert(c->next == NULL || c->next->prev == c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -582,6 +586,13 @@ static int run(struct server *s)
 		conn_close(s, s->conns, "server stopped", loop_now());
 	summary(s);
 	return NCPV_EXIT_OK;
+}
+
+int cmd_serve_parse(int argc, char **argv)
+{
+	struct serve_opts o;
+
+	return parse_options(argc, argv, &o);
 }
 
 int cmd_serve(int argc, char **argv)

@@ -242,7 +242,7 @@ static void print_json(const struct nc_totals *t, int rc)
 	fprintf(stderr,
 		"{\"sent\":%llu,\"received\":%llu,\"bytes\":%llu,\"seconds\":%.6f,\"rate\":%.0f,\"exit\":%d}\n",
 		(unsigned long long)t->sent, (unsigned long long)t->received,
-		(unsigned long long)(t->sent + t->received), secs,
+		(unsigned long long)t->sent + t->received, secs,
 		secs > 0 ? (double)(t->sent + t->received) / secs : 0, rc);
 }
 

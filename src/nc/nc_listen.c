@@ -13,7 +13,7 @@
 /* Wait for the first datagram and, unless -k, talk only to its sender. */
 static int udp_session(const struct nc_opts *o, int fd, struct nc_totals *t, struct nc_meter *m)
 {
-	struct sockaddr_storage peer;
+	struct sockaddr_storage peer = { 0 }; /* zeroed: the analyzer does not model recvfrom */
 	socklen_t len = sizeof(peer);
 	char byte;
 

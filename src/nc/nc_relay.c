@@ -14,7 +14,7 @@
 
 /* Large enough that a gigabit stream costs few system calls; nc's own 16 KiB
  * buffer is one reason `nc | pv` is slower than one process. */
-#define RELAY_BUF (256 * 1024)
+#define RELAY_BUF ((size_t)256 * 1024)
 /* One stdin read becomes one datagram in UDP mode: keep it under any MTU-free limit. */
 #define UDP_SEND_MAX 16384
 #define UDP_RECV_MAX 65536

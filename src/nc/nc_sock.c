@@ -95,7 +95,7 @@ static void name_of(const struct nc_opts *o, const struct sockaddr *sa, socklen_
 
 void nc_report_local(const struct nc_opts *o, int fd, const char *verb)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 }; /* zeroed: the analyzer does not model getsockname */
 	socklen_t len = sizeof(ss);
 	char host[NI_MAXHOST], port[NI_MAXSERV];
 

@@ -218,7 +218,7 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->interval = 1;
 	opterr = 0;
-	optind = 1;
+	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
 	while ((c = getopt_long(argc, argv, SHORT_OPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
@@ -228,7 +228,7 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o)
 			printf("ncpv pv %s (pv 1.6.20 compatible)\n", NCPV_VERSION);
 			return -1;
 		case ':':
-			cmd_bad_option("pv", optopt, "needs an argument");
+			cmd_missing_argument("pv", optopt, argv[optind - 1]);
 			return PV_EXIT_USAGE;
 		case '?':
 			cmd_bad_option("pv", optopt, optopt ? NULL : argv[optind - 1]);

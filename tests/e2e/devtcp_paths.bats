@@ -129,6 +129,7 @@ except OSError as e:
 }
 
 @test "an existing LD_PRELOAD is kept, after the library, and calls pass through both" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "the real ncpv finds its library beside itself, not the wrapper"
 	cp "$(dirname "$NCPV")/libncpv-devtcp.so" "$SCRATCH/other.so"
 	start_serve --source "$PAYLOAD"
 	# The preload reaches ncpv itself too; an ASan build of ncpv must be told that is fine.

@@ -44,6 +44,7 @@ type_line() {
 }
 
 @test "in the background it neither stops nor writes, and resumes in the foreground" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "job control reaches valgrind, not pv (make valgrind)"
 	type_line "stty tostop; $NCPV pv -i 0.1 -L 4000 -s 1000000 /dev/zero >/dev/null"
 	pane_wait 'ETA'
 	tmux -L "$SOCK" send-keys C-z

@@ -72,6 +72,7 @@ static void test_unknown_size(void **state)
 	struct meter_reading r;
 
 	(void)state;
+	memset(&m, 0, sizeof(m)); /* meter_start keeps the window it finds */
 	meter_start(&m, 0);
 	meter_add(&m, 10);
 	meter_read(&m, 2, 0, &r);
@@ -85,6 +86,7 @@ static void test_reads_too_close_keep_the_last_rate(void **state)
 	struct meter_reading r;
 
 	(void)state;
+	memset(&m, 0, sizeof(m));
 	meter_start(&m, 0);
 	meter_add(&m, 500);
 	meter_read(&m, 1, 0, &r);
@@ -99,6 +101,7 @@ static void test_no_time_no_rate(void **state)
 	struct meter_reading r;
 
 	(void)state;
+	memset(&m, 0, sizeof(m));
 	meter_start(&m, 5);
 	meter_read(&m, 5, 100, &r);
 	assert_true(r.average == 0 && r.eta < 0 && r.percent == 0);
