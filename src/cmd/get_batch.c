@@ -65,13 +65,19 @@ static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
 
 	(void)l;
 	(void)fd;
-	(void)events;
 	for (;;) {
 		ssize_t n = net_discard(s->fd, b->scratch, NET_DISCARD_MAX);
 
 		if (n > 0) {
 			s->bytes += (uint64_t)n;
 			meter_add(&b->p.meter, (uint64_t)n);
+			/* The peer's FIN was in before this wakeup, so everything it sent
+			 * was queued ahead of it: a short read emptied the queue, and the
+			 * read that would return 0 can be skipped. */
+			if ((size_t)n < NET_DISCARD_MAX && (events & EPOLLRDHUP) && !(events & EPOLLERR)) {
+				slot_end(b, s, 1, NULL, loop_now());
+				return;
+			}
 			continue;
 		}
 		if (n == 0) {
