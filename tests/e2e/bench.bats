@@ -191,7 +191,9 @@ document.getElementById('r').addEventListener('load', function () {
   this.contentDocument.querySelectorAll('svg.chart').forEach(function (svg) {
     var drawn = 0;
     svg.querySelectorAll('polyline.run, rect.median').forEach(function (m) {
-      var b = m.getBBox(); if (b.width > 0 && b.height > 0) drawn++; });
+      /* A steady rate is a horizontal line: a run's line needs width, a bar both sides. */
+      var b = m.getBBox();
+      if (b.width > 0 && (b.height > 0 || m.tagName === 'polyline')) drawn++; });
     out.push((svg.classList.contains('files') ? 'files' : svg.dataset.method) + '=' + drawn);
   });
   document.getElementById('result').textContent = 'charts ' + out.join(' ');
@@ -201,6 +203,7 @@ HTML
 	run timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium" \
 		--allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$SCRATCH/check.html"
+	echo "$output" | grep -o "charts[^<]*"
 	[[ "$output" == *"charts ncpv=2 bash-read=2 files=2"* ]]
 }
 
