@@ -19,7 +19,8 @@ struct loop {
 	int epfd;
 	int nslots;
 	struct slot *slots;
-	int have_mask;
+	int have_mask, hot;
+	double spin; /* busy-poll window in seconds; 0: always sleep */
 	sigset_t mask;
 	struct epoll_event events[LOOP_BATCH];
 };
@@ -139,10 +140,38 @@ static void deliver_pending(const struct loop *l)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+void loop_set_spin(struct loop *l, double seconds)
+{
+	l->spin = seconds;
+	l->hot = seconds > 0;
+}
+
+static int wait_events(struct loop *l, int timeout_ms)
+{
+	return epoll_pwait(l->epfd, l->events, LOOP_BATCH, timeout_ms, l->have_mask ? &l->mask : NULL);
+}
+
+/* Busy-poll while the last wait was shorter than the window: the events
+ * are about to come, and a peer on another CPU that finds us awake need
+ * not wake us. A longer wait turns it off until a wait is short again. */
+static int spin_events(struct loop *l, int timeout_ms)
+{
+	double start = loop_now();
+	int n = 0;
+
+	if (l->hot)
+		while ((n = wait_events(l, 0)) == 0 && loop_now() - start < l->spin)
+			;
+	if (n != 0)
+		return n;
+	n = wait_events(l, timeout_ms);
+	l->hot = loop_now() - start < l->spin;
+	return n;
+}
+
 int loop_poll(struct loop *l, int timeout_ms)
 {
-	int n = epoll_pwait(l->epfd, l->events, LOOP_BATCH, timeout_ms,
-			    l->have_mask ? &l->mask : NULL);
+	int n = l->spin > 0 && timeout_ms != 0 ? spin_events(l, timeout_ms) : wait_events(l, timeout_ms);
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -1;

@@ -30,6 +30,10 @@ int loop_close(struct loop *l, int fd);
  * keeps the caller's mask. The set is copied. */
 void loop_set_sigmask(struct loop *l, const sigset_t *mask);
 
+/* Busy-poll for up to seconds before sleeping, while the waits stay that
+ * short (cmd/cmd.h, --busy-poll, says why). 0, the default, off. */
+void loop_set_spin(struct loop *l, double seconds);
+
 /* Wait up to timeout_ms (-1: forever) and dispatch. Returns the number of
  * events handled, 0 on timeout or signal, -1 with errno on failure. */
 int loop_poll(struct loop *l, int timeout_ms);

@@ -38,6 +38,22 @@ int cmd_bench_parse(int argc, char **argv);
 /* "ncpv CMD: message" on stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* --busy-poll, shared by serve and get (getopt code; no short form).
+ * On loopback the sender's own CPU runs the receive path, and when it
+ * finds the receiver asleep it must wake it on the other CPU: an
+ * inter-processor interrupt per segment, which on a VM costs the sender
+ * as much as copying the data. While events come back within this long
+ * of the last one, polling again instead of sleeping keeps the process
+ * awake and its peer free: a single stream nearly doubles, small files
+ * gain about 9% (docs/BENCHMARKS.md). Once a wait lasts longer the
+ * process sleeps again, so an idle or slow peer costs no CPU. */
+#define OPT_BUSY_POLL 256
+#define CMD_BUSY_POLL_SECONDS 50e-6
+
+/* --busy-poll USEC: 0 to 1000000 microseconds, stored in seconds.
+ * Returns 0, or -1 on a bad value. */
+int cmd_parse_busy_poll(const char *arg, double *seconds);
+
 /* Print "ncpv CMD: bad value for OPTION: 'ARG' (REASON)" and return NCPV_EXIT_USAGE. */
 int cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason);
 

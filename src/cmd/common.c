@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../net.h"
+#include "../units.h"
 
 void cmd_error(const char *cmd, const char *fmt, ...)
 {
@@ -27,6 +28,16 @@ int cmd_bad_value(const char *cmd, const char *option, const char *arg, const ch
 {
 	cmd_error(cmd, "invalid %s '%s': %s", option, arg, reason);
 	return NCPV_EXIT_USAGE;
+}
+
+int cmd_parse_busy_poll(const char *arg, double *seconds)
+{
+	long usec;
+
+	if (units_parse_long(arg, 0, 1000000, &usec) < 0)
+		return -1;
+	*seconds = (double)usec / 1e6;
+	return 0;
 }
 
 int cmd_bad_option(const char *cmd, int opt, const char *word)

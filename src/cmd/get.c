@@ -52,6 +52,9 @@ static void usage(FILE *f)
 		"  -n, --count N        make N transfers (each until the server closes)\n"
 		"  -P, --parallel P     with --count: up to P connections at once (default 1)\n"
 		"  -i, --interval SEC   refresh the progress line every SEC seconds (default 1)\n"
+		"      --busy-poll USEC\n"
+		"                       while data comes this fast, poll instead of sleeping\n"
+		"                       (default 50 microseconds; 0: always sleep)\n"
 		"  -f, --force          show progress even when stderr is not a terminal\n"
 		"  -q, --quiet          no progress and no summary\n"
 		"  -j, --json           print a JSON summary on stdout (stderr with -o -)\n"
@@ -72,6 +75,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		{ "count", required_argument, NULL, 'n' },
 		{ "parallel", required_argument, NULL, 'P' },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "busy-poll", required_argument, NULL, OPT_BUSY_POLL },
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
@@ -84,6 +88,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->timeout = 10;
 	o->interval = 1;
+	o->busy_poll = CMD_BUSY_POLL_SECONDS;
 	o->source = "random";
 	o->net.family = AF_UNSPEC;
 	opterr = 0;
@@ -131,6 +136,10 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		case 'i':
 			if (units_parse_seconds(optarg, &o->interval) < 0 || o->interval < 0.01)
 				return cmd_bad_value("get", "interval", optarg, "expected seconds, at least 0.01");
+			break;
+		case OPT_BUSY_POLL:
+			if (cmd_parse_busy_poll(optarg, &o->busy_poll) < 0)
+				return cmd_bad_value("get", "busy-poll", optarg, "expected microseconds from 0 to 1000000");
 			break;
 		case 'f':
 			o->force = 1;
@@ -390,6 +399,8 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 {
 	double start = p->meter.start, deadline = o->duration > 0 ? start + o->duration : 0;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
+	double dry = 0;		    /* when the socket last ran dry; 0 while data flows */
+	int hot = o->busy_poll > 0; /* the last wait was short: poll through the next (--busy-poll) */
 
 	res->ended = "eof";
 	for (;;) {
@@ -399,6 +410,10 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		double now;
 
 		if (n > 0) {
+			if (dry > 0) {
+				hot = loop_now() - dry < o->busy_poll;
+				dry = 0;
+			}
 			meter_add(&p->meter, (uint64_t)n);
 			if (p->meter.bytes >= cap) {
 				res->ended = "bytes";
@@ -433,6 +448,10 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		if (n < 0 && errno == EAGAIN) {
 			double until = p->show ? p->next : 0;
 
+			if (dry == 0)
+				dry = now;
+			if (hot && now - dry < o->busy_poll)
+				continue;
 			if (deadline > 0 && (until == 0 || deadline < until))
 				until = deadline;
 			net_wait_cancel(st->sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,

@@ -13,7 +13,7 @@
 struct get_opts {
 	struct addr_spec at;
 	struct net_opts net;
-	double timeout, duration, interval;
+	double timeout, duration, interval, busy_poll;
 	uint64_t max_bytes, size;
 	int has_size, force, quiet, json, send;
 	long count, parallel;

@@ -137,6 +137,8 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 	}
 	net_format_addr((struct sockaddr *)&b.addr, b.addrlen, peer, sizeof(peer));
 	b.loop = loop_new();
+	if (b.loop)
+		loop_set_spin(b.loop, o->busy_poll);
 	b.slots = calloc((size_t)o->parallel, sizeof(*b.slots));
 	b.latency = calloc((size_t)o->count, sizeof(*b.latency));
 	b.scratch = malloc(NET_DISCARD_MAX);

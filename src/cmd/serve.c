@@ -37,7 +37,7 @@ struct serve_opts {
 	uint64_t size, max_bytes;
 	int has_size, discard, quiet, json;
 	long max_conns;
-	double max_time;
+	double max_time, busy_poll;
 };
 
 enum conn_state { CONN_SENDING, CONN_DRAINING, CONN_RECEIVING };
@@ -90,6 +90,9 @@ static void usage(FILE *f)
 		"  -c, --max-conns N    refuse connections beyond N at once (default 1000)\n"
 		"  -t, --max-time SEC   close each connection after SEC seconds\n"
 		"  -b, --max-bytes N    close each connection after N bytes\n"
+		"      --busy-poll USEC\n"
+		"                       while events come this fast, poll instead of sleeping\n"
+		"                       (default 50 microseconds; 0: always sleep)\n"
 		"  -4, -6               IPv4 or IPv6 only\n"
 		"  -q, --quiet          no line per connection\n"
 		"  -j, --json           log one JSON object per line\n"
@@ -107,6 +110,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 		{ "max-conns", required_argument, NULL, 'c' },
 		{ "max-time", required_argument, NULL, 't' },
 		{ "max-bytes", required_argument, NULL, 'b' },
+		{ "busy-poll", required_argument, NULL, OPT_BUSY_POLL },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -118,6 +122,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->source = "random";
 	o->max_conns = 1000;
+	o->busy_poll = CMD_BUSY_POLL_SECONDS;
 	o->net.family = AF_UNSPEC;
 	opterr = 0;
 	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
@@ -145,6 +150,10 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 		case 'b':
 			if (units_parse_size(optarg, &o->max_bytes) < 0 || o->max_bytes == 0)
 				return cmd_bad_value("serve", "max-bytes", optarg, "expected a byte count greater than 0");
+			break;
+		case OPT_BUSY_POLL:
+			if (cmd_parse_busy_poll(optarg, &o->busy_poll) < 0)
+				return cmd_bad_value("serve", "busy-poll", optarg, "expected microseconds from 0 to 1000000");
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -627,6 +636,8 @@ int cmd_serve(int argc, char **argv)
 		return s.lfd == NET_ERESOLVE ? NCPV_EXIT_RESOLVE : NCPV_EXIT_LISTEN;
 	}
 	s.loop = loop_new();
+	if (s.loop)
+		loop_set_spin(s.loop, o.busy_poll);
 	s.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s.scratch = malloc(NET_DISCARD_MAX);
 	if (s.loop == NULL || s.scratch == NULL || loop_add(s.loop, s.lfd, EPOLLIN, on_accept, &s) < 0) {

@@ -338,3 +338,54 @@ time.sleep(1.5)' "$SERVE_PORT" &
 	run timeout 10 "$NCPV" get -q --bytes 1M "127.0.0.1:$SERVE_PORT"
 	[ "$status" -eq 0 ]
 }
+
+@test "--busy-poll 0 on both sides still moves every byte" {
+	make_file "$SCRATCH/in" 1048577
+	start_serve --busy-poll 0 --source "$SCRATCH/in"
+	run "$NCPV" get -q --busy-poll 0 -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+	stop_pid "$SERVE_PID"
+	start_serve --quiet --busy-poll 0 --size 4K
+	run "$NCPV" get -q --json --busy-poll 0 --count 300 --parallel 8 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"transfers":300,"failed":0,"bytes":1228800,'* ]]
+}
+
+# cpu_ticks PID: user + system clock ticks the process has used so far.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+@test "busy polling stops once waits are long: an idle serve uses no CPU" {
+	start_serve --quiet
+	# One client that comes and goes makes the loop busy once, then it idles.
+	"$NCPV" get -q --bytes 1M "127.0.0.1:$SERVE_PORT"
+	sleep 0.2
+	t0=$(cpu_ticks "$SERVE_PID")
+	sleep 1
+	t1=$(cpu_ticks "$SERVE_PID")
+	# An endless poll would use the whole second (100 ticks).
+	[ $((t1 - t0)) -le 3 ]
+}
+
+@test "busy polling stops once waits are long: get fed a trickle uses no CPU" {
+	# 64 bytes every 10 ms for 1.5 s: each wait is far longer than the 50 us window.
+	python3 -c '
+import socket, sys, time
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(1)
+print(l.getsockname()[1], flush=True)
+c, _ = l.accept()
+for _ in range(150):
+    c.sendall(b"x" * 64); time.sleep(0.01)
+c.close()' >"$SCRATCH/port" &
+	STARTED_PIDS+=($!)
+	wait_for "$SCRATCH/port" '^[0-9]+$' 5
+	run bash -c '"$0" get -q --json "127.0.0.1:$1" && times' "$NCPV" "$(cat "$SCRATCH/port")"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *'"bytes":9600,'* ]]
+	# times: the shell's own user/sys, then its children's: get's.
+	read -r user sys <<<"${lines[2]}"
+	cpu=$(awk -v u="$user" -v s="$sys" 'function sec(t) { split(t, a, "m"); return a[1] * 60 + a[2] }
+		BEGIN { print sec(u) + sec(s) }')
+	echo "get used $cpu s of CPU for a 1.5 s trickle"
+	awk -v c="$cpu" 'BEGIN { exit !(c < 0.15) }'
+}
