@@ -7,6 +7,7 @@ MANDIR   ?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 DESTDIR  ?=
+PERF_ARGS ?= -d 3 -r 5
 
 CC       ?= cc
 CFLAGS   ?= -O2 -g
@@ -167,7 +168,7 @@ $(BUILD)/bench/source-speed: bench/source-speed.c $(BUILD)/libncpv.a
 	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libncpv.a $(LDLIBS)
 
 perf: ncpv $(BUILD)/bench/source-speed
-	SOURCE_SPEED=$(abspath $(BUILD)/bench/source-speed) bench/perf.sh
+	SOURCE_SPEED=$(abspath $(BUILD)/bench/source-speed) bench/perf.sh $(PERF_ARGS)
 
 # One static binary to copy to a machine that has none of ncpv's libraries. musl
 # (musl-tools) gives a self-contained one; STATIC_CC=gcc tries glibc, whose static
