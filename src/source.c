@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "net.h"
 #include "version.h"
 
 /* 256 KiB stays in L2 while it is generated and then copied into the
@@ -167,6 +168,12 @@ struct source *source_open(const char *spec, char *err, size_t errlen)
 			return s;
 		}
 		s->kind = SOURCE_STREAM;
+		/* The open above may wait for a FIFO's writer, as `nc -l <fifo`
+		 * does; reads from now on must not: a silent writer would stall
+		 * every connection of a server. Our own open, so nobody else's
+		 * descriptor (a shell's stdin) changes mode. */
+		if (net_set_nonblock(s->fd, 1) < 0)
+			return source_fail(s, err, errlen, "cannot set up source", path);
 	}
 	s->pool = malloc(POOL_SIZE);
 	if (s->pool == NULL) {

@@ -23,8 +23,10 @@ void source_free(struct source *s);
 enum source_kind source_kind(const struct source *s);
 const char *source_name(const struct source *s);
 
-/* SOURCE_FILE only: the open file and its size. */
+/* The open file (SOURCE_FILE, SOURCE_STREAM; -1 for the others): poll
+ * it for POLLIN after source_peek fails with EAGAIN. Borrowed. */
 int source_fd(const struct source *s);
+/* SOURCE_FILE only: its size when opened. */
 uint64_t source_size(const struct source *s);
 
 /*
@@ -33,7 +35,11 @@ uint64_t source_size(const struct source *s);
  * how many were really sent with source_consume, so that no byte of a
  * random or stream source is ever sent twice. Returns the count (> 0), 0
  * at the end of a stream source, or -1 with errno on a read error.
- * Not for SOURCE_FILE, whose bytes depend on each connection's offset.
+ * A stream source never blocks (it is O_NONBLOCK once opened): with no
+ * bytes ready now it fails with errno EAGAIN; wait for source_fd to be
+ * readable and ask again. Only source_open may block (a FIFO with no
+ * writer yet). Not for SOURCE_FILE, whose bytes depend on each
+ * connection's offset.
  */
 ssize_t source_peek(struct source *s, size_t max, const void **data);
 void source_consume(struct source *s, size_t n);

@@ -473,6 +473,10 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 	while (p->meter.bytes < cap) {
 		uint64_t left = cap - p->meter.bytes;
 		size_t want = left < IO_CHUNK ? (size_t)left : IO_CHUNK;
+		/* What to wait for when nothing moved: room in the socket, or
+		 * bytes from a stream source (a FIFO whose writer is slow). */
+		int wait_fd = -1;
+		short wait_for = POLLOUT;
 		ssize_t n;
 		double now;
 
@@ -482,21 +486,28 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 			const void *data;
 			ssize_t k = source_peek(src, want, &data);
 
-			if (k < 0) {
+			if (k < 0 && errno == EAGAIN) {
+				wait_fd = source_fd(src);
+				wait_for = POLLIN;
+				n = 0;
+			} else if (k < 0) {
 				snprintf(err, errlen, "cannot read source '%s': %s", o->source, strerror(errno));
 				return NCPV_EXIT_FILE;
-			}
-			if (k == 0)
+			} else if (k == 0) {
 				break;
-			n = send(sock, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
-			if (n > 0)
-				source_consume(src, (size_t)n);
+			} else {
+				n = send(sock, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
+				if (n > 0)
+					source_consume(src, (size_t)n);
+			}
 		}
 		if (n > 0)
 			meter_add(&p->meter, (uint64_t)n);
-		else if (n == 0)
+		else if (n == 0 && wait_fd < 0)
 			break;
-		else if (errno != EAGAIN && errno != EINTR) {
+		else if (n < 0 && errno == EAGAIN)
+			wait_fd = sock;
+		else if (n < 0 && errno != EINTR) {
 			snprintf(err, errlen, "send to %s: %s", res->peer,
 				 errno == EPIPE || errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
@@ -511,10 +522,10 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 			break;
 		}
 		progress_tick(p, now);
-		if (n < 0 && errno == EAGAIN) {
+		if (wait_fd >= 0) {
 			double until = p->show ? p->next : deadline;
 
-			net_wait_cancel(sock, POLLOUT, until > 0 ? net_ms_until(until, now) : -1,
+			net_wait_cancel(wait_fd, wait_for, until > 0 ? net_ms_until(until, now) : -1,
 					&interrupted);
 		}
 	}

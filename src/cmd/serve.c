@@ -46,10 +46,13 @@ struct server;
 
 struct conn {
 	struct conn *prev, *next;
+	struct conn *wprev, *wnext; /* in server.waiting while waiting_source */
 	struct server *srv;
 	int fd;
 	enum conn_state state;
 	int registered;	     /* added to the loop (a new conn is pumped first) */
+	int waiting_source;  /* a stream source had nothing: parked until it is readable */
+	int peer_eof;	     /* the peer sent its FIN: its EOF is not polled for again */
 	uint64_t sent, received, limit;
 	const char *limit_reason;
 	double start, deadline;
@@ -63,6 +66,8 @@ struct server {
 	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
 	int lfd, spare_fd, accept_paused;
 	struct conn *conns;
+	struct conn *waiting; /* connections parked until the stream source is readable */
+	int source_watched;   /* the source fd is in the loop (until its next event) */
 	long nconns;
 	long ndeadlines; /* connections with a deadline: the loop then wakes to sweep */
 	double start;
@@ -218,9 +223,33 @@ static void log_close(struct server *s, struct conn *c, const char *reason, doub
 	}
 }
 
+/* What a sending connection polls for: room to send, unless it waits for
+ * the source; and the peer's data or EOF, until the EOF came (a readable
+ * EOF would wake us forever). Errors and hangups are always reported. */
+static uint32_t sending_interest(const struct conn *c)
+{
+	uint32_t in = c->peer_eof ? 0 : EPOLLIN | EPOLLRDHUP;
+
+	return c->waiting_source ? in : in | EPOLLOUT;
+}
+
+static void waiting_unlink(struct server *s, struct conn *c)
+{
+	if (c->wprev)
+		c->wprev->wnext = c->wnext;
+	else
+		s->waiting = c->wnext;
+	if (c->wnext)
+		c->wnext->wprev = c->wprev;
+	c->wprev = c->wnext = NULL;
+	c->waiting_source = 0;
+}
+
 static void conn_close(struct server *s, struct conn *c, const char *reason, double now)
 {
 	log_close(s, c, reason, now);
+	if (c->waiting_source)
+		waiting_unlink(s, c);
 	if (c->deadline > 0)
 		s->ndeadlines--;
 	loop_close(s->loop, c->fd);
@@ -282,6 +311,56 @@ static int conn_abort(struct server *s, struct conn *c, const char *reason)
 	return -1;
 }
 
+static void on_source(struct loop *l, int fd, uint32_t events, void *ctx);
+
+/*
+ * The stream source has nothing now: park c until it is readable instead
+ * of polling for EPOLLOUT, which a writable socket would report forever.
+ * The source fd joins the loop once, however many connections wait; its
+ * first event wakes them all (on_source). Returns 0, or -1 once c is closed.
+ */
+static int conn_wait_source(struct server *s, struct conn *c)
+{
+	if (c->waiting_source)
+		return 0;
+	if (!s->source_watched) {
+		if (loop_add(s->loop, source_fd(s->src), EPOLLIN, on_source, s) < 0) {
+			char reason[96];
+
+			snprintf(reason, sizeof(reason), "cannot wait for the source: %s", strerror(errno));
+			return conn_abort(s, c, reason);
+		}
+		s->source_watched = 1;
+	}
+	c->waiting_source = 1;
+	c->wprev = NULL;
+	c->wnext = s->waiting;
+	if (s->waiting)
+		s->waiting->wprev = c;
+	s->waiting = c;
+	if (c->registered)
+		loop_mod(s->loop, c->fd, sending_interest(c));
+	return 0;
+}
+
+/* The source is readable, at its end, or failed: every parked connection
+ * polls for EPOLLOUT again and finds out which with its next source_peek.
+ * The source leaves the loop, or a FIFO's hangup would wake us forever. */
+static void on_source(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct server *s = ctx;
+
+	(void)events;
+	loop_del(l, fd);
+	s->source_watched = 0;
+	while (s->waiting) {
+		struct conn *c = s->waiting;
+
+		waiting_unlink(s, c);
+		loop_mod(l, c->fd, sending_interest(c));
+	}
+}
+
 /* Send what the socket takes now. Returns 0 while open, -1 once closed. */
 static int conn_pump(struct server *s, struct conn *c)
 {
@@ -307,6 +386,8 @@ static int conn_pump(struct server *s, struct conn *c)
 			const void *data;
 			ssize_t k = source_peek(s->src, want, &data);
 
+			if (k < 0 && errno == EAGAIN)
+				return conn_wait_source(s, c);
 			if (k < 0)
 				return conn_abort(s, c, strerror(errno));
 			if (k == 0) {
@@ -389,7 +470,8 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 				return;
 			}
 			/* The peer finished sending but may still read: stop polling its EOF. */
-			loop_mod(s->loop, c->fd, EPOLLOUT);
+			c->peer_eof = 1;
+			loop_mod(s->loop, c->fd, sending_interest(c));
 		}
 	}
 	if ((events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT && c->state == CONN_SENDING)) {
@@ -464,7 +546,7 @@ static void accept_one(struct server *s, int fd, double now)
 	 * the loop already draining: one epoll_ctl instead of two. */
 	if (c->state == CONN_SENDING && conn_pump(s, c) < 0)
 		return;
-	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? EPOLLOUT | EPOLLIN : EPOLLIN | EPOLLRDHUP,
+	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? sending_interest(c) : EPOLLIN | EPOLLRDHUP,
 		     on_event, c) < 0)
 		conn_close(s, c, strerror(errno), now);
 	else

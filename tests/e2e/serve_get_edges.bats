@@ -195,3 +195,146 @@ PY
 	tail=$(timeout 60 "$NCPV" get -q -o - "127.0.0.1:$SERVE_PORT" | tail -c 16)
 	[ "$tail" = TAIL-MARKER-1234 ]
 }
+
+# silent_writer FIFO: hold FIFO open for writing (for at most 30 s) and write nothing.
+# Start it before `serve --source FIFO`, whose open waits for a writer.
+silent_writer() {
+	sleep 30 3>"$1" &
+	STARTED_PIDS+=($!)
+}
+
+# wait_connected N: wait (at most 5 s) until serve has N connections (a half-closed one counts).
+wait_connected() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(ss -tnH state connected "( sport = :$SERVE_PORT )" | wc -l)" -ge "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# serve_silent_fifo: serve a FIFO whose writer stays silent, and start one
+# `ncpv get` client (WAITING_PID) that waits for its data.
+serve_silent_fifo() {
+	mkfifo "$SCRATCH/fifo"
+	silent_writer "$SCRATCH/fifo"
+	start_serve --source "$SCRATCH/fifo"
+	timeout 20 "$NCPV" get -q "127.0.0.1:$SERVE_PORT" &
+	WAITING_PID=$!
+	STARTED_PIDS+=($!)
+}
+
+# reset_client PORT: connect, then close with a reset (SO_LINGER 0).
+reset_client() {
+	python3 -c '
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()' "$1"
+}
+
+@test "serve accepts and serves a second client while a FIFO source is silent" {
+	serve_silent_fifo
+	wait_connected 1
+	reset_client "$SERVE_PORT"
+	# Only a server that is not stuck in read() sees the reset and logs it.
+	wait_for "$SERVE_LOG" 'closed by peer' 3
+	kill -0 "$WAITING_PID" # the first client still waits for data
+}
+
+@test "serve stops on SIGINT at once while a client waits on a silent FIFO" {
+	serve_silent_fifo
+	wait_connected 1
+	sleep 0.2 # let serve reach its wait for the source (an early signal would pass as well)
+	kill -INT "$SERVE_PID"
+	wait_gone "$SERVE_PID" 2
+	wait "$SERVE_PID" || status=$?
+	[ "${status:-0}" -eq 0 ]
+	grep -q 'server stopped' "$SERVE_LOG"
+	grep -q 'stopped after .* 1 connections' "$SERVE_LOG"
+}
+
+@test "clients waiting on a silent FIFO cost serve no CPU and do not block it" {
+	serve_silent_fifo
+	# A second client half-closes at once, as `nc -N </dev/null` does, and keeps reading:
+	# its EOF must not wake serve over and over either.
+	python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.shutdown(socket.SHUT_WR)
+time.sleep(20)' "$SERVE_PORT" &
+	STARTED_PIDS+=($!)
+	wait_connected 2
+	sleep 0.2
+	t0=$(awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat")
+	sleep 1
+	t1=$(awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat")
+	# A connection polling EPOLLOUT (or its peer's EOF) would burn a whole CPU second.
+	[ $((t1 - t0)) -lt 10 ]
+	reset_client "$SERVE_PORT"
+	wait_for "$SERVE_LOG" 'closed by peer' 3
+}
+
+# slow_fifo_writer FILE FIFO GATE: write FILE's first half to FIFO in 4 KiB chunks with
+# pauses, wait (at most 10 s) until the file GATE exists, then write the rest the same way.
+slow_fifo_writer() {
+	python3 -c '
+import os, sys, time
+data = open(sys.argv[1], "rb").read()
+half = len(data) // 2
+with open(sys.argv[2], "wb", buffering=0) as f:
+    for part in (data[:half], data[half:]):
+        for i in range(0, len(part), 4096):
+            f.write(part[i:i + 4096])
+            time.sleep(0.005)
+        for _ in range(200):
+            if os.path.exists(sys.argv[3]):
+                break
+            time.sleep(0.05)' "$1" "$2" "$3" &
+	STARTED_PIDS+=($!)
+}
+
+@test "a FIFO fed slowly reaches its client byte-exact while serve keeps serving others" {
+	make_file "$SCRATCH/in" 204800
+	mkfifo "$SCRATCH/fifo"
+	slow_fifo_writer "$SCRATCH/in" "$SCRATCH/fifo" "$SCRATCH/gate"
+	start_serve --source "$SCRATCH/fifo"
+	timeout 30 "$NCPV" get -q -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT" &
+	getpid=$!
+	STARTED_PIDS+=($getpid)
+	# The first half is all out and the writer pauses: a client that comes and
+	# resets now takes nothing from the stream, and serve must see it go.
+	for _ in $(seq 200); do [ "$(stat -c %s "$SCRATCH/out" 2>/dev/null || echo 0)" -ge 102400 ] && break; sleep 0.05; done
+	reset_client "$SERVE_PORT"
+	wait_for "$SERVE_LOG" 'closed by peer' 3
+	touch "$SCRATCH/gate"
+	wait "$getpid"
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "get --send from a FIFO fed slowly uploads every byte" {
+	make_file "$SCRATCH/in" 204800
+	mkfifo "$SCRATCH/fifo"
+	touch "$SCRATCH/gate" # no pause in the middle: just small writes with gaps
+	slow_fifo_writer "$SCRATCH/in" "$SCRATCH/fifo" "$SCRATCH/gate"
+	start_serve --discard --json
+	run timeout 30 "$NCPV" get -q --json --send --source "$SCRATCH/fifo" "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":204800,'* ]]
+	wait_for "$SERVE_LOG" '"event":"close".*"received":204800,' 5
+}
+
+@test "get --send stops on SIGINT while its FIFO source is silent" {
+	mkfifo "$SCRATCH/fifo"
+	silent_writer "$SCRATCH/fifo"
+	start_serve --discard
+	"$NCPV" get --send --source "$SCRATCH/fifo" "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" &
+	pid=$!
+	STARTED_PIDS+=($pid)
+	wait_connected 1
+	kill -INT "$pid"
+	wait_gone "$pid" 3
+	wait "$pid" || status=$?
+	[ "${status:-0}" -eq 0 ]
+	grep -q 'sent 0 B' "$SCRATCH/err"
+}
