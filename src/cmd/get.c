@@ -407,6 +407,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		uint64_t left = cap - p->meter.bytes;
 		size_t want = left < (1u << 30) ? (size_t)left : (1u << 30);
 		ssize_t n = stream_recv(st, want);
+		int again = n < 0 && errno == EAGAIN; /* read now: progress_tick may print */
 		double now;
 
 		if (n > 0) {
@@ -445,7 +446,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			return 0;
 		}
 		progress_tick(p, now);
-		if (n < 0 && errno == EAGAIN) {
+		if (again) {
 			double until = p->show ? p->next : 0;
 
 			if (dry == 0)
