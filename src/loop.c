@@ -19,8 +19,8 @@ struct loop {
 	int epfd;
 	int nslots;
 	struct slot *slots;
-	int have_mask, hot;
-	double spin; /* busy-poll window in seconds; 0: always sleep */
+	int have_mask;
+	struct loop_spin spin;
 	sigset_t mask;
 	struct epoll_event events[LOOP_BATCH];
 };
@@ -140,10 +140,24 @@ static void deliver_pending(const struct loop *l)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+int loop_spin_again(struct loop_spin *sp, double now)
+{
+	if (sp->since == 0)
+		sp->since = now;
+	return !sp->cold && now - sp->since < sp->window;
+}
+
+void loop_spin_done(struct loop_spin *sp)
+{
+	if (sp->since > 0) {
+		sp->cold = loop_now() - sp->since >= sp->window;
+		sp->since = 0;
+	}
+}
+
 void loop_set_spin(struct loop *l, double seconds)
 {
-	l->spin = seconds;
-	l->hot = seconds > 0;
+	l->spin = (struct loop_spin){ .window = seconds };
 }
 
 static int wait_events(struct loop *l, int timeout_ms)
@@ -151,27 +165,23 @@ static int wait_events(struct loop *l, int timeout_ms)
 	return epoll_pwait(l->epfd, l->events, LOOP_BATCH, timeout_ms, l->have_mask ? &l->mask : NULL);
 }
 
-/* Busy-poll while the last wait was shorter than the window: the events
- * are about to come, and a peer on another CPU that finds us awake need
- * not wake us. A longer wait turns it off until a wait is short again. */
+/* Poll without sleeping while loop_spin says so, then sleep. Events that
+ * are ready at once cost no clock read. */
 static int spin_events(struct loop *l, int timeout_ms)
 {
-	double start = loop_now();
-	int n = 0;
+	int n = l->spin.cold ? 0 : wait_events(l, 0);
 
-	if (l->hot)
-		while ((n = wait_events(l, 0)) == 0 && loop_now() - start < l->spin)
-			;
-	if (n != 0)
-		return n;
-	n = wait_events(l, timeout_ms);
-	l->hot = loop_now() - start < l->spin;
+	while (n == 0 && loop_spin_again(&l->spin, loop_now()))
+		n = wait_events(l, 0);
+	if (n == 0)
+		n = wait_events(l, timeout_ms);
+	loop_spin_done(&l->spin);
 	return n;
 }
 
 int loop_poll(struct loop *l, int timeout_ms)
 {
-	int n = l->spin > 0 && timeout_ms != 0 ? spin_events(l, timeout_ms) : wait_events(l, timeout_ms);
+	int n = l->spin.window > 0 && timeout_ms != 0 ? spin_events(l, timeout_ms) : wait_events(l, timeout_ms);
 
 	if (n < 0)
 		return errno == EINTR ? 0 : -1;

@@ -30,8 +30,24 @@ int loop_close(struct loop *l, int fd);
  * keeps the caller's mask. The set is copied. */
 void loop_set_sigmask(struct loop *l, const sigset_t *mask);
 
-/* Busy-poll for up to seconds before sleeping, while the waits stay that
- * short (cmd/cmd.h, --busy-poll, says why). 0, the default, off. */
+/*
+ * Adaptive busy-polling (cmd/cmd.h, --busy-poll, says why), for the loop
+ * and for any other wait: poll again instead of sleeping while the last
+ * wait was shorter than the window; a longer one turns it off until a
+ * wait is short again. Zero-initialise, then set window (seconds; 0 off).
+ */
+struct loop_spin {
+	double window;
+	double since; /* when the current wait began; 0 while not waiting */
+	int cold;     /* the last wait was longer than the window */
+};
+
+/* A poll found nothing at now: 1 to poll again, 0 to sleep. */
+int loop_spin_again(struct loop_spin *sp, double now);
+/* Something came: the wait, if one was going on, is over. */
+void loop_spin_done(struct loop_spin *sp);
+
+/* Busy-poll the loop's waits with this window (seconds); 0, the default, off. */
 void loop_set_spin(struct loop *l, double seconds);
 
 /* Wait up to timeout_ms (-1: forever) and dispatch. Returns the number of

@@ -399,8 +399,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 {
 	double start = p->meter.start, deadline = o->duration > 0 ? start + o->duration : 0;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
-	double dry = 0;		    /* when the socket last ran dry; 0 while data flows */
-	int hot = o->busy_poll > 0; /* the last wait was short: poll through the next (--busy-poll) */
+	struct loop_spin spin = { .window = o->busy_poll };
 
 	res->ended = "eof";
 	for (;;) {
@@ -411,10 +410,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		double now;
 
 		if (n > 0) {
-			if (dry > 0) {
-				hot = loop_now() - dry < o->busy_poll;
-				dry = 0;
-			}
+			loop_spin_done(&spin);
 			meter_add(&p->meter, (uint64_t)n);
 			if (p->meter.bytes >= cap) {
 				res->ended = "bytes";
@@ -449,9 +445,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		if (again) {
 			double until = p->show ? p->next : 0;
 
-			if (dry == 0)
-				dry = now;
-			if (hot && now - dry < o->busy_poll)
+			if (loop_spin_again(&spin, now))
 				continue;
 			if (deadline > 0 && (until == 0 || deadline < until))
 				until = deadline;

@@ -84,11 +84,32 @@ static void test_deleted_fd_is_not_dispatched(void **state)
 	close(p[1]);
 }
 
+/* The busy-poll window: poll again inside it, sleep past it, and after a
+ * long wait sleep at once until a wait is short again. */
+static void test_spin_window(void **state)
+{
+	struct loop_spin sp = { .window = 1.0 };
+	double t = loop_now() - 5; /* a wait that began 5 s ago */
+
+	(void)state;
+	assert_true(loop_spin_again(&sp, t));
+	assert_true(loop_spin_again(&sp, t + 0.9));
+	assert_false(loop_spin_again(&sp, t + 1.1));
+	loop_spin_done(&sp); /* 5 s: long, so cold */
+	assert_false(loop_spin_again(&sp, loop_now()));
+	loop_spin_done(&sp); /* began just now: short, so hot again */
+	assert_true(loop_spin_again(&sp, loop_now()));
+	loop_spin_done(&sp);
+	sp = (struct loop_spin){ .window = 0 };
+	assert_false(loop_spin_again(&sp, loop_now()));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signal_delivered_while_always_ready),
 		cmocka_unit_test(test_deleted_fd_is_not_dispatched),
+		cmocka_unit_test(test_spin_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
