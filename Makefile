@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # ncpv - build, test, install. `make` builds ./ncpv; `make check` runs every test.
 VERSION  := 0.1.0
 PREFIX   ?= /usr/local

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # busy-poll.sh - what --busy-poll buys: serve -> get on loopback with the default
 # window and with --busy-poll 0 on both sides, interleaved, same binary.
 # Usage: bench/busy-poll.sh [-d SECONDS] [-r REPEATS] [-n FILES]

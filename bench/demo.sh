@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # demo.sh - start `ncpv serve` on loopback, measure it with `ncpv get` for a few seconds, stop it.
 set -euo pipefail
 NCPV=${NCPV:-./ncpv}

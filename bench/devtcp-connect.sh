@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # devtcp-connect.sh - what one connection costs when a shell opens /dev/tcp/HOST/PORT:
 # bash's built-in redirection; the same bash loop through the library (from /dev, the
 # relative name tcp/HOST/PORT is one bash does not handle itself, so open() gets it); dash

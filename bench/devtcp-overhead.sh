@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # devtcp-overhead.sh - what the /dev/tcp preload costs calls on ordinary files:
 # open+close, stat and fopen+fclose of a regular file, COUNT times per run, with and
 # without the library, interleaved over ROUNDS rounds. Prints medians, min-max, ratios.

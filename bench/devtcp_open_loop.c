@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* devtcp_open_loop.c - benchmark helper: time N open/close (or stat, or fopen/fclose)
  * calls on an ordinary file and print nanoseconds per call, to price the preload. */
 #include <fcntl.h>

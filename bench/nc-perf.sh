@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # nc-perf.sh - single-stream download from `ncpv serve` on loopback: `ncpv nc --progress` against
 # the seed's `nc HOST PORT | pv` (nc.openbsd) and against socat, side by side, interleaved.
 # Prints per-contender medians, min-max and the ratio of ncpv's median to each other median.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # perf.sh - the foundation's speed targets, side by side in one run on loopback:
 # single stream (ncpv vs iperf3 x3 vs the seed's pipelines), many small files
 # (ncpv get --count vs shell loops), the random source vs /dev/urandom, get's peak RSS.

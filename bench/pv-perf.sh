@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # pv-perf.sh - Debian's pv against `ncpv pv`, side by side and interleaved, in three set-ups:
 # /dev/zero -> /dev/null, dd | X | dd through pipes, and a TCP socket -> pipe.
 # Usage: bench/pv-perf.sh [ROUNDS] [MIB]   (defaults 7 rounds of 2048 MiB; /dev/zero -> /dev/null

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* source-speed.c - how fast the random source makes fresh bytes, against reading /dev/urandom:
  * the generator alone, without TCP in the way. Usage: source-speed [MiB] (default 4096). */
 #include <fcntl.h>

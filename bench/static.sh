@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # static.sh - what the static musl binary costs against the dynamic glibc one: serve's
 # fresh random data (musl has no avx2 clone) and get's receive path, side by side,
 # interleaved, ROUNDS rounds of SECS seconds each; medians, min-max and ratios.

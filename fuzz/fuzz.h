@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz.h - what the fuzz harnesses share: the libFuzzer entry points and a
  * NUL-terminated heap copy of the input, so ASan sees any read past its end. */
 #ifndef NCPV_FUZZ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz_addr.c - libFuzzer harness for endpoint specs, ports and port ranges (src/addr.c). */
 #include <stdio.h>
 

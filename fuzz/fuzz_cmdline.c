@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz_cmdline.c - libFuzzer harness for every subcommand's command line: the first byte picks
  * the command, the rest is split into arguments at newlines and NULs. Only parsing runs. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz_devtcp_path.c - libFuzzer harness for the /dev/tcp, /dev/udp and /dev/tcp-listen paths
  * that any program's open() hands the devtcp library (src/devtcp/path.c). */
 #include "fuzz.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz_display.c - libFuzzer harness for pv-style status lines (src/display.c): a -F format
  * string, display flags, and a frame of counts, sizes and times as pv's transfer loop fills it. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz_proxy.c - libFuzzer harness for what nc's proxy client reads from the network: SOCKS4,
  * SOCKS5 (method, auth, connect) and HTTP CONNECT replies (src/proxy.c), and its request
  * builders fed with host, user and password text. The first byte picks the parser. */

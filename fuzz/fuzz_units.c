@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz_units.c - libFuzzer harness for sizes, durations, rates and bounded numbers (src/units.c),
  * and for the formatters fed with whatever the parsers accepted. */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* replay.c - a main() for the fuzz harnesses without libFuzzer: runs each file named on the
  * command line through LLVMFuzzerTestOneInput once, so the corpus and every past crash are
  * replayed by `make check` with the ordinary compiler (and under ASan by `make asan`). */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # run.sh - run each libFuzzer harness for a bounded time and print one line per harness:
 # executions, corpus entries and whether it found a crash. Usage: fuzz/run.sh SECONDS DIR NAME...
 # New inputs go to DIR/corpus/NAME (the committed seeds in fuzz/corpus/NAME are only read);

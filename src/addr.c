@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* addr.c - split and check "HOST:PORT" style endpoint specs (pure). */
 #include "addr.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* addr.h - split and check "HOST:PORT" style endpoint specs (pure: no lookups). */
 #ifndef NCPV_ADDR_H
 #define NCPV_ADDR_H

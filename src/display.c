@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* display.c - pv-style progress lines: number formatting and the line layout (pure). */
 #include "display.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* display.h - pv-style progress lines: number formatting and the line layout (pure). */
 #ifndef NCPV_DISPLAY_H
 #define NCPV_DISPLAY_H

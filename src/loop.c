@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* loop.c - a small epoll event loop: an fd-indexed table of handlers. */
 #include "loop.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* loop.h - a small epoll event loop: an fd-indexed table of handlers. */
 #ifndef NCPV_LOOP_H
 #define NCPV_LOOP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* main.c - ncpv's entry point: picks the subcommand, or the tool named by argv[0]. */
 #include <libgen.h>
 #include <signal.h>
@@ -69,7 +70,7 @@ int main(int argc, char **argv)
 		return NCPV_EXIT_OK;
 	}
 	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
-		printf("ncpv %s\nfeatures: %s\n", NCPV_VERSION, NCPV_FEATURES);
+		printf("ncpv %s\nfeatures: %s\nlicense: ISC (see LICENSE)\n", NCPV_VERSION, NCPV_FEATURES);
 		return NCPV_EXIT_OK;
 	}
 	if ((c = find(argv[1])) == NULL) {

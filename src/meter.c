@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* meter.c - transfer rate arithmetic: totals, current and average rate, ETA (pure). */
 #include "meter.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* meter.h - transfer rate arithmetic: totals, current and average rate, ETA (pure). */
 #ifndef NCPV_METER_H
 #define NCPV_METER_H

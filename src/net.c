@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* net.c - socket helpers: resolve, listen, connect with a timeout, name endpoints. */
 #include "net.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* net.h - socket helpers: resolve, listen, connect with a timeout, name endpoints.
  * They never print and never exit: failures return a negative NET_E* code,
  * keep errno where a system call failed, and put one line in the caller's err. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* proxy.c - SOCKS4, SOCKS5 and HTTP CONNECT messages: request builders and reply parsers (pure). */
 #include "proxy.h"
 

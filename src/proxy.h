@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* proxy.h - SOCKS4, SOCKS5 and HTTP CONNECT messages: request builders and reply parsers (pure). */
 #ifndef NCPV_PROXY_H
 #define NCPV_PROXY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* proxy_dial.c - run a SOCKS4, SOCKS5 or HTTP CONNECT handshake on a connected socket. */
 #include "proxy_dial.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* proxy_dial.h - run a SOCKS4, SOCKS5 or HTTP CONNECT handshake on a connected socket. */
 #ifndef NCPV_PROXY_DIAL_H
 #define NCPV_PROXY_DIAL_H

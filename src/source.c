@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* source.c - where sent bytes come from: fresh random data, zeros, a file, or a device. */
 #include "source.h"
 

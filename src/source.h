@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* source.h - where sent bytes come from: fresh random data, zeros, a file, or a device. */
 #ifndef NCPV_SOURCE_H
 #define NCPV_SOURCE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* stats.c - summary statistics over samples: percentiles, median, spread (pure). */
 #include "stats.h"
 

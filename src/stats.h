@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* stats.h - summary statistics over samples: percentiles, median, spread (pure). */
 #ifndef NCPV_STATS_H
 #define NCPV_STATS_H

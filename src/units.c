@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* units.c - parse and format byte counts, rates and durations (pure). */
 #include "units.h"
 

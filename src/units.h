@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* units.h - parse and format byte counts, rates and durations (pure: no I/O, no allocation). */
 #ifndef NCPV_UNITS_H
 #define NCPV_UNITS_H

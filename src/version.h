@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* version.h - the release number and the features compiled in. */
 #ifndef NCPV_VERSION_H
 #define NCPV_VERSION_H

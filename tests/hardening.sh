@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # hardening.sh - check that a release build carries the hardening the Makefile asks for:
 # PIE, full RELRO (GNU_RELRO + BIND_NOW), a non-executable stack, the stack protector,
 # fortified libc calls, and that the compiler really applies _FORTIFY_SOURCE=3 with these

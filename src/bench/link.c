@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* link.c - --link: two network namespaces joined by a shaped veth pair (see link.h). */
 #include "link.h"
 

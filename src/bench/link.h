@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* link.h - --link: a real, shaped link on one machine. Two network namespaces
  * joined by a veth pair, each end shaped with tc tbf (and netem for delay),
  * the server in one and the clients in the other. Needs root and iproute2. */

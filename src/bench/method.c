@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* method.c - the download methods the bench compares: the built-in table,
  * user methods from --method, command templates and the tools they need. */
 #include "method.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* method.h - the download methods the bench compares: the built-in table,
  * user methods from --method, command templates and the tools they need. */
 #ifndef NCPV_METHOD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* report.h - the bench's outputs: the seed-style table, CSV, JSON and a
  * self-contained HTML page with SVG charts. Each writes to the caller's
  * stream and returns 0, or -1 with errno when writing failed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* report_html.c - a self-contained HTML report: the tables, a rate-over-time
  * SVG chart per stream method, and transfers/s with spread for files. */
 #include "report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* report_json.c - the bench's results as one JSON document: every method's
  * runs, summary, verdict, and for streams the count over time. */
 #include "report.h"

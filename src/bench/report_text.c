@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* report_text.c - the bench's table, laid out like the seed's
  * (Method | Total data | Rate | vs baseline), and the same rows as CSV. */
 #include "report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* result.h - what the bench measured: each method's runs in each test, and
  * their summary against the baseline. Plain data shared by the runner and
  * the reports; the bench command owns every array and frees it with

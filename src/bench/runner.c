@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* runner.c - start the servers and the methods as child processes, and measure
  * one run at the counting point (see runner.h). */
 #include "runner.h"

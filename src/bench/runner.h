@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* runner.h - start the servers and the methods as child processes, and measure
  * one run at the counting point: the kernel's byte count of the client's TCP
  * sockets (tcpdiag), and for files the completions the server logs. */

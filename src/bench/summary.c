@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* summary.c - each method's median, min and max over its runs, its ratio to the
  * baseline, and whether the difference beats run-to-run spread (pure). */
 #include "result.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tcpdiag.c - read TCP sockets' byte counters from the kernel (sock_diag netlink). */
 #include "tcpdiag.h"
 

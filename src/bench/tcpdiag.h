@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tcpdiag.h - read TCP sockets' byte counters from the kernel (sock_diag netlink).
  * This is the bench's counting point: the same kernel counter for every
  * client program, read from outside it, so no method pays for being measured. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench.c - "ncpv bench": the seed's experiment answered with evidence. Runs
  * every download method against one server, interleaved and repeated, counts
  * bytes at one point for all of them, and reports medians, spread, ratios to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* cmd.h - the subcommands' entry points, exit codes and shared command-line helpers. */
 #ifndef NCPV_CMD_H
 #define NCPV_CMD_H

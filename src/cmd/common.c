@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* common.c - error reporting and small helpers shared by the subcommands. */
 #include "cmd.h"
 

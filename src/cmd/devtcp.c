@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* devtcp.c - "ncpv devtcp": run a command with the /dev/tcp library preloaded. */
 #include <elf.h>
 #include <errno.h>

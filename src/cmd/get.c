@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* get.c - "ncpv get": connect, receive (or send), count, and show pv-style
  * progress in one process; --count hands over to get_batch.c. */
 #include <errno.h>

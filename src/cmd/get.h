@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* get.h - what "ncpv get"'s two modes share: the options, and the pv-style progress line. */
 #ifndef NCPV_CMD_GET_H
 #define NCPV_CMD_GET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* get_batch.c - "ncpv get --count": many whole downloads over parallel
  * connections on one epoll loop, summarised as transfers/s and latency. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* progress.c - the live pv-style status line on stderr that get and nc share. */
 #include "progress.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* progress.h - the live pv-style status line on stderr that get and nc share. */
 #ifndef NCPV_PROGRESS_H
 #define NCPV_PROGRESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* pv.c - "ncpv pv": pv 1.6's pipe viewer: copy the inputs to the output, showing progress. */
 #include <errno.h>
 #include <fcntl.h>

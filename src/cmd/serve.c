@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* serve.c - "ncpv serve": the data server. One thread, epoll, many clients;
  * sends fresh data (endless or fixed-size "files") or sinks uploads. */
 #include <assert.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* dial.c - open a device path's endpoint as open(2) would: connect, or listen and accept one client. */
 #include "dial.h"
 

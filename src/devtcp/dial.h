@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* dial.h - open a device path's endpoint as open(2) would: connect, or listen and accept one client. */
 #ifndef NCPV_DEVTCP_DIAL_H
 #define NCPV_DEVTCP_DIAL_H

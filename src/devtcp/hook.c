@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* hook.c - what the interposed functions share: symbol lookup, re-entry guard, claim test, fd identity. */
 #include "hook.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* hook.h - what the interposed functions share: the next definition of each
  * symbol, the re-entry guard, the claim test, and the identity of opened sockets.
  * Process-wide state lives here because a preloaded library has nowhere else to

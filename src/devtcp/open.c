@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* open.c - the interposed open family (open, openat, their 64-bit and fortified
  * names, creat) and stdio's fopen/freopen, which glibc opens without calling open. */
 #undef _FORTIFY_SOURCE /* we define open() itself, not its fortified inline wrapper */

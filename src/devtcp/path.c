@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* path.c - recognise /dev/tcp/HOST/PORT, /dev/udp/HOST/PORT and /dev/tcp-listen/[ADDR/]PORT (pure). */
 #include "path.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* path.h - recognise /dev/tcp/HOST/PORT, /dev/udp/HOST/PORT and /dev/tcp-listen/[ADDR/]PORT (pure). */
 #ifndef NCPV_DEVTCP_PATH_H
 #define NCPV_DEVTCP_PATH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* stat.c - the interposed stat and access families: a device path looks like
  * a socket (without connecting), and fstat on an opened one shows the same identity. */
 #undef _FORTIFY_SOURCE

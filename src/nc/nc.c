@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* nc.c - "ncpv nc": a drop-in for OpenBSD netcat (Debian's netcat-openbsd) with a built-in meter. */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* nc.h - "ncpv nc": the options, the relay and the pieces the command's files share. */
 #ifndef NCPV_NC_H
 #define NCPV_NC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* nc_listen.c - "ncpv nc -l": accept TCP or Unix clients (one after another with -k), or UDP peers. */
 #include <errno.h>
 #include <poll.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* nc_opts.c - "ncpv nc" command line: OpenBSD nc's options, checks and messages, parsed once. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* nc_relay.c - the two-way copy between stdio and the socket, with OpenBSD nc's half-close rules. */
 #include <errno.h>
 #include <poll.h>

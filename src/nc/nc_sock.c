@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* nc_sock.c - "ncpv nc" sockets: per-socket options, nc's -v wording, fd passing. */
 #include <errno.h>
 #include <netdb.h>

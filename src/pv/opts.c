@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* opts.c - "ncpv pv" command line: pv's options parsed once into struct pv_opts. */
 #include "opts.h"
 

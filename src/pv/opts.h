@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* opts.h - "ncpv pv" command line: pv's options parsed once into struct pv_opts. */
 #ifndef NCPV_PV_OPTS_H
 #define NCPV_PV_OPTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tty.c - pv's terminal questions: width, foreground, and writing a line without blocking. */
 #include "tty.h"
 

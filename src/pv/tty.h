@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tty.h - pv's terminal questions: width, foreground, and writing a line without blocking. */
 #ifndef NCPV_PV_TTY_H
 #define NCPV_PV_TTY_H

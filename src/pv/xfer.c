@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* xfer.c - pv's data path: one input at a time to one output, by splice or read/write. */
 #include "xfer.h"
 

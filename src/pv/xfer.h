@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* xfer.h - pv's data path: one input at a time to one output, by splice or read/write. */
 #ifndef NCPV_PV_XFER_H
 #define NCPV_PV_XFER_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # bench.bats - `ncpv bench` end to end, with tiny durations and counts: every
 # method's JSON fields, skipped methods, the verdict, bad arguments, the seed's
 # server, --connect, --link in network namespaces, and the HTML charts drawn

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # completion.bats - the bash and zsh completions offer exactly the commands and options
 # that --help lists, and are what tools/gen-completions makes from this binary.
 

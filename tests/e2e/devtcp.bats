@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # devtcp.bats - real programs read from and write to /dev/tcp paths under `ncpv devtcp`, byte-exact.
 
 load devtcp_helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # devtcp_errors.bats - every way a device open or the command fails: a normal errno
 # the program reports in its own words, and the command's shell-like exit codes.
 

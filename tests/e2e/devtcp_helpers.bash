@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # devtcp_helpers.bash - for the devtcp tests: a file-writing TCP sink (netcat-openbsd),
 # a UDP echo peer, and the payloads every program moves.
 load helpers

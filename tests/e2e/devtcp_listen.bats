@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # devtcp_listen.bats - /dev/tcp-listen/[ADDR/]PORT waits for one client and returns its
 # connection, in shells and programs; bash (which keeps /dev/tcp/ for itself) included.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # devtcp_paths.bats - the less travelled ways in: UDP, freopen and fopen("a"), opens
 # relative to /dev, stat and access without connecting, O_CLOEXEC, other preloads.
 

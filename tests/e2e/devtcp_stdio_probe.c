@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* devtcp_stdio_probe.c - test helper: copy through the stdio calls the library must catch.
  * "r PATH": freopen(PATH, "r", stdin), copy stdin to stdout;
  * "w PATH": freopen(PATH, "w", stdout), copy stdin to stdout;

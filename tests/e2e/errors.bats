@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # errors.bats - walks docs/ERRORS.md: every row's command line, run as written, must print
 # exactly the row's message on stderr and exit with the row's code; so the catalogue and
 # the program cannot drift apart.

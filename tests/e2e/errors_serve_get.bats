@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # serve and get: bad input gets one line naming the problem and a documented exit code.
 
 load helpers

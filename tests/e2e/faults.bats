@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # faults.bats - output faults and signal storms: a closed stdout, a full device, a reader that
 # goes away, the file size limit, and thousands of harmless signals in mid-transfer. Each must
 # end with a clear one-line error and its exit code, or with every byte intact; never a hang.

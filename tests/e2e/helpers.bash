@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # helpers.bash - shared by the end-to-end tests: scratch space, servers on port 0
 # with the real port read back, bounded waits, and cleanup of only our own PIDs.
 export LC_ALL=C

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # install.bats - make install / uninstall / install-links into a DESTDIR: every file where
 # the FHS and Debian expect it, links only on request, and nothing left after uninstall.
 

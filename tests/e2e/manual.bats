@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # manual.bats - doc/ncpv.1 documents exactly the commands and options that --help lists,
 # and formats without a groff warning.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # nc_halfclose.bats - who closes first, with and without -N, -q and -d: ncpv nc ends exactly as
 # nc.openbsd does in the same situation (both run side by side against the same scripted peer).
 load nc_helpers

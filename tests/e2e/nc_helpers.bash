@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # nc_helpers.bash - shared by the nc_*.bats tests: free ports for peers that cannot listen on
 # port 0 and report it, and the side-by-side runner that compares ncpv nc with nc.openbsd.
 load helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # nc_modes.bats - UDP, Unix-domain sockets, -z scans, -k, the -v wording and exit codes next to
 # nc.openbsd's, bad input, the meter, and running through a symlink named nc.
 load nc_helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
 """nc_peer.py - a scripted TCP peer for the nc half-close tests: sends, half-closes or closes on cue
 and reports what it received and when it saw EOF, as one JSON line on stdout.
 

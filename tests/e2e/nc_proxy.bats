@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # nc_proxy.bats - -x/-X through real proxies started by the test on loopback (microsocks for
 # SOCKS5, tinyproxy for HTTP CONNECT), and fake proxies that refuse, lie or hang.
 load nc_helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # nc_transfer.bats - byte-exact transfers (0 B to 100 MiB, sha256) through ncpv nc in both
 # directions and both roles, against real peers: nc.openbsd, ncat, socat, bash /dev/tcp and
 # bash's accept loadable.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # pv_compat.bats - `ncpv pv` against Debian's real pv 1.6.20 on the same input.
 load helpers
 

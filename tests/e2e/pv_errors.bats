@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # pv_errors.bats - `ncpv pv` errors and exit statuses follow pv's bit mask; refused options are named.
 load helpers
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # pv_tty.bats - `ncpv pv` on a real terminal (tmux): width and resizes, background and foreground.
 load helpers
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # serve and get: byte-exact transfers, many clients, limits, misbehaving peers, signals.
 
 load helpers

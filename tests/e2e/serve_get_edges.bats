@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # serve and get at the edges: sources that fail mid-transfer, signals while
 # blocked, peers that reset after the last byte, sizes beyond 2^53.
 

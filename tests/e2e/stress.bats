@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # stress.bats - a few hundred clients of every kind against serve, in seconds: the fast
 # version of `make stress` (tests/stress/stress.sh). tests/stress/stressor.c is the client.
 

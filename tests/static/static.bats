@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
 # static.bats - the `make static` binary ($NCPV, set by `make static-check`) needs no shared
 # library: it is linked statically, runs in an empty chroot, and moves data byte-exact.
 

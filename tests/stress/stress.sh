@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # stress.sh - `make stress`: ncpv serve under load and faults on loopback, bounded in time.
 #  1. 5,000 downloads held at once, with 500 clients that stop reading, 1,000 that reset
 #     mid-stream and 1,000 that connect and close at once; every download checked byte by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* stressor.c - a load generator for `ncpv serve`, in one process on epoll: thousands of
  * clients that read and check every byte, that stop reading, that reset mid-stream or that
  * close at once; it samples serve's memory, descriptors and CPU time from /proc meanwhile.

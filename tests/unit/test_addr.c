@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_addr.c - endpoint specs split into host and port, and bad ones are named. */
 #include <errno.h>
 #include <setjmp.h>

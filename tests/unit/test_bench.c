@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_bench.c - the bench's pure parts: method templates, user methods,
  * --link specs, and the summary against the baseline. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_devtcp_path.c - which paths the /dev/tcp library claims, and how it splits them. */
 #include <errno.h>
 #include <setjmp.h>

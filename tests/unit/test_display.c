@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_display.c - pv 1.6.20's number formatting, bar layout and numeric lines, as measured. */
 #include <setjmp.h>
 #include <stdarg.h>

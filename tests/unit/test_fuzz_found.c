@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_fuzz_found.c - each input the fuzzers (fuzz/) once crashed on, kept as a plain test. */
 #include <limits.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_loop.c - the epoll loop: dispatch, and stop signals that still get through under load. */
 #include <setjmp.h>
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_meter.c - interval rate, average (whole run or window), ETA and the -v statistics. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_nc.c - nc's command line (ports, ranges, conflicts, refused options), TOS keywords and
  * telnet answers. */
 #include <setjmp.h>

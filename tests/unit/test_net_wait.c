@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_net_wait.c - net_wait_cancel: timeouts, readiness, a stop flag; net_ms_until's clamping. */
 #include <errno.h>
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_proxy.c - proxy requests are built byte-exact, and reply parsers survive hostile input:
  * every prefix is partial or malformed (never a read past the end, checked with a guard page). */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_stats.c - summaries and the Mann-Whitney test match hand-worked values. */
 #include <errno.h>
 #include <math.h>

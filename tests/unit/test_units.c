@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* test_units.c - byte counts, durations and rates parse and format as documented. */
 #include <errno.h>
 #include <setjmp.h>

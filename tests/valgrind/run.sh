@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: ISC
 # run.sh - `make valgrind`: the end-to-end tests with every ncpv process under valgrind
 # memcheck (tests/valgrind/ncpv-valgrind), then a check that no process reported anything.
 # Usage: tests/valgrind/run.sh NCPV_BINARY [BATS_FILE...]  (default: every tests/e2e file)
