@@ -98,8 +98,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libncpv.a
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
+# E2E_TESTS picks bats files (default: all of tests/e2e), e.g. make asan E2E_TESTS=tests/e2e/nc_transfer.bats
 e2e: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
-	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/run-e2e
+	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/run-e2e $(E2E_TESTS)
 
 # The load generator for tests/e2e/stress.bats and `make stress`.
 $(BUILD)/tests/stressor: tests/stress/stressor.c
