@@ -15,11 +15,15 @@ CFLAGS   ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith -Wvla -Wformat=2 -Wno-format-nonliteral
 HARDEN   := -D_FORTIFY_SOURCE=3 -fstack-protector-strong -fPIE
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DNCPV_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DNCPV_VERSION='"$(VERSION)"' $(TLS_CFLAGS) $(WARN) $(HARDEN) $(CFLAGS) -MMD -MP
 LDFLAGS  ?=
 PIE_LDFLAGS ?= -pie
 ALL_LDFLAGS = $(PIE_LDFLAGS) -Wl,-z,relro,-z,now $(LDFLAGS)
-LDLIBS   := -lm
+# TLS=no builds without OpenSSL (the static musl build: Debian's libssl.a is glibc's);
+# then --tls and --ssl are refused with an error that names the missing feature.
+TLS      ?= yes
+TLS_CFLAGS = $(if $(filter yes,$(TLS)),,-DNCPV_NO_TLS)
+LDLIBS   := $(if $(filter yes,$(TLS)),-lssl -lcrypto) -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
 BUILD    ?= build
@@ -32,11 +36,12 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 NCPV_BIN ?= ./ncpv
 
 # What `ncpv --version` reports that only the build knows (src/version.h adds what
-# the compiler knows): how it was linked, sanitizers, the devtcp preload library.
+# the compiler knows): how it was linked, sanitizers, the devtcp preload library, TLS.
 LINK     ?= dynamic
 SANITIZE  = $(if $(findstring address,$(CFLAGS)),asan) $(if $(findstring undefined,$(CFLAGS)),ubsan)
 DEVTCP_FEATURE ?= devtcp-preload
-BUILD_FEATURES = $(strip $(LINK) $(SANITIZE) $(DEVTCP_FEATURE))
+TLS_FEATURE = $(if $(filter yes,$(TLS)),tls)
+BUILD_FEATURES = $(strip $(LINK) $(SANITIZE) $(DEVTCP_FEATURE) $(TLS_FEATURE))
 
 .PHONY: all check unit e2e asan perf install uninstall install-links clean static static-check \
 	completions deb deb-smoke FORCE replay fuzz lint valgrind hardening
@@ -188,7 +193,7 @@ ncpv-static: FORCE
 	    /usr/include/$$($(CC) -print-multiarch)/asm; do ln -sfn $$d $(STATIC_KHDR)/; done
 	$(MAKE) BUILD=build/static-$(STATIC_LIBC) CC=$(STATIC_CC) LINK=static-$(STATIC_LIBC) \
 	    HARDEN="-fstack-protector-strong -isystem $(abspath $(STATIC_KHDR))" PIE_LDFLAGS= \
-	    LDFLAGS=-static DEVTCP_FEATURE= build/static-$(STATIC_LIBC)/ncpv
+	    LDFLAGS=-static DEVTCP_FEATURE= TLS=no build/static-$(STATIC_LIBC)/ncpv
 	cp build/static-$(STATIC_LIBC)/ncpv $@
 	strip $@
 
