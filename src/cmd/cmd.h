@@ -15,7 +15,13 @@ enum ncpv_exit {
 	NCPV_EXIT_CONNECT = 4,	/* connection refused or unreachable */
 	NCPV_EXIT_TIMEOUT = 5,	/* connect timed out */
 	NCPV_EXIT_FILE = 6,	/* a local file could not be read or written */
-	NCPV_EXIT_LISTEN = 7	/* cannot listen (address in use, no permission) */
+	NCPV_EXIT_LISTEN = 7,	/* cannot listen (address in use, no permission) */
+	NCPV_EXIT_TLS = 8,	/* the TLS handshake failed */
+	NCPV_EXIT_TLS_CA = 9,	/* the peer's certificate is not from a trusted CA */
+	NCPV_EXIT_TLS_EXPIRED = 10, /* the peer's certificate expired (or is not valid yet) */
+	NCPV_EXIT_TLS_HOST = 11,    /* the peer's certificate is for another host */
+	NCPV_EXIT_TLS_PIN = 12,	    /* the peer's certificate does not match --pin */
+	NCPV_EXIT_TLS_TIMEOUT = 13  /* the TLS handshake did not finish within -w */
 };
 
 #define NCPV_DEFAULT_PORT "6666"

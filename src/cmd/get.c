@@ -25,6 +25,8 @@
 #include "../units.h"
 
 #define IO_CHUNK (1u << 20)
+/* One TLS write: four records, so a retry after TLS_WANT_WRITE is cheap to repeat. */
+#define TLS_CHUNK ((size_t)64 * 1024)
 /* After an upload, how long to wait for the server to close its side. */
 #define CLOSE_WAIT_MS 10000
 
@@ -60,6 +62,12 @@ static void usage(FILE *f)
 		"  -q, --quiet          no progress and no summary\n"
 		"  -j, --json           print a JSON summary on stdout (stderr with -o -)\n"
 		"  -4, -6               IPv4 or IPv6 only\n"
+		"      --tls            speak TLS (1.2 or 1.3), verifying the server's certificate\n"
+		"      --cacert FILE    trust the CAs in FILE instead of the system's\n"
+		"      --insecure       do not verify the server's certificate at all\n"
+		"      --pin SHA256     accept exactly the certificate with this fingerprint\n"
+		"      --sni NAME       the server name to send and to verify (default HOST)\n"
+		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
 		"  -h, --help           show this help\n");
 }
 
@@ -81,6 +89,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		CMD_TLS_CLIENT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[256];
@@ -163,9 +172,13 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		case ':':
 			return cmd_missing_argument("get", optopt, argv[optind - 1]);
 		default:
+			if (cmd_tls_option(&o->tls, c, optarg))
+				break;
 			return cmd_bad_option("get", optopt, optopt ? NULL : argv[optind - 1]);
 		}
 	}
+	if ((c = cmd_tls_check("get", &o->tls)) != 0)
+		return c;
 	if (optind >= argc) {
 		cmd_error("get", "missing HOST[:PORT] (try 'ncpv get --help')");
 		return NCPV_EXIT_USAGE;
@@ -230,6 +243,8 @@ struct stream {
 	char *buf;
 	uint64_t in_pipe; /* bytes spliced into our pipe, not yet out */
 	uint64_t partial; /* after an output error: bytes of that chunk that did get out */
+	struct tls_conn *tls; /* --tls: every byte goes through it (no splice) */
+	char tls_err[256];    /* why the last tls_read failed */
 };
 
 /* A write that would block, or a signal: wait for room unless the run
@@ -289,12 +304,32 @@ static int flush_pipe(struct stream *st)
 	return 0;
 }
 
+/* stream_recv over TLS: decrypt into the buffer, then write it out. A TLS
+ * failure (a stream cut without close_notify, a bad record) is -1 with errno
+ * EPROTO and the reason in st->tls_err. */
+static ssize_t stream_recv_tls(struct stream *st, size_t want)
+{
+	ssize_t n = tls_read(st->tls, st->buf, want < IO_CHUNK ? want : IO_CHUNK, st->tls_err,
+			     sizeof(st->tls_err));
+
+	if (n > 0 && st->out >= 0 && write_all(st->out, st->buf, (size_t)n, &st->partial) < 0)
+		return -2;
+	if (n >= 0)
+		return n;
+	if (n == TLS_WANT_WRITE) /* a key update to answer: wait for room, briefly */
+		net_wait_cancel(st->sock, POLLOUT, 1000, &interrupted);
+	errno = n == TLS_WANT_READ ? EAGAIN : n == TLS_WANT_WRITE ? EINTR : n == TLS_EIO ? errno : EPROTO;
+	return -1;
+}
+
 /* Receive up to want bytes. Returns bytes (> 0), 0 at EOF, -1 with errno
  * (EAGAIN: nothing now). Output errors come back as -2 with errno. */
 static ssize_t stream_recv(struct stream *st, size_t want)
 {
 	ssize_t n;
 
+	if (st->tls)
+		return stream_recv_tls(st, want);
 	switch (st->mode) {
 	case OUT_NONE:
 		return net_discard(st->sock, st->buf, want < NET_DISCARD_MAX ? want : NET_DISCARD_MAX);
@@ -430,6 +465,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			return NCPV_EXIT_FILE;
 		} else if (errno != EAGAIN && errno != EINTR) {
 			snprintf(err, errlen, "receive from %s: %s", res->peer,
+				 st->tls && errno == EPROTO ? st->tls_err :
 				 errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
@@ -456,8 +492,39 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 	}
 }
 
-static int upload(const struct get_opts *o, int sock, void *scratch, struct source *src,
-		  struct progress *p, struct result *res, char *err, size_t errlen)
+/* One TLS write for upload: bytes written, or -1 with errno (EAGAIN: wait for
+ * room; EPROTO: a TLS failure, its reason in err). */
+static ssize_t upload_tls(struct tls_conn *tls, const void *data, size_t n, char *err, size_t errlen)
+{
+	ssize_t w = tls_write(tls, data, n < TLS_CHUNK ? n : TLS_CHUNK, err, errlen);
+
+	if (w >= 0)
+		return w;
+	errno = w == TLS_WANT_READ || w == TLS_WANT_WRITE ? EAGAIN : w == TLS_EIO ? errno : EPROTO;
+	return -1;
+}
+
+/* A TLS write failed with its reason in err: say where. */
+static int send_failed(const struct result *res, char *err, size_t errlen)
+{
+	char why[256];
+
+	snprintf(why, sizeof(why), "%s", err);
+	snprintf(err, errlen, "send to %s: %s", res->peer, why);
+	return NCPV_EXIT_FAIL;
+}
+
+/* Send close_notify, waiting a little for room if the socket is full. */
+static void tls_close_notify(struct tls_conn *tls, int sock)
+{
+	char err[256];
+
+	for (int i = 0; i < 10 && tls_shutdown(tls, err, sizeof(err)) == TLS_WANT_WRITE; i++)
+		net_wait_cancel(sock, POLLOUT, 100, &interrupted);
+}
+
+static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void *scratch,
+		  struct source *src, struct progress *p, struct result *res, char *err, size_t errlen)
 {
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
@@ -476,7 +543,16 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 		ssize_t n;
 		double now;
 
-		if (source_kind(src) == SOURCE_FILE) {
+		if (tls && source_kind(src) == SOURCE_FILE) {
+			/* pread again after TLS_WANT_WRITE gives the same bytes to retry with. */
+			n = pread(source_fd(src), scratch, want < TLS_CHUNK ? want : TLS_CHUNK, off);
+			if (n > 0 && (n = upload_tls(tls, scratch, (size_t)n, err, errlen)) > 0)
+				off += n;
+			else if (n == 0)
+				break;
+			if (n < 0 && errno == EPROTO)
+				return send_failed(res, err, errlen);
+		} else if (source_kind(src) == SOURCE_FILE) {
 			n = sendfile(sock, source_fd(src), &off, want);
 		} else {
 			const void *data;
@@ -492,9 +568,12 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 			} else if (k == 0) {
 				break;
 			} else {
-				n = send(sock, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
+				n = tls ? upload_tls(tls, data, (size_t)k, err, errlen)
+					: send(sock, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
 				if (n > 0)
 					source_consume(src, (size_t)n);
+				if (n < 0 && errno == EPROTO)
+					return send_failed(res, err, errlen);
 			}
 		}
 		if (n > 0)
@@ -527,7 +606,10 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 	}
 	if (o->max_bytes && p->meter.bytes >= o->max_bytes)
 		res->ended = "bytes";
-	/* Half-close, then wait for the server's close: only then is every byte known to be read. */
+	/* Half-close (after TLS's close_notify), then wait for the server's close:
+	 * only then is every byte known to be read. */
+	if (tls)
+		tls_close_notify(tls, sock);
 	shutdown(sock, SHUT_WR);
 	for (double until = loop_now() + CLOSE_WAIT_MS / 1000.0; loop_now() < until;) {
 		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
@@ -547,26 +629,54 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 	return 0;
 }
 
-static void print_summary(const struct get_opts *o, const struct result *res, const char *dir)
+static void print_summary(const struct get_opts *o, const struct result *res, const char *dir,
+			  const struct tls_conn *tls)
 {
 	double rate = res->seconds > 0 ? (double)res->bytes / res->seconds : 0;
-	char amount[32], r[32];
+	char amount[32], r[32], tls_json[256] = "", tls_text[160] = "";
 	FILE *jf = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
 
+	if (tls) {
+		cmd_tls_describe(tls, 1, tls_json, sizeof(tls_json));
+		memcpy(tls_text, " over ", 6);
+		cmd_tls_describe(tls, 0, tls_text + 6, sizeof(tls_text) - 6);
+	}
 	if (o->json) {
 		fprintf(jf,
 			"{\"direction\":\"%s\",\"peer\":\"%s\",\"bytes\":%llu,\"seconds\":%.6f,"
-			"\"rate\":%.0f,\"ended\":\"%s\"}\n",
-			dir, res->peer, (unsigned long long)res->bytes, res->seconds, rate, res->ended);
+			"\"rate\":%.0f,\"ended\":\"%s\"%s}\n",
+			dir, res->peer, (unsigned long long)res->bytes, res->seconds, rate, res->ended,
+			tls_json);
 		fflush(jf);
 	}
 	if (o->quiet)
 		return;
-	fprintf(stderr, "%s %llu B (%s) in %.3f s = %s/s (%.1f Mbit/s) %s %s\n",
+	fprintf(stderr, "%s %llu B (%s) in %.3f s = %s/s (%.1f Mbit/s) %s %s%s\n",
 		strcmp(dir, "send") == 0 ? "sent" : "received", (unsigned long long)res->bytes,
 		units_format_iec(amount, sizeof(amount), (double)res->bytes), res->seconds,
 		units_format_iec(r, sizeof(r), rate), rate * 8 / 1e6,
-		strcmp(dir, "send") == 0 ? "to" : "from", res->peer);
+		strcmp(dir, "send") == 0 ? "to" : "from", res->peer, tls_text);
+}
+
+/* --tls: the handshake on the connected sock, bounded by -w. Returns 0, or an
+ * exit code after the message. */
+static int start_tls(const struct get_opts *o, int sock, struct tls_ctx *ctx, struct stream *st,
+		     const char *peer)
+{
+	char err[512];
+	int rc;
+
+	if (net_set_nonblock(sock, 1) < 0 ||
+	    (st->tls = tls_conn_new(ctx, sock, o->tls.sni ? o->tls.sni : o->at.host, err, sizeof(err))) == NULL) {
+		cmd_error("get", "%s", st->tls ? strerror(errno) : err);
+		return NCPV_EXIT_FAIL;
+	}
+	rc = tls_handshake_wait(st->tls, o->timeout > 0 ? loop_now() + o->timeout : 0, &interrupted, err,
+				sizeof(err));
+	if (rc == TLS_OK)
+		return 0;
+	cmd_error("get", "TLS handshake with %s: %s", peer, err);
+	return interrupted ? NCPV_EXIT_FAIL : cmd_tls_exit(rc);
 }
 
 static int run_single(const struct get_opts *o)
@@ -575,53 +685,62 @@ static int run_single(const struct get_opts *o)
 	struct stream st;
 	struct result res;
 	struct source *src = NULL;
+	struct tls_ctx *ctx = NULL;
 	char err[512];
-	int sock, rc;
+	int sock = -1, rc = 0;
 
 	memset(&res, 0, sizeof(res));
 	memset(&st, 0, sizeof(st));
+	st.out = st.pipe[0] = st.pipe[1] = -1;
+	if (o->tls.on && (ctx = cmd_tls_ctx("get", &o->tls, 0, &rc)) == NULL)
+		return rc;
 	if (o->send && (src = source_open(o->source, err, sizeof(err))) == NULL) {
 		cmd_error("get", "%s", err);
-		return NCPV_EXIT_FILE;
+		rc = NCPV_EXIT_FILE;
+		goto out;
 	}
 	if (stream_setup(&st, o->send ? NULL : o->output, err, sizeof(err)) < 0) {
 		cmd_error("get", "%s", err);
-		stream_cleanup(&st, o->output);
-		source_free(src);
-		return NCPV_EXIT_FILE;
+		rc = NCPV_EXIT_FILE;
+		goto out;
 	}
 	sock = net_connect(o->at.host, o->at.port, &o->net, err, sizeof(err));
 	if (sock < 0) {
 		cmd_error("get", "%s", err);
-		stream_cleanup(&st, o->output);
-		source_free(src);
-		return cmd_net_exit(sock);
+		rc = cmd_net_exit(sock);
+		goto out;
 	}
 	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
+	if (ctx && (rc = start_tls(o, sock, ctx, &st, res.peer)) != 0)
+		goto out;
 	get_progress_init(&p, o, loop_now());
 	if (o->send)
-		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
+		rc = upload(o, sock, st.tls, st.buf, src, &p, &res, err, sizeof(err));
 	else
 		rc = receive(o, &st, &p, &res, err, sizeof(err));
 	res.bytes = p.meter.bytes;
 	res.seconds = loop_now() - p.meter.start;
 	if (p.shown || (p.show && rc == 0))
 		progress_draw(&p, loop_now(), 1);
-	close(sock);
-	stream_cleanup(&st, o->output);
-	source_free(src);
 	if (rc != 0) {
 		cmd_error("get", "%s (after %llu bytes)", err, (unsigned long long)res.bytes);
-		return rc;
+		goto out;
 	}
-	print_summary(o, &res, o->send ? "send" : "receive");
+	print_summary(o, &res, o->send ? "send" : "receive", st.tls);
 	if (o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0) {
 		cmd_error("get", "expected %llu bytes, received %llu", (unsigned long long)o->size,
 			  (unsigned long long)res.bytes);
-		return NCPV_EXIT_FAIL;
+		rc = NCPV_EXIT_FAIL;
 	}
-	return NCPV_EXIT_OK;
+out:
+	tls_conn_free(st.tls);
+	tls_ctx_free(ctx);
+	if (sock >= 0)
+		close(sock);
+	stream_cleanup(&st, o->output);
+	source_free(src);
+	return rc;
 }
 
 int cmd_get_parse(int argc, char **argv)

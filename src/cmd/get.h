@@ -9,6 +9,7 @@
 #include "../addr.h"
 #include "../net.h"
 #include "progress.h"
+#include "tls_cmd.h"
 
 /* Parsed once by cmd_get; read-only afterwards. */
 struct get_opts {
@@ -19,6 +20,7 @@ struct get_opts {
 	int has_size, force, quiet, json, send;
 	long count, parallel;
 	const char *output, *source;
+	struct cmd_tls tls;
 };
 
 /* The shared status line (progress.h), shown on a terminal or with -f, unless -q. */

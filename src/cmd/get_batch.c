@@ -20,6 +20,8 @@ struct slot {
 	double start, last;
 	uint64_t bytes;
 	struct batch *b;
+	struct tls_conn *tls; /* --tls */
+	int handshaking;
 };
 
 struct batch {
@@ -34,12 +36,17 @@ struct batch {
 	struct progress p;
 	char first_error[256];
 	const volatile sig_atomic_t *stop; /* the signal flag: start no more */
+	struct tls_ctx *tls;		   /* --tls: one context, so sessions resume */
+	long handshakes, resumed, ktls;
+	char tls_err[256];
 };
 
 static void slot_start(struct batch *b, struct slot *s, double now);
 
 static void slot_end(struct batch *b, struct slot *s, int ok, const char *why, double now)
 {
+	tls_conn_free(s->tls);
+	s->tls = NULL;
 	loop_close(b->loop, s->fd);
 	s->fd = -1;
 	b->active--;
@@ -59,6 +66,60 @@ static void slot_end(struct batch *b, struct slot *s, int ok, const char *why, d
 		slot_start(b, s, now);
 }
 
+/* A TLS call failed with rc: end the slot with its reason. */
+static void slot_tls_failed(struct batch *b, struct slot *s, int rc)
+{
+	char why[300];
+
+	snprintf(why, sizeof(why), "%s%s", s->handshaking ? "TLS handshake: " : "",
+		 rc == TLS_EIO ? strerror(errno) : b->tls_err);
+	slot_end(b, s, 0, why, loop_now());
+}
+
+/* One step of a slot's TLS: the handshake, then reads until nothing is ready.
+ * The server's close_notify ends a transfer; we answer it, so that OpenSSL keeps
+ * the session for the next connection to resume. */
+static void on_slot_tls(struct batch *b, struct slot *s)
+{
+	char scratch_err[64];
+
+	s->last = loop_now();
+	if (s->handshaking) {
+		int rc = tls_handshake(s->tls, b->tls_err, sizeof(b->tls_err));
+
+		if (rc == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
+			loop_mod(b->loop, s->fd, rc == TLS_WANT_READ ? EPOLLIN | EPOLLRDHUP : EPOLLOUT);
+			return;
+		}
+		if (rc != TLS_OK) {
+			slot_tls_failed(b, s, rc);
+			return;
+		}
+		s->handshaking = 0;
+		b->handshakes++;
+		b->resumed += tls_conn_resumed(s->tls);
+		b->ktls += tls_conn_ktls_recv(s->tls);
+		loop_mod(b->loop, s->fd, EPOLLIN | EPOLLRDHUP);
+	}
+	for (;;) {
+		ssize_t n = tls_read(s->tls, b->scratch, NET_DISCARD_MAX, b->tls_err, sizeof(b->tls_err));
+
+		if (n > 0) {
+			s->bytes += (uint64_t)n;
+			meter_add(&b->p.meter, (uint64_t)n);
+		} else if (n == 0) {
+			tls_shutdown(s->tls, scratch_err, sizeof(scratch_err));
+			slot_end(b, s, 1, NULL, loop_now());
+			return;
+		} else if (n == TLS_WANT_READ || n == TLS_WANT_WRITE) {
+			return;
+		} else {
+			slot_tls_failed(b, s, (int)n);
+			return;
+		}
+	}
+}
+
 static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
 {
 	struct slot *s = ctx;
@@ -66,6 +127,10 @@ static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
 
 	(void)l;
 	(void)fd;
+	if (s->tls) {
+		on_slot_tls(b, s);
+		return;
+	}
 	for (;;) {
 		ssize_t n = net_discard(s->fd, b->scratch, NET_DISCARD_MAX);
 
@@ -105,10 +170,19 @@ static void slot_start(struct batch *b, struct slot *s, double now)
 	s->bytes = 0;
 	s->start = s->last = now;
 	s->fd = net_connect_start((struct sockaddr *)&b->addr, b->addrlen, SOCK_STREAM);
-	if (s->fd < 0 || loop_add(b->loop, s->fd, EPOLLIN | EPOLLRDHUP, on_slot, s) < 0) {
-		char why[128];
+	/* Over TLS the client speaks first: it waits for the connect to finish. */
+	if (s->fd >= 0 && b->tls) {
+		s->tls = tls_conn_new(b->tls, s->fd, b->o->tls.sni ? b->o->tls.sni : b->o->at.host,
+				      b->tls_err, sizeof(b->tls_err));
+		s->handshaking = 1;
+	}
+	if (s->fd < 0 || (b->tls && s->tls == NULL) ||
+	    loop_add(b->loop, s->fd, b->tls ? EPOLLOUT : EPOLLIN | EPOLLRDHUP, on_slot, s) < 0) {
+		char why[256];
 
-		snprintf(why, sizeof(why), "connect: %s", strerror(errno));
+		snprintf(why, sizeof(why), "connect: %.230s", b->tls && s->fd >= 0 && s->tls == NULL ? b->tls_err : strerror(errno));
+		tls_conn_free(s->tls);
+		s->tls = NULL;
 		if (s->fd >= 0)
 			close(s->fd);
 		s->fd = -1;
@@ -124,7 +198,7 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 {
 	struct batch b;
 	struct stats_summary lat;
-	char err[512], peer[64], amount[32], rate[32];
+	char err[512], peer[64], amount[32], rate[32], tls[128] = "";
 	double elapsed;
 	int rc;
 
@@ -137,6 +211,8 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 		return cmd_net_exit(rc);
 	}
 	net_format_addr((struct sockaddr *)&b.addr, b.addrlen, peer, sizeof(peer));
+	if (o->tls.on && (b.tls = cmd_tls_ctx("get", &o->tls, 0, &rc)) == NULL)
+		return rc;
 	b.loop = loop_new();
 	if (b.loop)
 		loop_set_spin(b.loop, o->busy_poll);
@@ -179,23 +255,27 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 	if (b.p.shown)
 		progress_draw(&b.p, loop_now(), 1);
 	stats_summarize(b.latency, (size_t)b.done, &lat);
+	if (b.tls)
+		snprintf(tls, sizeof(tls), o->json ? ",\"tls\":{\"handshakes\":%ld,\"resumed\":%ld,\"ktls\":%ld}"
+					   : "; TLS: %ld handshakes, %ld resumed, kTLS on %ld",
+			 b.handshakes, b.resumed, b.ktls);
 	if (o->json)
 		printf("{\"direction\":\"receive\",\"peer\":\"%s\",\"transfers\":%ld,\"failed\":%ld,"
 		       "\"bytes\":%llu,\"seconds\":%.6f,\"transfers_per_s\":%.1f,\"rate\":%.0f,"
-		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
+		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}%s}\n",
 		       peer, b.done, b.failed, (unsigned long long)b.p.meter.bytes, elapsed,
 		       elapsed > 0 ? b.done / elapsed : 0,
 		       elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, lat.median * 1e3,
-		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
+		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3, tls);
 	fflush(stdout);
 	if (!o->quiet)
 		fprintf(stderr,
 			"%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); "
-			"latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f\n",
+			"latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f%s\n",
 			b.done, b.failed, peer, elapsed, elapsed > 0 ? b.done / elapsed : 0,
 			units_format_iec(amount, sizeof(amount), (double)b.p.meter.bytes),
 			units_format_iec(rate, sizeof(rate), elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0),
-			lat.median * 1e3, lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
+			lat.median * 1e3, lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3, tls);
 	rc = NCPV_EXIT_OK;
 	if (b.failed > 0) {
 		cmd_error("get", "%ld of %ld transfers failed (first: %s)", b.failed, o->count, b.first_error);
@@ -205,9 +285,12 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 	}
 out:
 	/* A slot never started (b unset) has fd 0 from calloc, not a socket. */
-	for (long i = 0; b.slots && i < o->parallel; i++)
+	for (long i = 0; b.slots && i < o->parallel; i++) {
 		if (b.slots[i].b && b.slots[i].fd >= 0)
 			close(b.slots[i].fd);
+		tls_conn_free(b.slots[i].tls);
+	}
+	tls_ctx_free(b.tls);
 	free(b.slots);
 	free(b.latency);
 	free(b.scratch);

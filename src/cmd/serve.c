@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "tls_cmd.h"
 #include "../addr.h"
 #include "../loop.h"
 #include "../net.h"
@@ -30,6 +31,10 @@
 #define SEND_BUDGET 4
 /* How often deadlines are checked when any are set. */
 #define SWEEP_MS 100
+/* How long a TLS client may take over its handshake. */
+#define HANDSHAKE_SECONDS 10.0
+/* Plaintext taken from the source per TLS connection: four records. */
+#define TLS_BUF ((size_t)64 * 1024)
 
 struct serve_opts {
 	struct addr_spec at;
@@ -39,6 +44,7 @@ struct serve_opts {
 	int has_size, discard, quiet, json;
 	long max_conns;
 	double max_time, busy_poll;
+	struct cmd_tls tls;
 };
 
 enum conn_state { CONN_SENDING, CONN_DRAINING, CONN_RECEIVING };
@@ -58,6 +64,11 @@ struct conn {
 	const char *limit_reason;
 	double start, deadline;
 	char peer[64];
+	struct tls_conn *tls;	/* --tls: NULL otherwise */
+	int handshaking;	/* the TLS handshake is not done yet */
+	double run_deadline;	/* --max-time's deadline, while the handshake's is in force */
+	uint8_t *tbuf;		/* plaintext taken from the source, not yet through TLS */
+	size_t toff, tlen;
 };
 
 struct server {
@@ -73,6 +84,10 @@ struct server {
 	long ndeadlines; /* connections with a deadline: the loop then wakes to sweep */
 	double start;
 	uint64_t accepted, refused, completed, bytes_sent, bytes_received;
+	struct tls_ctx *tls;	   /* --tls */
+	uint8_t *tls_rbuf;	   /* TLS_BUF bytes: where uploads over TLS are decrypted */
+	char tls_err[256];	   /* why the last TLS call failed */
+	uint64_t tls_conns, ktls_conns; /* handshakes done, and of those, with kernel TLS */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -100,6 +115,10 @@ static void usage(FILE *f)
 		"                       while events come this fast, poll instead of sleeping\n"
 		"                       (default 50 microseconds; 0: always sleep)\n"
 		"  -4, -6               IPv4 or IPv6 only\n"
+		"      --tls            speak TLS (1.2 or 1.3); without --cert, with a self-signed\n"
+		"                       certificate made at start (its SHA-256 fingerprint is printed)\n"
+		"      --cert FILE      the certificate (chain) to present, PEM\n"
+		"      --key FILE       its private key, PEM (default: in the --cert file)\n"
 		"  -q, --quiet          no line per connection\n"
 		"  -j, --json           log one JSON object per line\n"
 		"  -h, --help           show this help\n\n"
@@ -120,6 +139,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		CMD_TLS_SERVER_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[256];
@@ -179,9 +199,13 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 		case ':':
 			return cmd_missing_argument("serve", optopt, argv[optind - 1]);
 		default:
+			if (cmd_tls_option(&o->tls, c, optarg))
+				break;
 			return cmd_bad_option("serve", optopt, optopt ? NULL : argv[optind - 1]);
 		}
 	}
+	if ((c = cmd_tls_check("serve", &o->tls)) != 0)
+		return c;
 	if (argc - optind > 1) {
 		cmd_error("serve", "too many arguments: '%s' (expected one [ADDR:]PORT)", argv[optind + 1]);
 		return NCPV_EXIT_USAGE;
@@ -204,23 +228,30 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 static void log_close(struct server *s, struct conn *c, const char *reason, double now)
 {
 	double secs = now - c->start, rate;
-	char amount[32], peer[160];
+	char amount[32], peer[160], tls[256] = "";
 
 	s->bytes_sent += c->sent;
 	s->bytes_received += c->received;
 	if (s->o->quiet)
 		return;
 	rate = secs > 0 ? (double)(c->sent + c->received) / secs : 0;
+	if (c->tls && !c->handshaking) {
+		if (!s->o->json)
+			memcpy(tls, " over ", 7);
+		cmd_tls_describe(c->tls, s->o->json, tls + strlen(tls), sizeof(tls) - strlen(tls));
+	}
 	if (s->o->json) {
+		char why[512];
+
 		fprintf(stderr,
 			"{\"event\":\"close\",\"peer\":\"%s\",\"reason\":\"%s\",\"sent\":%llu,"
-			"\"received\":%llu,\"seconds\":%.6f,\"rate\":%.0f}\n",
-			cmd_json_string(peer, sizeof(peer), c->peer), reason,
-			(unsigned long long)c->sent, (unsigned long long)c->received, secs, rate);
+			"\"received\":%llu,\"seconds\":%.6f,\"rate\":%.0f%s}\n",
+			cmd_json_string(peer, sizeof(peer), c->peer), cmd_json_string(why, sizeof(why), reason),
+			(unsigned long long)c->sent, (unsigned long long)c->received, secs, rate, tls);
 	} else {
-		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)\n",
+		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)%s\n",
 			c->peer, reason, (unsigned long long)c->sent, (unsigned long long)c->received,
-			secs, units_format_iec(amount, sizeof(amount), rate));
+			secs, units_format_iec(amount, sizeof(amount), rate), tls);
 	}
 }
 
@@ -254,6 +285,8 @@ static void conn_close(struct server *s, struct conn *c, const char *reason, dou
 	if (c->deadline > 0)
 		s->ndeadlines--;
 	loop_close(s->loop, c->fd);
+	tls_conn_free(c->tls);
+	free(c->tbuf);
 	/* The list's invariant, stated for readers and for the static analyzer. */
 	assert((c->prev == NULL) == (s->conns == c));
 	assert(c->next == NULL || c->next->prev == c);
@@ -362,12 +395,109 @@ static void on_source(struct loop *l, int fd, uint32_t events, void *ctx)
 	}
 }
 
+/* Take the next plaintext for a TLS connection from the source into c->tbuf:
+ * the bytes are the connection's from then on, however long TLS takes to send
+ * them. Returns 1 with bytes, 0 when the connection waits or its stream
+ * ended (c->limit set), -1 once closed. */
+static int conn_fill_tls(struct server *s, struct conn *c)
+{
+	uint64_t left = c->limit - c->sent;
+	size_t want = left < TLS_BUF ? (size_t)left : TLS_BUF;
+	ssize_t k;
+
+	if (c->tbuf == NULL && (c->tbuf = malloc(TLS_BUF)) == NULL)
+		return conn_abort(s, c, "out of memory");
+	if (source_kind(s->src) == SOURCE_FILE) {
+		uint64_t fsize = source_size(s->src), off = c->sent % fsize;
+
+		if (want > fsize - off)
+			want = (size_t)(fsize - off);
+		k = pread(source_fd(s->src), c->tbuf, want, (off_t)off);
+		if (k == 0)
+			return conn_abort(s, c, "source file shrank");
+	} else {
+		const void *data;
+
+		k = source_peek(s->src, want, &data);
+		if (k < 0 && errno == EAGAIN)
+			return conn_wait_source(s, c);
+		if (k == 0) {
+			if (s->o->has_size)
+				return conn_abort(s, c, "source ended before --size");
+			c->limit = c->sent;
+			return 0;
+		}
+		if (k > 0) {
+			memcpy(c->tbuf, data, (size_t)k);
+			source_consume(s->src, (size_t)k);
+		}
+	}
+	if (k < 0)
+		return conn_abort(s, c, strerror(errno));
+	c->toff = 0;
+	c->tlen = (size_t)k;
+	return 1;
+}
+
+/* A TLS call on c failed with rc: close c with the reason. Returns -1. */
+static int conn_tls_failed(struct server *s, struct conn *c, int rc)
+{
+	conn_close(s, c, rc == TLS_EIO ? error_reason(c, errno) : s->tls_err, loop_now());
+	return -1;
+}
+
+/* conn_pump's TLS part: one record per write, up to the same byte budget per
+ * wakeup, then close_notify once everything is through, so that the client can
+ * tell a complete stream from a cut one. Returns 1 when conn_pump should go on
+ * to its end-of-data checks, 0 to wait for an event, -1 once closed. */
+static int conn_pump_tls(struct server *s, struct conn *c)
+{
+	for (size_t budget = SEND_BUDGET * SEND_CHUNK; budget > 0;) {
+		ssize_t w;
+		int rc;
+
+		if (c->tlen == 0 && c->sent >= c->limit)
+			break;
+		if (c->tlen == 0 && (rc = conn_fill_tls(s, c)) <= 0) {
+			if (rc < 0 || c->sent < c->limit)
+				return rc;
+			break; /* a stream source ended */
+		}
+		w = tls_write(c->tls, c->tbuf + c->toff, c->tlen, s->tls_err, sizeof(s->tls_err));
+		if (w == TLS_WANT_WRITE || w == TLS_WANT_READ)
+			return 0; /* the socket is full: wait for EPOLLOUT */
+		if (w < 0)
+			return conn_tls_failed(s, c, (int)w);
+		c->toff += (size_t)w;
+		c->tlen -= (size_t)w;
+		c->sent += (uint64_t)w;
+		budget = (size_t)w < budget ? budget - (size_t)w : 0;
+	}
+	if (c->tlen > 0 || c->sent < c->limit)
+		return 0; /* the budget is spent: EPOLLOUT comes back at once */
+	if (c->limit_reason == NULL && c->state == CONN_SENDING) {
+		int rc = tls_shutdown(c->tls, s->tls_err, sizeof(s->tls_err));
+
+		if (rc == TLS_WANT_WRITE || rc == TLS_WANT_READ)
+			return 0;
+		if (rc != TLS_OK)
+			return conn_tls_failed(s, c, rc);
+	}
+	return 1;
+}
+
 /* Send what the socket takes now. Returns 0 while open, -1 once closed. */
 static int conn_pump(struct server *s, struct conn *c)
 {
 	int src_kind = source_kind(s->src);
 
-	for (int round = 0; round < SEND_BUDGET && c->sent < c->limit; round++) {
+	if (c->tls) {
+		int rc = conn_pump_tls(s, c);
+
+		if (rc <= 0)
+			return rc;
+	}
+	for (int round = 0; !c->tls && round < SEND_BUDGET && c->sent < c->limit; round++) {
 		uint64_t left = c->limit - c->sent;
 		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
 		ssize_t n;
@@ -427,7 +557,28 @@ static int conn_pump(struct server *s, struct conn *c)
  * -1 on error (errno). MSG_TRUNC drops the bytes inside the kernel. */
 static int conn_discard(struct conn *c, uint64_t cap)
 {
-	for (int round = 0; round < SEND_BUDGET; round++) {
+	struct server *s = c->srv;
+
+	for (int round = 0; c->tls && round < SEND_BUDGET * 16; round++) {
+		uint64_t room = cap - c->received;
+		ssize_t n = tls_read(c->tls, s->tls_rbuf, room < TLS_BUF ? (size_t)room : TLS_BUF,
+				     s->tls_err, sizeof(s->tls_err));
+
+		if (n > 0 && (c->received += (uint64_t)n) >= cap)
+			return 0;
+		if (n == 0)
+			return 1;
+		if (n == TLS_WANT_READ || n == TLS_WANT_WRITE)
+			return 0;
+		/* A client that got all it wanted may just close: the end for a sender. */
+		if (n < 0 && c->state != CONN_RECEIVING && (n == TLS_ETRUNCATED || n == TLS_EIO))
+			return 1;
+		if (n < 0) {
+			errno = n == TLS_EIO ? errno : EPROTO;
+			return -1;
+		}
+	}
+	for (int round = 0; !c->tls && round < SEND_BUDGET; round++) {
 		uint64_t room = cap - c->received;
 		size_t want = room < NET_DISCARD_MAX ? (size_t)room : NET_DISCARD_MAX;
 		ssize_t n = net_discard(c->fd, c->srv->scratch, want);
@@ -445,6 +596,45 @@ static int conn_discard(struct conn *c, uint64_t cap)
 	return 0;
 }
 
+/* The deadline that is in force: the handshake's, then --max-time's. */
+static void conn_set_deadline(struct server *s, struct conn *c, double deadline)
+{
+	s->ndeadlines += (deadline > 0) - (c->deadline > 0);
+	c->deadline = deadline;
+}
+
+/* One step of a TLS handshake; once done, the connection starts its work. */
+static void conn_handshake(struct server *s, struct conn *c)
+{
+	int rc = tls_handshake(c->tls, s->tls_err, sizeof(s->tls_err));
+	uint32_t interest;
+
+	if (rc == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
+		interest = rc == TLS_WANT_READ ? EPOLLIN | EPOLLRDHUP : EPOLLOUT;
+		if (loop_mod(s->loop, c->fd, interest) < 0)
+			conn_close(s, c, strerror(errno), loop_now());
+		return;
+	}
+	if (rc != TLS_OK) {
+		char why[320];
+
+		snprintf(why, sizeof(why), "TLS handshake failed: %s", s->tls_err);
+		conn_close(s, c, why, loop_now());
+		return;
+	}
+	c->handshaking = 0;
+	s->tls_conns++;
+	s->ktls_conns += tls_conn_ktls_send(c->tls) || tls_conn_ktls_recv(c->tls);
+	conn_set_deadline(s, c, c->run_deadline);
+	if (c->state == CONN_SENDING && conn_pump(s, c) < 0)
+		return;
+	interest = c->state == CONN_SENDING ? sending_interest(c) : EPOLLIN | EPOLLRDHUP;
+	if (c->state == CONN_DRAINING)
+		interest = EPOLLIN | EPOLLRDHUP;
+	if (loop_mod(s->loop, c->fd, interest) < 0)
+		conn_close(s, c, strerror(errno), loop_now());
+}
+
 static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 {
 	struct conn *c = ctx;
@@ -454,10 +644,15 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 
 	(void)l;
 	(void)fd;
+	if (c->handshaking) {
+		conn_handshake(s, c);
+		return;
+	}
 	if (events & EPOLLIN) {
 		rc = conn_discard(c, cap);
 		if (rc < 0) {
-			conn_close(s, c, error_reason(c, errno), loop_now());
+			conn_close(s, c, c->tls && errno == EPROTO ? s->tls_err : error_reason(c, errno),
+				   loop_now());
 			return;
 		}
 		if (c->state == CONN_RECEIVING && c->received >= cap) {
@@ -536,12 +731,31 @@ static void accept_one(struct server *s, int fd, double now)
 	}
 	if (!s->o->quiet)
 		net_peer_name(fd, c->peer, sizeof(c->peer));
+	if (s->tls && (c->tls = tls_conn_new(s->tls, fd, NULL, s->tls_err, sizeof(s->tls_err))) == NULL) {
+		if (c->deadline > 0)
+			s->ndeadlines--;
+		free(c);
+		refuse(s, fd, s->tls_err);
+		return;
+	}
 	c->next = s->conns;
 	if (s->conns)
 		s->conns->prev = c;
 	s->conns = c;
 	s->nconns++;
 	s->accepted++;
+	if (c->tls) {
+		/* The client speaks first; its hello wakes us. */
+		c->handshaking = 1;
+		c->run_deadline = c->deadline;
+		conn_set_deadline(s, c, c->deadline > 0 && c->deadline < now + HANDSHAKE_SECONDS
+					     ? c->deadline : now + HANDSHAKE_SECONDS);
+		if (loop_add(s->loop, fd, EPOLLIN | EPOLLRDHUP, on_event, c) < 0)
+			conn_close(s, c, strerror(errno), now);
+		else
+			c->registered = 1;
+		return;
+	}
 	/* A new socket is writable: send at once rather than after a wakeup.
 	 * A small "file" is then usually complete, and the connection joins
 	 * the loop already draining: one epoll_ctl instead of two. */
@@ -596,7 +810,8 @@ static void sweep(struct server *s, double now)
 	for (; c != NULL; c = next) {
 		next = c->next;
 		if (c->deadline > 0 && now >= c->deadline)
-			conn_close(s, c, c->state == CONN_DRAINING ? "done (peer did not close)" : "max-time", now);
+			conn_close(s, c, c->handshaking ? "TLS handshake timed out" :
+				      c->state == CONN_DRAINING ? "done (peer did not close)" : "max-time", now);
 	}
 	if (s->accept_paused && s->spare_fd < 0)
 		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -611,23 +826,31 @@ static void summary(struct server *s)
 	double secs = loop_now() - s->start;
 	char sent[32], recvd[32];
 
+	char tls[96] = "";
+
 	if (s->o->json) {
+		if (s->tls)
+			snprintf(tls, sizeof(tls), ",\"tls_handshakes\":%llu,\"ktls_connections\":%llu",
+				 (unsigned long long)s->tls_conns, (unsigned long long)s->ktls_conns);
 		fprintf(stderr,
 			"{\"event\":\"summary\",\"connections\":%llu,\"completed\":%llu,\"refused\":%llu,"
-			"\"sent\":%llu,\"received\":%llu,\"seconds\":%.3f}\n",
+			"\"sent\":%llu,\"received\":%llu,\"seconds\":%.3f%s}\n",
 			(unsigned long long)s->accepted, (unsigned long long)s->completed,
 			(unsigned long long)s->refused, (unsigned long long)s->bytes_sent,
-			(unsigned long long)s->bytes_received, secs);
+			(unsigned long long)s->bytes_received, secs, tls);
 		return;
 	}
+	if (s->tls)
+		snprintf(tls, sizeof(tls), "; TLS: %llu handshakes, kTLS on %llu",
+			 (unsigned long long)s->tls_conns, (unsigned long long)s->ktls_conns);
 	fprintf(stderr,
 		"ncpv serve: stopped after %.1f s: %llu connections (%llu completed, %llu refused), "
-		"sent %llu B (%s), received %llu B (%s)\n",
+		"sent %llu B (%s), received %llu B (%s)%s\n",
 		secs, (unsigned long long)s->accepted, (unsigned long long)s->completed,
 		(unsigned long long)s->refused, (unsigned long long)s->bytes_sent,
 		units_format_iec(sent, sizeof(sent), (double)s->bytes_sent),
 		(unsigned long long)s->bytes_received,
-		units_format_iec(recvd, sizeof(recvd), (double)s->bytes_received));
+		units_format_iec(recvd, sizeof(recvd), (double)s->bytes_received), tls);
 }
 
 static int run(struct server *s)
@@ -657,6 +880,17 @@ static int run(struct server *s)
 	else
 		fprintf(stderr, "ncpv serve: listening on %s (%s)\n", name,
 			s->o->discard ? "discard" : source_name(s->src));
+	if (s->tls) {
+		char fp[96] = "?";
+
+		tls_ctx_fingerprint(s->tls, fp, sizeof(fp));
+		if (s->o->json)
+			fprintf(stderr, "{\"event\":\"tls\",\"certificate\":\"%s\",\"sha256\":\"%s\"}\n",
+				s->o->tls.cfg.cert_file ? "file" : "self-signed", fp);
+		else
+			fprintf(stderr, "ncpv serve: TLS certificate %s, SHA-256 fingerprint %s\n",
+				s->o->tls.cfg.cert_file ? s->o->tls.cfg.cert_file : "self-signed", fp);
+	}
 
 	s->start = loop_now();
 	while (!stop_requested) {
@@ -711,10 +945,20 @@ int cmd_serve(int argc, char **argv)
 			return NCPV_EXIT_USAGE;
 		}
 	}
+	if (o.tls.on && ((s.tls = cmd_tls_ctx("serve", &o.tls, 1, &rc)) == NULL ||
+			 (s.tls_rbuf = malloc(TLS_BUF)) == NULL)) {
+		if (s.tls)
+			cmd_error("serve", "out of memory");
+		tls_ctx_free(s.tls);
+		source_free(s.src);
+		return s.tls ? NCPV_EXIT_FAIL : rc;
+	}
 	net_raise_fd_limit();
 	s.lfd = net_listen(o.at.host, o.at.port, &o.net, err, sizeof(err));
 	if (s.lfd < 0) {
 		cmd_error("serve", "%s", err);
+		tls_ctx_free(s.tls);
+		free(s.tls_rbuf);
 		source_free(s.src);
 		return s.lfd == NET_ERESOLVE ? NCPV_EXIT_RESOLVE : NCPV_EXIT_LISTEN;
 	}
@@ -735,5 +979,7 @@ int cmd_serve(int argc, char **argv)
 		close(s.spare_fd);
 	source_free(s.src);
 	free(s.scratch);
+	free(s.tls_rbuf);
+	tls_ctx_free(s.tls);
 	return rc;
 }

@@ -146,7 +146,7 @@ static int connect_unix(const struct nc_opts *o, struct nc_totals *t, struct nc_
 		rc = NC_FAIL;
 	} else if (o->scan) {
 		close(fd);
-	} else if (nc_relay(o, fd, NULL, 0, t, m) < 0) {
+	} else if (nc_relay(o, fd, NULL, NULL, 0, t, m) < 0) {
 		cmd_error("nc", "out of memory");
 		rc = NC_FAIL;
 	}
@@ -163,6 +163,7 @@ static int connect_port(const struct nc_opts *o, int port, struct nc_totals *t, 
 	char err[512], ps[16];
 	uint8_t extra[8192];
 	size_t extralen = 0;
+	struct tls_conn *tls = NULL;
 	int fd;
 
 	nc_net_opts(o, &hook, &no);
@@ -206,7 +207,17 @@ static int connect_port(const struct nc_opts *o, int port, struct nc_totals *t, 
 		close(fd);
 		return rc < 0 ? -2 : 0;
 	}
-	if (nc_relay(o, fd, extra, extralen, t, m) < 0) {
+	if (o->tls.on && extralen > 0) {
+		/* The proxy's reply carried bytes of the server's: TLS must see them first. */
+		cmd_error("nc", "TLS through the proxy: the server spoke before the handshake");
+		close(fd);
+		return -1;
+	}
+	if (o->tls.on && (tls = nc_tls_start(o, fd, 0, t)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	if (nc_relay(o, fd, tls, extra, extralen, t, m) < 0) {
 		cmd_error("nc", "out of memory");
 		return -2;
 	}
@@ -236,21 +247,42 @@ static int connect_main(const struct nc_opts *o, struct nc_totals *t, struct nc_
 	return rc;
 }
 
-static void print_json(const struct nc_totals *t, int rc)
+static void print_json(const struct nc_opts *o, const struct nc_totals *t, int rc)
 {
 	double secs = loop_now() - t->start;
+	char tls[96] = "";
 
+	if (o->tls.on)
+		snprintf(tls, sizeof(tls), ",\"tls_connections\":%ld,\"ktls_connections\":%ld",
+			 t->tls_conns, t->ktls_conns);
 	fprintf(stderr,
-		"{\"sent\":%llu,\"received\":%llu,\"bytes\":%llu,\"seconds\":%.6f,\"rate\":%.0f,\"exit\":%d}\n",
+		"{\"sent\":%llu,\"received\":%llu,\"bytes\":%llu,\"seconds\":%.6f,\"rate\":%.0f,"
+		"\"exit\":%d%s}\n",
 		(unsigned long long)t->sent, (unsigned long long)t->received,
 		(unsigned long long)t->sent + t->received, secs,
-		secs > 0 ? (double)(t->sent + t->received) / secs : 0, rc);
+		secs > 0 ? (double)(t->sent + t->received) / secs : 0, rc, tls);
+}
+
+/* --ssl: one context for the run; a listener's certificate fingerprint with -v. */
+static int make_tls_ctx(struct nc_opts *o)
+{
+	char fp[96];
+	int rc;
+
+	if (!o->tls.on)
+		return 0;
+	if ((o->tls_ctx = cmd_tls_ctx("nc", &o->tls, o->listen, &rc)) == NULL)
+		return -1;
+	if (o->listen && o->verbose && tls_ctx_fingerprint(o->tls_ctx, fp, sizeof(fp)) == 0)
+		fprintf(stderr, "TLS certificate %s, SHA-256 fingerprint %s\n",
+			o->tls.cfg.cert_file ? o->tls.cfg.cert_file : "self-signed", fp);
+	return 0;
 }
 
 int cmd_nc(int argc, char **argv)
 {
 	struct nc_opts *o = calloc(1, sizeof(*o));
-	struct nc_totals t = { 0, 0, loop_now() };
+	struct nc_totals t = { 0, 0, loop_now(), 0, 0 };
 	struct nc_meter *m;
 	int rc;
 
@@ -263,6 +295,10 @@ int cmd_nc(int argc, char **argv)
 		free(o);
 		return rc > 0 ? NCPV_EXIT_OK : NC_FAIL;
 	}
+	if (make_tls_ctx(o) < 0) {
+		free(o);
+		return NC_FAIL;
+	}
 	m = nc_meter_new(o);
 	rc = o->listen ? nc_listen_main(o, &t, m) : connect_main(o, &t, m);
 	if (m) {
@@ -270,7 +306,8 @@ int cmd_nc(int argc, char **argv)
 		nc_meter_free(m);
 	}
 	if (o->json)
-		print_json(&t, rc);
+		print_json(o, &t, rc);
+	tls_ctx_free(o->tls_ctx);
 	free(o);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "../cmd/tls_cmd.h"
 #include "../net.h"
 #include "../proxy_dial.h"
 
@@ -33,6 +34,8 @@ struct nc_opts {
 	const char *proxy_user; /* -P */
 	int progress, json;   /* --progress, --json */
 	const char *host;     /* destination, listen address, or Unix path */
+	struct cmd_tls tls;    /* --ssl and ncat's other --ssl-* options */
+	struct tls_ctx *tls_ctx; /* made by cmd_nc once the options are good */
 	int ports[NC_MAX_PORTS];
 	int nports;	      /* 0 with -U, or a listener without a port */
 };
@@ -52,6 +55,7 @@ int nc_parse_tos(const char *s);
 struct nc_totals {
 	uint64_t sent, received;
 	double start;
+	long tls_conns, ktls_conns; /* --ssl: handshakes done, and those with kernel TLS */
 };
 
 /*
@@ -59,12 +63,18 @@ struct nc_totals {
  * (see the README's half-close rules), counting into t. initial/initlen are
  * bytes already received (after a proxy reply) to write to stdout first.
  * The socket must be non-blocking and connected; nc_relay closes it (then
- * waits -q seconds when asked). Returns 1 when a listener must not accept
+ * waits -q seconds when asked). With tls (--ssl, after nc_tls_start) every
+ * byte goes through it; nc_relay sends close_notify and frees it. Returns 1 when a listener must not accept
  * another client (Debian's -q with -k), 0 when it may, -1 out of memory.
  */
 struct nc_meter;
-int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
-	     struct nc_totals *t, struct nc_meter *m);
+int nc_relay(const struct nc_opts *o, int fd, struct tls_conn *tls, const uint8_t *initial,
+	     size_t initlen, struct nc_totals *t, struct nc_meter *m);
+
+/* --ssl: the handshake on a new connection (server: the listening side), bounded
+ * by -w, with a -v line saying what was agreed. Returns the connection, or NULL
+ * after printing why (the caller closes fd). */
+struct tls_conn *nc_tls_start(const struct nc_opts *o, int fd, int server, struct nc_totals *t);
 
 /* The live pv-style line (--progress); NULL-safe no-ops when off. */
 struct nc_meter *nc_meter_new(const struct nc_opts *o);

@@ -41,7 +41,7 @@ static int udp_session(const struct nc_opts *o, int fd, struct nc_totals *t, str
 		return NCPV_EXIT_FAIL;
 	}
 	nc_report_peer(o, (struct sockaddr *)&peer, len);
-	if (nc_relay(o, fd, NULL, 0, t, m) < 0) {
+	if (nc_relay(o, fd, NULL, NULL, 0, t, m) < 0) {
 		cmd_error("nc", "out of memory");
 		return NCPV_EXIT_FAIL;
 	}
@@ -53,6 +53,7 @@ static int accept_loop(const struct nc_opts *o, int lfd, struct nc_totals *t, st
 	for (;;) {
 		struct sockaddr_storage peer;
 		socklen_t len = sizeof(peer);
+		struct tls_conn *tls = NULL;
 		int fd, rc;
 
 		if (net_wait(lfd, POLLIN, -1) < 0) {
@@ -69,7 +70,13 @@ static int accept_loop(const struct nc_opts *o, int lfd, struct nc_totals *t, st
 		nc_report_peer(o, (struct sockaddr *)&peer, len);
 		if (!o->keep) /* nc takes one client, then stops listening */
 			close(lfd);
-		rc = nc_relay(o, fd, NULL, 0, t, m);
+		if (o->tls.on && (tls = nc_tls_start(o, fd, 1, t)) == NULL) {
+			close(fd);
+			if (!o->keep)
+				return NCPV_EXIT_FAIL;
+			continue; /* one bad client does not end -k */
+		}
+		rc = nc_relay(o, fd, tls, NULL, 0, t, m);
 		if (rc < 0) {
 			cmd_error("nc", "out of memory");
 			return NCPV_EXIT_FAIL;

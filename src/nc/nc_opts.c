@@ -24,7 +24,9 @@ static void usage(FILE *f)
 		"\t  [-m minttl] [-O length] [-P proxy_username] [-p source_port]\n"
 		"\t  [-q seconds] [-s sourceaddr] [-T keyword] [-W recvlimit]\n"
 		"\t  [-w timeout] [-X proxy_protocol] [-x proxy_address[:port]]\n"
-		"\t  [--progress] [--json] [destination] [port]\n");
+		"\t  [--progress] [--json] [--ssl] [--ssl-cert file] [--ssl-key file]\n"
+		"\t  [--ssl-verify] [--ssl-trustfile file] [--ssl-servername name]\n"
+		"\t  [--ssl-alpn list] [destination] [port]\n");
 }
 
 static void help(void)
@@ -67,6 +69,13 @@ static void help(void)
 		"\t\t-z\t\tZero-I/O mode [used for scanning]\n"
 		"\t\t--progress\tpv-style meter on stderr, counting both directions\n"
 		"\t\t--json\t\ta JSON summary on stderr at exit\n"
+		"\t\t--ssl\t\tTLS (1.2 or 1.3), as ncat; every --ssl-* option implies it\n"
+		"\t\t--ssl-cert file\tListen: certificate (PEM); default a self-signed one\n"
+		"\t\t--ssl-key file\tListen: its private key (PEM)\n"
+		"\t\t--ssl-verify\tConnect: verify the server's certificate and name\n"
+		"\t\t--ssl-trustfile file\tConnect: trust these CAs (implies --ssl-verify)\n"
+		"\t\t--ssl-servername name\tConnect: the name to send (SNI) and verify\n"
+		"\t\t--ssl-alpn list\tALPN protocols to offer or accept (comma-separated)\n"
 		"\tNot available in ncpv: -S (TCP MD5), -V (routing table), -Z (DCCP)\n"
 		"\tPort numbers can be individual or ranges: lo-hi [inclusive]\n");
 }
@@ -304,8 +313,39 @@ static int parse_flag(struct nc_opts *o, int c, const char *arg)
 	case OPT_PROGRESS: o->progress = 1; break;
 	case OPT_JSON: o->json = 1; break;
 	default:
-		return -1;
+		if (!cmd_tls_option(&o->tls, c, arg))
+			return -1;
+		o->tls.on = 1; /* as ncat: any --ssl-* option means --ssl */
+		break;
 	}
+	return 0;
+}
+
+/* --ssl's own rules: TCP only, and each option on the side where it means something. */
+static int check_tls(const struct nc_opts *o)
+{
+	const struct cmd_tls *t = &o->tls;
+
+	if (!t->on)
+		return 0;
+	if (!TLS_AVAILABLE)
+		return fail("--ssl: this build has no TLS support (built without OpenSSL)%s", "");
+	if (o->udp)
+		return fail("cannot use --ssl and -u%s", "");
+	if (o->scan)
+		return fail("cannot use --ssl and -z%s", "");
+	if (o->fdpass)
+		return fail("cannot use --ssl and -F%s", "");
+	if (o->unix_sock)
+		return fail("cannot use --ssl and -U%s", "");
+	if (o->listen && (t->verify || t->cfg.ca_file || t->sni))
+		return fail("%s is for connect mode (client certificates are not checked)",
+			    t->verify ? "--ssl-verify" : t->cfg.ca_file ? "--ssl-trustfile" : "--ssl-servername");
+	if (!o->listen && (t->cfg.cert_file || t->cfg.key_file))
+		return fail("%s is for listen mode (client certificates are not supported)",
+			    t->cfg.cert_file ? "--ssl-cert" : "--ssl-key");
+	if (t->cfg.key_file && !t->cfg.cert_file)
+		return fail("--ssl-key needs --ssl-cert%s", "");
 	return 0;
 }
 
@@ -330,7 +370,7 @@ static int check_conflicts(const struct nc_opts *o)
 		return fail("no proxy support for local source address%s", "");
 	if (o->proxy_user && o->proxy_proto == PROXY_SOCKS4)
 		return fail("proxy authentication is not possible with SOCKS4%s", "");
-	return 0;
+	return check_tls(o);
 }
 
 static int parse_operands(struct nc_opts *o, int argc, char **argv)
@@ -381,6 +421,7 @@ int nc_parse_options(int argc, char **argv, struct nc_opts *o)
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, OPT_HELP },
+		CMD_TLS_NCAT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -418,5 +459,9 @@ int nc_parse_options(int argc, char **argv, struct nc_opts *o)
 		o->proxy_proto = PROXY_SOCKS5;
 	if (check_conflicts(o) < 0)
 		return -1;
+	/* ncat checks nothing unless asked; a trust file asks. */
+	if (o->tls.cfg.ca_file)
+		o->tls.verify = 1;
+	o->tls.cfg.insecure = o->tls.on && !o->listen && !o->tls.verify;
 	return parse_operands(o, argc - optind, argv + optind);
 }

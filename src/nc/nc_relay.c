@@ -39,6 +39,7 @@ struct relay {
 	int stop_keep;	    /* Debian: -q in listen mode ends -k too */
 	struct nc_totals *t;
 	struct nc_meter *m;
+	struct tls_conn *tls; /* --ssl: every network byte goes through it */
 };
 
 struct nc_meter {
@@ -151,6 +152,48 @@ static ssize_t fill_from_stdin(struct relay *r)
 	return n;
 }
 
+/* send(), or a TLS write with TLS's "try again" as EAGAIN. A retry after
+ * EAGAIN passes the same bytes again (moved, perhaps: OpenSSL allows that). */
+static ssize_t net_send(struct relay *r, const void *data, size_t n)
+{
+	char err[256];
+	ssize_t w;
+
+	if (r->tls == NULL)
+		return send(r->pfd[P_NETOUT].fd, data, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	w = tls_write(r->tls, data, n, err, sizeof(err));
+	if (w >= 0)
+		return w;
+	errno = w == TLS_WANT_READ || w == TLS_WANT_WRITE ? EAGAIN : w == TLS_EIO ? errno : EPROTO;
+	return -1;
+}
+
+/* read() from the network, or a TLS read: a close_notify is the end, and so
+ * (as for ncat) is a stream cut without one. */
+static ssize_t net_recv(struct relay *r, void *buf, size_t n)
+{
+	char err[256];
+	ssize_t got;
+
+	if (r->tls == NULL)
+		return read(r->pfd[P_NETIN].fd, buf, n);
+	got = tls_read(r->tls, buf, n, err, sizeof(err));
+	if (got >= 0 || got == TLS_ETRUNCATED)
+		return got > 0 ? got : 0;
+	errno = got == TLS_WANT_READ || got == TLS_WANT_WRITE ? EAGAIN : got == TLS_EIO ? errno : EPROTO;
+	return -1;
+}
+
+/* The network's write side is done: close_notify first, over TLS. */
+static void net_shut_write(struct relay *r, int fd)
+{
+	char err[256];
+
+	if (r->tls)
+		tls_shutdown(r->tls, err, sizeof(err));
+	shutdown(fd, SHUT_WR);
+}
+
 /* Send from the up buffer; with -i, one line then a pause. -1 is fatal. */
 static int drain_to_net(struct relay *r)
 {
@@ -161,7 +204,7 @@ static int drain_to_net(struct relay *r)
 
 	if (r->o->interval > 0 && (lf = memchr(b->data + b->off, '\n', b->len)) != NULL)
 		n = (size_t)(lf - (b->data + b->off)) + 1;
-	w = send(r->pfd[P_NETOUT].fd, b->data + b->off, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	w = net_send(r, b->data + b->off, n);
 	if (w < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	b->off += (size_t)w;
@@ -189,7 +232,7 @@ static ssize_t fill_from_net(struct relay *r)
 {
 	struct buffer *b = &r->down;
 	size_t space = room(b);
-	ssize_t n = read(r->pfd[P_NETIN].fd, b->data + b->off + b->len, space);
+	ssize_t n = net_recv(r, b->data + b->off + b->len, space);
 
 	if (n > 0) {
 		if (r->o->telnet) {
@@ -197,7 +240,7 @@ static ssize_t fill_from_net(struct relay *r)
 			size_t k = nc_telnet_answers(b->data + b->off + b->len, (size_t)n, &r->telnet_state,
 						     answers, sizeof(answers));
 
-			if (k > 0 && send(r->pfd[P_NETIN].fd, answers, k, MSG_NOSIGNAL) < 0)
+			if (k > 0 && net_send(r, answers, k) < 0)
 				fprintf(stderr, "nc: telnet answer: %s\n", strerror(errno));
 		}
 		b->len += (size_t)n;
@@ -263,7 +306,7 @@ static void handle_conditions(struct relay *r)
 		p[P_NETIN].fd = -1;
 	if (p[P_NETOUT].revents & POLLHUP) {
 		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
-			shutdown(p[P_NETOUT].fd, SHUT_WR);
+			net_shut_write(r, p[P_NETOUT].fd);
 		p[P_NETOUT].fd = -1;
 	}
 	if (p[P_STDOUT].revents & POLLHUP)
@@ -313,7 +356,7 @@ static void move_data(struct relay *r)
 	/* stdin gone and its data sent: the network's write side is done. */
 	if (p[P_STDIN].fd < 0 && r->up.len == 0) {
 		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
-			shutdown(p[P_NETOUT].fd, SHUT_WR);
+			net_shut_write(r, p[P_NETOUT].fd);
 		p[P_NETOUT].fd = -1;
 		/* Debian: with -q, a listener (or UDP) stops reading too, and -k ends. */
 		if ((r->o->listen || r->o->udp) && p[P_NETIN].fd >= 0 && r->o->quit_after >= 0 &&
@@ -326,8 +369,8 @@ static void move_data(struct relay *r)
 		p[P_STDOUT].fd = -1;
 }
 
-int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
-	     struct nc_totals *t, struct nc_meter *m)
+int nc_relay(const struct nc_opts *o, int fd, struct tls_conn *tls, const uint8_t *initial,
+	     size_t initlen, struct nc_totals *t, struct nc_meter *m)
 {
 	struct relay r;
 	double last_activity = loop_now();
@@ -336,6 +379,7 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 	r.o = o;
 	r.t = t;
 	r.m = m;
+	r.tls = tls;
 	r.up.cap = RELAY_BUF;
 	r.down.cap = RELAY_BUF > initlen + UDP_RECV_MAX ? RELAY_BUF : initlen + UDP_RECV_MAX;
 	r.up.data = malloc(r.up.cap);
@@ -345,6 +389,7 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 		free(r.up.data);
 		free(r.down.data);
 		free(r.scratch);
+		tls_conn_free(tls);
 		close(fd);
 		errno = ENOMEM;
 		return -1;
@@ -358,16 +403,22 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 	r.pfd[P_NETIN].fd = fd;
 	r.pfd[P_STDOUT].fd = STDOUT_FILENO;
 	for (;;) {
-		int n;
+		int n, decrypted;
 
 		if (finished(&r))
 			break;
 		set_interest(&r);
-		n = poll(r.pfd, P_COUNT, wait_ms(&r, last_activity));
+		/* Bytes OpenSSL already holds are invisible to poll: do not wait for them. */
+		decrypted = tls && r.pfd[P_NETIN].fd >= 0 && r.pfd[P_NETIN].events && tls_pending(tls) > 0;
+		n = poll(r.pfd, P_COUNT, decrypted ? 0 : wait_ms(&r, last_activity));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			break;
+		if (decrypted) {
+			r.pfd[P_NETIN].revents |= POLLIN;
+			n = n > 0 ? n : 1;
+		}
 		nc_meter_tick(m, t, 0);
 		if (n == 0) {
 			if (o->timeout_ms > 0 && loop_now() >= last_activity + o->timeout_ms / 1000.0)
@@ -377,6 +428,12 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 		last_activity = loop_now();
 		handle_conditions(&r);
 		move_data(&r);
+	}
+	if (tls) {
+		char err[256];
+
+		tls_shutdown(tls, err, sizeof(err)); /* once: nothing if -N sent it */
+		tls_conn_free(tls);
 	}
 	close(fd);
 	if (o->quit_after > 0) {

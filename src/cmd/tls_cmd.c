@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: ISC */
+/* tls_cmd.c - the TLS options serve, get and nc share, their exit codes and their summaries. */
+#include "tls_cmd.h"
+
+#include <stdio.h>
+
+#include "cmd.h"
+
+int cmd_tls_option(struct cmd_tls *t, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_TLS:
+		t->on = 1;
+		return 1;
+	case OPT_TLS_CERT:
+		t->cfg.cert_file = arg;
+		return 1;
+	case OPT_TLS_KEY:
+		t->cfg.key_file = arg;
+		return 1;
+	case OPT_TLS_CACERT:
+		t->cfg.ca_file = arg;
+		return 1;
+	case OPT_TLS_INSECURE:
+		t->cfg.insecure = 1;
+		return 1;
+	case OPT_TLS_PIN:
+		t->cfg.pin = arg;
+		return 1;
+	case OPT_TLS_SNI:
+		t->sni = arg;
+		return 1;
+	case OPT_TLS_ALPN:
+		t->cfg.alpn = arg;
+		return 1;
+	case OPT_TLS_VERIFY:
+		t->verify = 1;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int cmd_tls_check(const char *cmd, const struct cmd_tls *t)
+{
+	const struct tls_config *c = &t->cfg;
+	const char *needs = c->cert_file ? "--cert" : c->key_file ? "--key" : c->ca_file ? "--cacert" :
+			    c->insecure ? "--insecure" : c->pin ? "--pin" : t->sni ? "--sni" :
+			    c->alpn ? "--alpn" : NULL;
+
+	if (!t->on && needs) {
+		cmd_error(cmd, "%s needs --tls", needs);
+		return NCPV_EXIT_USAGE;
+	}
+	if (!t->on)
+		return 0;
+	if (!TLS_AVAILABLE) {
+		cmd_error(cmd, "--tls: this build has no TLS support (built without OpenSSL)");
+		return NCPV_EXIT_USAGE;
+	}
+	if (c->key_file && !c->cert_file) {
+		cmd_error(cmd, "--key needs --cert");
+		return NCPV_EXIT_USAGE;
+	}
+	if (c->insecure && (c->pin || c->ca_file)) {
+		cmd_error(cmd, "--insecure conflicts with %s: it turns verification off",
+			  c->pin ? "--pin" : "--cacert");
+		return NCPV_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cmd_tls_exit(int code)
+{
+	switch (code) {
+	case TLS_OK:
+		return NCPV_EXIT_OK;
+	case TLS_EFILE:
+		return NCPV_EXIT_FILE;
+	case TLS_ESETUP:
+	case TLS_ENOTSUP:
+		return NCPV_EXIT_USAGE;
+	case TLS_EHANDSHAKE:
+	case TLS_EVERIFY:
+		return NCPV_EXIT_TLS;
+	case TLS_EUNKNOWN_CA:
+		return NCPV_EXIT_TLS_CA;
+	case TLS_EEXPIRED:
+		return NCPV_EXIT_TLS_EXPIRED;
+	case TLS_EHOST:
+		return NCPV_EXIT_TLS_HOST;
+	case TLS_EPIN:
+		return NCPV_EXIT_TLS_PIN;
+	case TLS_ETIMEOUT:
+		return NCPV_EXIT_TLS_TIMEOUT;
+	default:
+		return NCPV_EXIT_FAIL;
+	}
+}
+
+struct tls_ctx *cmd_tls_ctx(const char *cmd, const struct cmd_tls *t, int server, int *rc)
+{
+	char err[512];
+	int code = TLS_OK;
+	struct tls_ctx *ctx = server ? tls_ctx_server(&t->cfg, &code, err, sizeof(err))
+				     : tls_ctx_client(&t->cfg, &code, err, sizeof(err));
+
+	if (ctx == NULL) {
+		cmd_error(cmd, "%s", err);
+		*rc = cmd_tls_exit(code);
+	}
+	return ctx;
+}
+
+void cmd_tls_describe(const struct tls_conn *c, int json, char *buf, size_t len)
+{
+	char alpn[64];
+	int ktls = tls_conn_ktls_send(c) || tls_conn_ktls_recv(c);
+
+	tls_conn_alpn(c, alpn, sizeof(alpn));
+	if (json)
+		snprintf(buf, len,
+			 ",\"tls\":{\"version\":\"%s\",\"cipher\":\"%s\",\"alpn\":\"%s\",\"resumed\":%s,"
+			 "\"ktls_send\":%s,\"ktls_recv\":%s}",
+			 tls_conn_version(c), tls_conn_cipher(c), alpn,
+			 tls_conn_resumed(c) ? "true" : "false", tls_conn_ktls_send(c) ? "true" : "false",
+			 tls_conn_ktls_recv(c) ? "true" : "false");
+	else
+		snprintf(buf, len, "%s %s%s%s, kTLS %s", tls_conn_version(c), tls_conn_cipher(c),
+			 alpn[0] ? ", ALPN " : "", alpn, ktls ? "on" : "off (user-space TLS)");
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: ISC */
+/* nc_tls.c - "ncpv nc --ssl": the handshake on a new connection and what -v says about it. */
+#include <stdio.h>
+
+#include "nc.h"
+#include "../cmd/cmd.h"
+#include "../loop.h"
+
+struct tls_conn *nc_tls_start(const struct nc_opts *o, int fd, int server, struct nc_totals *t)
+{
+	const char *name = server ? NULL : o->tls.sni ? o->tls.sni : o->host;
+	char err[512], what[160];
+	struct tls_conn *c = tls_conn_new(o->tls_ctx, fd, name, err, sizeof(err));
+	int rc;
+
+	if (c == NULL) {
+		cmd_error("nc", "%s", err);
+		return NULL;
+	}
+	rc = tls_handshake_wait(c, o->timeout_ms > 0 ? loop_now() + o->timeout_ms / 1000.0 : 0, NULL,
+				err, sizeof(err));
+	if (rc != TLS_OK) {
+		cmd_error("nc", "TLS handshake failed: %s", err);
+		tls_conn_free(c);
+		return NULL;
+	}
+	t->tls_conns++;
+	t->ktls_conns += tls_conn_ktls_send(c) || tls_conn_ktls_recv(c);
+	if (o->verbose) {
+		cmd_tls_describe(c, 0, what, sizeof(what));
+		fprintf(stderr, "TLS connection: %s\n", what);
+	}
+	return c;
+}
