@@ -608,7 +608,8 @@ size_t tls_pending(const struct tls_conn *c)
 {
 	int n = SSL_pending(c->ssl);
 
-	return n > 0 ? (size_t)n : 0;
+	/* Raw bytes read ahead of the record being read count too: poll cannot see them. */
+	return n > 0 ? (size_t)n : (size_t)SSL_has_pending(c->ssl);
 }
 
 const char *tls_conn_version(const struct tls_conn *c)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_tls.c - "ncpv nc --ssl": the handshake on a new connection and what -v says about it. */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "nc.h"
 #include "../cmd/cmd.h"
@@ -10,9 +12,16 @@ struct tls_conn *nc_tls_start(const struct nc_opts *o, int fd, int server, struc
 {
 	const char *name = server ? NULL : o->tls.sni ? o->tls.sni : o->host;
 	char err[512], what[160];
-	struct tls_conn *c = tls_conn_new(o->tls_ctx, fd, name, err, sizeof(err));
+	struct tls_conn *c;
 	int rc;
 
+	/* A blocking socket would let OpenSSL wait inside a read for a record that is
+	 * not coming (after a session ticket, say), deaf to poll and to -w. */
+	if (net_set_nonblock(fd, 1) < 0) {
+		cmd_error("nc", "%s", strerror(errno));
+		return NULL;
+	}
+	c = tls_conn_new(o->tls_ctx, fd, name, err, sizeof(err));
 	if (c == NULL) {
 		cmd_error("nc", "%s", err);
 		return NULL;
