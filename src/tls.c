@@ -269,6 +269,8 @@ static struct tls_ctx *ctx_new(const struct tls_config *cfg, int server, int *co
 #ifdef SSL_OP_ENABLE_KTLS
 	SSL_CTX_set_options(t->ssl, SSL_OP_ENABLE_KTLS);
 #endif
+	if (cfg->eof_is_close)
+		SSL_CTX_set_options(t->ssl, SSL_OP_IGNORE_UNEXPECTED_EOF);
 	if (cfg->alpn && alpn_wire(cfg->alpn, t->alpn, sizeof(t->alpn), &t->alpn_len) < 0) {
 		*code = TLS_ESETUP;
 		snprintf(err, errlen, "invalid ALPN list '%s': expected NAME[,NAME]...", cfg->alpn);

@@ -45,6 +45,9 @@ struct tls_config {
 	const char *pin;	/* client: SHA-256 of the peer's certificate; replaces CA checks */
 	const char *alpn;	/* "h2,http/1.1": offered (client) or accepted (server) */
 	int insecure;		/* client: no verification at all */
+	int eof_is_close;	/* a peer's EOF without close_notify is a close, not
+				 * truncation, and leaves our side able to send (ncat's
+				 * --recv-only half-closes that way) */
 };
 
 struct tls_ctx;

@@ -463,5 +463,6 @@ int nc_parse_options(int argc, char **argv, struct nc_opts *o)
 	if (o->tls.cfg.ca_file)
 		o->tls.verify = 1;
 	o->tls.cfg.insecure = o->tls.on && !o->listen && !o->tls.verify;
+	o->tls.cfg.eof_is_close = 1; /* nc reads a cut stream to its end, as ncat */
 	return parse_operands(o, argc - optind, argv + optind);
 }

@@ -291,11 +291,12 @@ one_way() {
 }
 
 @test "nc --ssl and ncat --ssl, each listening, byte-exact both directions" {
-	# ncat ends a connection at EOF on its stdin: --recv-only and --send-only say which
-	# way the data goes, as its manual advises.
+	# ncat ends a connection at EOF on its stdin, so the side that only receives says
+	# --recv-only. (Not --send-only for the sender: it then never reads, and closing
+	# over the server's unread session tickets resets the connection.)
 	one_way up 'ncat --ssl -l --recv-only 127.0.0.1 $port' '"$NCPV" nc -N --ssl 127.0.0.1 $port'
-	one_way down 'ncat --ssl -l --send-only 127.0.0.1 $port' '"$NCPV" nc --ssl 127.0.0.1 $port'
-	one_way up '"$NCPV" nc --ssl -l 127.0.0.1 $port' 'ncat --ssl --send-only 127.0.0.1 $port'
+	one_way down 'ncat --ssl -l 127.0.0.1 $port' '"$NCPV" nc --ssl 127.0.0.1 $port'
+	one_way up '"$NCPV" nc --ssl -l 127.0.0.1 $port' 'ncat --ssl 127.0.0.1 $port'
 	one_way down '"$NCPV" nc -N --ssl -l 127.0.0.1 $port' 'ncat --ssl --recv-only 127.0.0.1 $port'
 }
 
