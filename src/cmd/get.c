@@ -197,9 +197,9 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		cmd_error("get", "--parallel needs --count");
 		return NCPV_EXIT_USAGE;
 	}
-	if (o->count && (o->send || o->output || o->duration > 0 || o->max_bytes)) {
+	if (o->count && (o->send || o->output || o->max_bytes)) {
 		cmd_error("get", "--count makes whole downloads: it does not combine with %s",
-			  o->send ? "--send" : o->output ? "--output" : o->duration > 0 ? "--time" : "--bytes");
+			  o->send ? "--send" : o->output ? "--output" : "--bytes");
 		return NCPV_EXIT_USAGE;
 	}
 	if (o->send && o->output) {
@@ -230,6 +230,9 @@ struct stream {
 	char *buf;
 	uint64_t in_pipe; /* bytes spliced into our pipe, not yet out */
 	uint64_t partial; /* after an output error: bytes of that chunk that did get out */
+	int waited_output; /* the last stream_recv waited for the output, not the peer */
+	char *tmp;	    /* -o FILE: the file beside FILE that becomes FILE on success */
+	int truncate_late;  /* -o through a symlink: truncate once connected */
 };
 
 /* A write that would block, or a signal: wait for room unless the run
@@ -307,6 +310,7 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 
 			if (poll(p, 2, 0) > 0 && (p[0].revents & POLLIN) && !(p[1].revents & (POLLOUT | POLLERR))) {
 				net_wait_cancel(st->out, POLLOUT, 1000, &interrupted);
+				st->waited_output = 1;
 				errno = EINTR;
 			}
 			return -1;
@@ -337,6 +341,80 @@ static ssize_t stream_recv(struct stream *st, size_t want)
 	return -1;
 }
 
+/*
+ * -o FILE must not lose FILE's old contents to a transfer that never
+ * happens or fails half-way (a refused connect, an unknown host, a reset,
+ * a full disk). A new or regular FILE is therefore written to a temporary
+ * file beside it (same directory, so the rename cannot cross file
+ * systems) and renamed over FILE only when the transfer succeeds; on
+ * failure the temporary file is removed and FILE is as it was. Anything
+ * else (a device, a FIFO, stdout through /dev/stdout, a symlink) is opened
+ * in place, without O_TRUNC; a regular file reached through a symlink is
+ * truncated only once the connection is up.
+ * Returns the fd, or -1 with errno.
+ */
+static int open_output(struct stream *st, const char *output)
+{
+	struct stat sb;
+	const char *slash = strrchr(output, '/');
+	size_t dirlen = slash ? (size_t)(slash - output) + 1 : 0;
+	int fd, exists = lstat(output, &sb) == 0;
+
+	if (exists ? !S_ISREG(sb.st_mode) : errno != ENOENT) {
+		fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+		if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+			st->truncate_late = 1;
+		return fd;
+	}
+	st->tmp = malloc(strlen(output) + sizeof("/..ncpv-XXXXXX"));
+	if (st->tmp == NULL)
+		return -1;
+	/* "dir/.name.ncpv-XXXXXX": hidden, and named after what it will become. */
+	sprintf(st->tmp, "%.*s.%s.ncpv-XXXXXX", (int)dirlen, output, output + dirlen);
+	fd = mkostemp(st->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		free(st->tmp);
+		st->tmp = NULL;
+		/* A file we may write in a directory we may not: write it in place. */
+		if ((e == EACCES || e == EPERM || e == EROFS) && access(output, W_OK) == 0) {
+			st->truncate_late = 1;
+			return open(output, O_WRONLY | O_CLOEXEC);
+		}
+		errno = e;
+		return -1;
+	}
+	/* The mode FILE has, or would get from open(2) under the umask. */
+	if (exists) {
+		fchmod(fd, sb.st_mode & 07777);
+	} else {
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
+	return fd;
+}
+
+/* The transfer succeeded: FILE becomes what was received. */
+static int stream_commit(struct stream *st, const char *output)
+{
+	if (st->tmp == NULL)
+		return 0;
+	if (rename(st->tmp, output) < 0)
+		return -1;
+	free(st->tmp);
+	st->tmp = NULL;
+	return 0;
+}
+
+/* The connection is up: from now on, truncating FILE in place loses nothing that will not come. */
+static int stream_connected(struct stream *st)
+{
+	return st->truncate_late && ftruncate(st->out, 0) < 0 ? -1 : 0;
+}
+
 static int stream_setup(struct stream *st, const char *output, char *err, size_t errlen)
 {
 	struct stat sb;
@@ -359,7 +437,7 @@ static int stream_setup(struct stream *st, const char *output, char *err, size_t
 	if (strcmp(output, "-") == 0) {
 		st->out = STDOUT_FILENO;
 	} else {
-		st->out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		st->out = open_output(st, output);
 		if (st->out < 0) {
 			snprintf(err, errlen, "cannot open output '%s': %s", output, strerror(errno));
 			return -1;
@@ -377,10 +455,15 @@ static int stream_setup(struct stream *st, const char *output, char *err, size_t
 	return 0;
 }
 
+/* Close the output; a temporary file not committed is removed, so FILE stays as it was. */
 static void stream_cleanup(struct stream *st, const char *output)
 {
 	if (st->out >= 0 && output && strcmp(output, "-") != 0)
 		close(st->out);
+	if (st->tmp) {
+		unlink(st->tmp);
+		free(st->tmp);
+	}
 	if (st->pipe[0] >= 0) {
 		close(st->pipe[0]);
 		close(st->pipe[1]);
@@ -395,10 +478,28 @@ struct result {
 	const char *ended; /* "eof", "time", "bytes", "interrupted" */
 };
 
+/* The earlier of two deadlines, where 0 is none. */
+static double earliest(double a, double b)
+{
+	return a > 0 && (b <= 0 || a < b) ? a : b;
+}
+
+/* -w after the connect: the peer has moved nothing for that long (nc's -w). */
+static int idle_timeout(const struct get_opts *o, double last_io, double now, char *err,
+			size_t errlen, int sending, const char *peer)
+{
+	if (o->timeout <= 0 || now - last_io < o->timeout)
+		return 0;
+	snprintf(err, errlen, "%s %s: timed out: %s for %g s (-w)", sending ? "send to" : "receive from",
+		 peer, sending ? "the server took nothing" : "nothing received", o->timeout);
+	return NCPV_EXIT_TIMEOUT;
+}
+
 static int receive(const struct get_opts *o, struct stream *st, struct progress *p,
 		   struct result *res, char *err, size_t errlen)
 {
 	double start = p->meter.start, deadline = o->duration > 0 ? start + o->duration : 0;
+	double last_io = start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	struct loop_spin spin = { .window = o->busy_poll };
 
@@ -406,10 +507,15 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 	for (;;) {
 		uint64_t left = cap - p->meter.bytes;
 		size_t want = left < (1u << 30) ? (size_t)left : (1u << 30);
-		ssize_t n = stream_recv(st, want);
-		int again = n < 0 && errno == EAGAIN; /* read now: progress_tick may print */
+		ssize_t n;
+		int again, moved;
 		double now;
 
+		st->waited_output = 0;
+		n = stream_recv(st, want);
+		again = n < 0 && errno == EAGAIN; /* read now: progress_tick may print */
+		/* Waiting for our own output is not the peer being idle. */
+		moved = n > 0 || st->waited_output;
 		if (n > 0) {
 			loop_spin_done(&spin);
 			meter_add(&p->meter, (uint64_t)n);
@@ -434,6 +540,8 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			return NCPV_EXIT_FAIL;
 		}
 		now = loop_now();
+		if (moved)
+			last_io = now;
 		if (interrupted) {
 			res->ended = "interrupted";
 			return 0;
@@ -442,24 +550,35 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			res->ended = "time";
 			return 0;
 		}
+		if (idle_timeout(o, last_io, now, err, errlen, 0, res->peer))
+			return NCPV_EXIT_TIMEOUT;
 		progress_tick(p, now);
 		if (again) {
-			double until = p->show ? p->next : 0;
+			double until = earliest(p->show ? p->next : 0, deadline);
 
 			if (loop_spin_again(&spin, now))
 				continue;
-			if (deadline > 0 && (until == 0 || deadline < until))
-				until = deadline;
+			if (o->timeout > 0)
+				until = earliest(until, last_io + o->timeout);
 			net_wait_cancel(st->sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,
 					&interrupted);
 		}
 	}
 }
 
+/* Close with a reset rather than a FIN, so the peer sees an upload cut short as cut short. */
+static void reset_on_close(int sock)
+{
+	struct linger lg = { 1, 0 };
+
+	setsockopt(sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
 static int upload(const struct get_opts *o, int sock, void *scratch, struct source *src,
 		  struct progress *p, struct result *res, char *err, size_t errlen)
 {
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
+	double last_io = p->meter.start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	off_t off = 0;
 
@@ -478,6 +597,15 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 
 		if (source_kind(src) == SOURCE_FILE) {
 			n = sendfile(sock, source_fd(src), &off, want);
+			/* Nothing at an offset below the size it had when opened: the
+			 * file was truncated under us. What the server got is not the file. */
+			if (n == 0) {
+				reset_on_close(sock);
+				snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes",
+					 o->source, (unsigned long long)p->meter.bytes,
+					 (unsigned long long)source_size(src));
+				return NCPV_EXIT_FILE;
+			}
 		} else {
 			const void *data;
 			ssize_t k = source_peek(src, want, &data);
@@ -509,6 +637,9 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 			return NCPV_EXIT_FAIL;
 		}
 		now = loop_now();
+		/* A silent source is ours to wait for; only a peer taking nothing is idle. */
+		if (n > 0 || wait_for == POLLIN)
+			last_io = now;
 		if (interrupted) {
 			res->ended = "interrupted";
 			break;
@@ -517,10 +648,14 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 			res->ended = "time";
 			break;
 		}
+		if (idle_timeout(o, last_io, now, err, errlen, 1, res->peer))
+			return NCPV_EXIT_TIMEOUT;
 		progress_tick(p, now);
 		if (wait_fd >= 0) {
-			double until = p->show ? p->next : deadline;
+			double until = earliest(p->show ? p->next : 0, deadline);
 
+			if (wait_fd == sock && o->timeout > 0)
+				until = earliest(until, last_io + o->timeout);
 			net_wait_cancel(wait_fd, wait_for, until > 0 ? net_ms_until(until, now) : -1,
 					&interrupted);
 		}
@@ -576,7 +711,7 @@ static int run_single(const struct get_opts *o)
 	struct result res;
 	struct source *src = NULL;
 	char err[512];
-	int sock, rc;
+	int sock, rc, short_size;
 
 	memset(&res, 0, sizeof(res));
 	memset(&st, 0, sizeof(st));
@@ -599,6 +734,13 @@ static int run_single(const struct get_opts *o)
 	}
 	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
+	if (stream_connected(&st) < 0) {
+		cmd_error("get", "cannot truncate output '%s': %s", o->output, strerror(errno));
+		close(sock);
+		stream_cleanup(&st, o->output);
+		source_free(src);
+		return NCPV_EXIT_FILE;
+	}
 	get_progress_init(&p, o, loop_now());
 	if (o->send)
 		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
@@ -609,6 +751,12 @@ static int run_single(const struct get_opts *o)
 	if (p.shown || (p.show && rc == 0))
 		progress_draw(&p, loop_now(), 1);
 	close(sock);
+	short_size = o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0;
+	/* Only a whole transfer (or one stopped as asked: -t, -b, a signal) replaces FILE. */
+	if (rc == 0 && !short_size && stream_commit(&st, o->output) < 0) {
+		snprintf(err, sizeof(err), "cannot replace output '%s': %s", o->output, strerror(errno));
+		rc = NCPV_EXIT_FILE;
+	}
 	stream_cleanup(&st, o->output);
 	source_free(src);
 	if (rc != 0) {
@@ -616,7 +764,7 @@ static int run_single(const struct get_opts *o)
 		return rc;
 	}
 	print_summary(o, &res, o->send ? "send" : "receive");
-	if (o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0) {
+	if (short_size) {
 		cmd_error("get", "expected %llu bytes, received %llu", (unsigned long long)o->size,
 			  (unsigned long long)res.bytes);
 		return NCPV_EXIT_FAIL;
