@@ -25,8 +25,6 @@
 #include "../units.h"
 
 #define IO_CHUNK (1u << 20)
-/* After an upload, how long to wait for the server to close its side. */
-#define CLOSE_WAIT_MS 10000
 
 static volatile sig_atomic_t interrupted;
 
@@ -662,10 +660,12 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 	}
 	if (o->max_bytes && p->meter.bytes >= o->max_bytes)
 		res->ended = "bytes";
-	/* Half-close, then wait for the server's close: only then is every byte known to be read. */
+	/* Half-close, then wait for the server's close: only then is every byte known to
+	 * be read. A server that neither closes nor sends for -w leaves that unknown. */
 	shutdown(sock, SHUT_WR);
-	for (double until = loop_now() + CLOSE_WAIT_MS / 1000.0; loop_now() < until;) {
+	for (double last = loop_now();;) {
 		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
+		double now = loop_now();
 
 		if (n == 0)
 			break;
@@ -675,9 +675,18 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 				 errno == ECONNRESET ? "reset the connection" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, loop_now()),
-					     &interrupted) <= 0)
+		if (n > 0)
+			last = now;
+		if (interrupted)
 			break;
+		if (o->timeout > 0 && now - last >= o->timeout) {
+			snprintf(err, errlen, "%s did not close the connection within %g s (-w) of the "
+				 "upload's end: it may not have read everything", res->peer, o->timeout);
+			return NCPV_EXIT_TIMEOUT;
+		}
+		if (n < 0)
+			net_wait_cancel(sock, POLLIN, o->timeout > 0 ? net_ms_until(last + o->timeout, now) : -1,
+					&interrupted);
 	}
 	return 0;
 }

@@ -204,3 +204,11 @@ kept_after() {
 	[ "$status" -eq 3 ]
 	[ "$output" = "ncpv get: unknown port 'abc': not a number from 0 to 65535 or a service name in /etc/services" ]
 }
+
+@test "get ends within its bound and tells the truth for generated server schedules" {
+	# Silent, trickle, endless, early-closing and resetting servers, random chunkings and
+	# delays, against get, get -o FILE, get --send and get --count -P; ~45 s of cases.
+	run timeout 120 python3 "$BATS_TEST_DIRNAME/get_schedules.py" "$NCPV" "${NCPV_SCHEDULE_BUDGET:-45}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+}
