@@ -32,6 +32,7 @@ SLACK = 4.0      # start-up, a loaded machine
 def chunked_send(n):
     """A send step of n bytes in random pieces with short random gaps."""
     chunk = rng.choice([1, 7, 512, 4096, 65536, 1 << 20])
+    chunk = max(chunk, n // 2000)  # the fake server is Python: keep its own pace out of the bound
     steps = max(1, n // chunk)
     delay = 0 if steps > 20 else rng.choice([0, 0, 0.01, SHORT])
     return ["send", n, chunk, delay]
