@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* get.c - "ncpv get": connect, receive (or send), count, and show pv-style
- * progress in one process; --count hands over to get_batch.c. */
+/* get.c - "ncpv get": options, then connect, receive into a sink (or send from a source),
+ * count, and show pv-style progress in one process; --count hands over to get_batch.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -11,7 +10,6 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -21,6 +19,7 @@
 #include "../loop.h"
 #include "../meter.h"
 #include "../net.h"
+#include "../sink.h"
 #include "../source.h"
 #include "../units.h"
 
@@ -223,255 +222,6 @@ void get_progress_init(struct progress *p, const struct get_opts *o, double now)
 
 /* ---- one connection ---------------------------------------------------- */
 
-enum out_mode { OUT_NONE, OUT_SPLICE, OUT_PIPED_SPLICE, OUT_COPY };
-
-struct stream {
-	int sock, out, pipe[2];
-	enum out_mode mode;
-	char *buf;
-	uint64_t in_pipe; /* bytes spliced into our pipe, not yet out */
-	uint64_t partial; /* after an output error: bytes of that chunk that did get out */
-	int waited_output; /* the last stream_recv waited for the output, not the peer */
-	char *tmp;	    /* -o FILE: the file beside FILE that becomes FILE on success */
-	int truncate_late;  /* -o through a symlink: truncate once connected */
-};
-
-/* A write that would block, or a signal: wait for room unless the run
- * was interrupted (a stalled reader must not make us deaf to SIGTERM).
- * 0 to try again, -1 with errno EINTR to give up. */
-static int wait_writable(int fd)
-{
-	if (errno == EAGAIN)
-		return net_wait_cancel(fd, POLLOUT, -1, &interrupted) < 0 ? -1 : 0;
-	if (interrupted) {
-		errno = EINTR;
-		return -1;
-	}
-	return 0;
-}
-
-/* Write n bytes; *done says how many got out, also when it fails. */
-static int write_all(int fd, const char *p, size_t n, uint64_t *done)
-{
-	*done = 0;
-	while (n > 0) {
-		ssize_t w;
-
-		/* A signal during a blocking write often ends it short, not with
-		 * EINTR: look at the flag before blocking again. */
-		if (interrupted) {
-			errno = EINTR;
-			return -1;
-		}
-		w = write(fd, p, n);
-
-		if (w < 0) {
-			if ((errno == EINTR || errno == EAGAIN) && wait_writable(fd) == 0)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-		*done += (uint64_t)w;
-	}
-	return 0;
-}
-
-/* Move the internal pipe's contents to the output. */
-static int flush_pipe(struct stream *st)
-{
-	while (st->in_pipe > 0) {
-		ssize_t n = splice(st->pipe[0], NULL, st->out, NULL, (size_t)st->in_pipe, SPLICE_F_MOVE);
-
-		if (n < 0) {
-			if ((errno == EINTR || errno == EAGAIN) && wait_writable(st->out) == 0)
-				continue;
-			return -1;
-		}
-		st->in_pipe -= (uint64_t)n;
-	}
-	return 0;
-}
-
-/* Receive up to want bytes. Returns bytes (> 0), 0 at EOF, -1 with errno
- * (EAGAIN: nothing now). Output errors come back as -2 with errno. */
-static ssize_t stream_recv(struct stream *st, size_t want)
-{
-	ssize_t n;
-
-	switch (st->mode) {
-	case OUT_NONE:
-		return net_discard(st->sock, st->buf, want < NET_DISCARD_MAX ? want : NET_DISCARD_MAX);
-	case OUT_SPLICE:
-		st->partial = 0;
-		n = splice(st->sock, NULL, st->out, NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n < 0 && errno == EAGAIN) {
-			/* Either side may be the one not ready; wait for whichever. */
-			struct pollfd p[2] = { { st->sock, POLLIN, 0 }, { st->out, POLLOUT, 0 } };
-
-			if (poll(p, 2, 0) > 0 && (p[0].revents & POLLIN) && !(p[1].revents & (POLLOUT | POLLERR))) {
-				net_wait_cancel(st->out, POLLOUT, 1000, &interrupted);
-				st->waited_output = 1;
-				errno = EINTR;
-			}
-			return -1;
-		}
-		if (n < 0 && errno != EINTR)
-			return errno == EPIPE || errno == EBADF ? -2 : -1;
-		return n;
-	case OUT_PIPED_SPLICE:
-		if (want > IO_CHUNK)
-			want = IO_CHUNK;
-		n = splice(st->sock, NULL, st->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0) {
-			st->in_pipe += (uint64_t)n;
-			if (flush_pipe(st) < 0) {
-				st->partial = (uint64_t)n - st->in_pipe; /* the pipe was empty before */
-				return -2;
-			}
-		}
-		return n;
-	case OUT_COPY:
-		if (want > IO_CHUNK)
-			want = IO_CHUNK;
-		n = recv(st->sock, st->buf, want, MSG_DONTWAIT);
-		if (n > 0 && write_all(st->out, st->buf, (size_t)n, &st->partial) < 0)
-			return -2;
-		return n;
-	}
-	return -1;
-}
-
-/*
- * -o FILE must not lose FILE's old contents to a transfer that never
- * happens or fails half-way (a refused connect, an unknown host, a reset,
- * a full disk). A new or regular FILE is therefore written to a temporary
- * file beside it (same directory, so the rename cannot cross file
- * systems) and renamed over FILE only when the transfer succeeds; on
- * failure the temporary file is removed and FILE is as it was. Anything
- * else (a device, a FIFO, stdout through /dev/stdout, a symlink) is opened
- * in place, without O_TRUNC; a regular file reached through a symlink is
- * truncated only once the connection is up.
- * Returns the fd, or -1 with errno.
- */
-static int open_output(struct stream *st, const char *output)
-{
-	struct stat sb;
-	const char *slash = strrchr(output, '/');
-	size_t dirlen = slash ? (size_t)(slash - output) + 1 : 0;
-	int fd, exists = lstat(output, &sb) == 0;
-
-	if (exists ? !S_ISREG(sb.st_mode) : errno != ENOENT) {
-		fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-		if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
-			st->truncate_late = 1;
-		return fd;
-	}
-	st->tmp = malloc(strlen(output) + sizeof("/..ncpv-XXXXXX"));
-	if (st->tmp == NULL)
-		return -1;
-	/* "dir/.name.ncpv-XXXXXX": hidden, and named after what it will become. */
-	sprintf(st->tmp, "%.*s.%s.ncpv-XXXXXX", (int)dirlen, output, output + dirlen);
-	fd = mkostemp(st->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-
-		free(st->tmp);
-		st->tmp = NULL;
-		/* A file we may write in a directory we may not: write it in place. */
-		if ((e == EACCES || e == EPERM || e == EROFS) && access(output, W_OK) == 0) {
-			st->truncate_late = 1;
-			return open(output, O_WRONLY | O_CLOEXEC);
-		}
-		errno = e;
-		return -1;
-	}
-	/* The mode FILE has, or would get from open(2) under the umask. */
-	if (exists) {
-		fchmod(fd, sb.st_mode & 07777);
-	} else {
-		mode_t mask = umask(0);
-
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
-	return fd;
-}
-
-/* The transfer succeeded: FILE becomes what was received. */
-static int stream_commit(struct stream *st, const char *output)
-{
-	if (st->tmp == NULL)
-		return 0;
-	if (rename(st->tmp, output) < 0)
-		return -1;
-	free(st->tmp);
-	st->tmp = NULL;
-	return 0;
-}
-
-/* The connection is up: from now on, truncating FILE in place loses nothing that will not come. */
-static int stream_connected(struct stream *st)
-{
-	return st->truncate_late && ftruncate(st->out, 0) < 0 ? -1 : 0;
-}
-
-static int stream_setup(struct stream *st, const char *output, char *err, size_t errlen)
-{
-	struct stat sb;
-	size_t scratch;
-
-	st->out = -1;
-	st->pipe[0] = st->pipe[1] = -1;
-	st->mode = OUT_NONE;
-	/* Scratch for net_discard, or the copy buffer: untouched pages cost no RSS. */
-	scratch = IO_CHUNK;
-	if (scratch < NET_DISCARD_MAX)
-		scratch = NET_DISCARD_MAX;
-	st->buf = malloc(scratch);
-	if (st->buf == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (output == NULL)
-		return 0;
-	if (strcmp(output, "-") == 0) {
-		st->out = STDOUT_FILENO;
-	} else {
-		st->out = open_output(st, output);
-		if (st->out < 0) {
-			snprintf(err, errlen, "cannot open output '%s': %s", output, strerror(errno));
-			return -1;
-		}
-	}
-	if (fstat(st->out, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
-		st->mode = OUT_SPLICE;
-	} else if (fstat(st->out, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		   !(fcntl(st->out, F_GETFL) & O_APPEND) && pipe2(st->pipe, O_CLOEXEC) == 0) {
-		fcntl(st->pipe[1], F_SETPIPE_SZ, IO_CHUNK);
-		st->mode = OUT_PIPED_SPLICE;
-	} else {
-		st->mode = OUT_COPY;
-	}
-	return 0;
-}
-
-/* Close the output; a temporary file not committed is removed, so FILE stays as it was. */
-static void stream_cleanup(struct stream *st, const char *output)
-{
-	if (st->out >= 0 && output && strcmp(output, "-") != 0)
-		close(st->out);
-	if (st->tmp) {
-		unlink(st->tmp);
-		free(st->tmp);
-	}
-	if (st->pipe[0] >= 0) {
-		close(st->pipe[0]);
-		close(st->pipe[1]);
-	}
-	free(st->buf);
-}
-
 struct result {
 	uint64_t bytes;
 	double seconds;
@@ -496,7 +246,7 @@ static int idle_timeout(const struct get_opts *o, double last_io, double now, ch
 	return NCPV_EXIT_TIMEOUT;
 }
 
-static int receive(const struct get_opts *o, struct stream *st, struct progress *p,
+static int receive(const struct get_opts *o, int sock, struct sink *k, struct progress *p,
 		   struct result *res, char *err, size_t errlen)
 {
 	double start = p->meter.start, deadline = o->duration > 0 ? start + o->duration : 0;
@@ -512,11 +262,10 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 		int again, moved;
 		double now;
 
-		st->waited_output = 0;
-		n = stream_recv(st, want);
+		n = sink_recv(k, want);
 		again = n < 0 && errno == EAGAIN; /* read now: progress_tick may print */
 		/* Waiting for our own output is not the peer being idle. */
-		moved = n > 0 || st->waited_output;
+		moved = n > 0 || sink_waited_output(k);
 		if (n > 0) {
 			loop_spin_done(&spin);
 			meter_add(&p->meter, (uint64_t)n);
@@ -528,7 +277,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			return 0;
 		} else if (n == -2) {
 			/* The count reported is what the output holds, exactly. */
-			meter_add(&p->meter, st->partial);
+			meter_add(&p->meter, sink_partial(k));
 			if (errno == EINTR && interrupted) {
 				res->ended = "interrupted"; /* while the output was blocked */
 				return 0;
@@ -561,7 +310,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 				continue;
 			if (o->timeout > 0)
 				until = earliest(until, last_io + o->timeout);
-			net_wait_cancel(st->sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,
+			net_wait_cancel(sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,
 					&interrupted);
 		}
 	}
@@ -575,7 +324,7 @@ static void reset_on_close(int sock)
 	setsockopt(sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
-static int upload(const struct get_opts *o, int sock, void *scratch, struct source *src,
+static int upload(const struct get_opts *o, int sock, struct sink *drain, struct source *src,
 		  struct progress *p, struct result *res, char *err, size_t errlen)
 {
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
@@ -667,7 +416,7 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 	 * be read. A server that neither closes nor sends for -w leaves that unknown. */
 	shutdown(sock, SHUT_WR);
 	for (double last = loop_now();;) {
-		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
+		ssize_t n = sink_recv(drain, NET_DISCARD_MAX);
 		double now = loop_now();
 
 		if (n == 0)
@@ -719,45 +468,44 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 static int run_single(const struct get_opts *o)
 {
 	struct progress p;
-	struct stream st;
 	struct result res;
 	struct source *src = NULL;
+	struct sink *sink;
 	char err[512];
 	int sock, rc, short_size;
 
 	memset(&res, 0, sizeof(res));
-	memset(&st, 0, sizeof(st));
 	if (o->send && (src = source_open(o->source, err, sizeof(err))) == NULL) {
 		cmd_error("get", "%s", err);
 		return NCPV_EXIT_FILE;
 	}
-	if (stream_setup(&st, o->send ? NULL : o->output, err, sizeof(err)) < 0) {
+	/* An upload reads nothing but the server's close: a discarding sink. */
+	sink = sink_open(o->send ? NULL : o->output, &interrupted, err, sizeof(err));
+	if (sink == NULL) {
 		cmd_error("get", "%s", err);
-		stream_cleanup(&st, o->output);
 		source_free(src);
 		return NCPV_EXIT_FILE;
 	}
 	sock = net_connect(o->at.host, o->at.port, &o->net, err, sizeof(err));
 	if (sock < 0) {
 		cmd_error("get", "%s", err);
-		stream_cleanup(&st, o->output);
+		sink_free(sink);
 		source_free(src);
 		return cmd_net_exit(sock);
 	}
-	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
-	if (stream_connected(&st) < 0) {
+	if (sink_connected(sink, sock) < 0) {
 		cmd_error("get", "cannot truncate output '%s': %s", o->output, strerror(errno));
 		close(sock);
-		stream_cleanup(&st, o->output);
+		sink_free(sink);
 		source_free(src);
 		return NCPV_EXIT_FILE;
 	}
 	get_progress_init(&p, o, loop_now());
 	if (o->send)
-		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
+		rc = upload(o, sock, sink, src, &p, &res, err, sizeof(err));
 	else
-		rc = receive(o, &st, &p, &res, err, sizeof(err));
+		rc = receive(o, sock, sink, &p, &res, err, sizeof(err));
 	res.bytes = p.meter.bytes;
 	res.seconds = loop_now() - p.meter.start;
 	if (p.shown || (p.show && rc == 0))
@@ -765,11 +513,11 @@ static int run_single(const struct get_opts *o)
 	close(sock);
 	short_size = o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0;
 	/* Only a whole transfer (or one stopped as asked: -t, -b, a signal) replaces FILE. */
-	if (rc == 0 && !short_size && stream_commit(&st, o->output) < 0) {
+	if (rc == 0 && !short_size && sink_commit(sink) < 0) {
 		snprintf(err, sizeof(err), "cannot replace output '%s': %s", o->output, strerror(errno));
 		rc = NCPV_EXIT_FILE;
 	}
-	stream_cleanup(&st, o->output);
+	sink_free(sink);
 	source_free(src);
 	if (rc != 0) {
 		cmd_error("get", "%s (after %llu bytes)", err, (unsigned long long)res.bytes);
