@@ -41,7 +41,7 @@ static void usage(FILE *f)
 		"  /dev/tcp-listen/[ADDR/]PORT wait for one TCP client and return its connection\n"
 		"                              (no ADDR: every interface, as nc -l PORT)\n\n"
 		"  -t, --timeout SEC   give up connecting, or waiting for a client, after SEC\n"
-		"                      (the open fails with ETIMEDOUT)\n"
+		"                      (the open fails with ETIMEDOUT); 0, the default: never\n"
 		"  -v, --verbose       one line on stderr per listen, connection and failure\n"
 		"  -h, --help          show this help\n\n"
 		"The library is found beside ncpv, in ../lib/ncpv, in " NCPV_PKGLIBDIR ",\n"
@@ -68,13 +68,14 @@ static int parse_options(int argc, char **argv, struct devtcp_opts *o)
 	while ((c = getopt_long(argc, argv, "+:t:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (units_parse_seconds(optarg, &secs) < 0 || secs <= 0 || secs > 86400) {
+			if (units_parse_seconds(optarg, &secs) < 0 || secs < 0 || secs > 86400) {
 				/* The exit code written here, not taken from cmd_bad_value's return:
 				 * the analyzer cannot see into common.c and assumed success. */
 				cmd_bad_value("devtcp", "timeout", optarg,
 					      "expected seconds from 0 to 86400, such as 5 or 0.5");
 				return NCPV_EXIT_USAGE;
 			}
+			/* 0 means no timeout, as get -w 0 and the library's NCPV_DEVTCP_TIMEOUT=0. */
 			o->timeout = optarg;
 			break;
 		case 'v':
