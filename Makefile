@@ -244,6 +244,11 @@ clean:
 
 -include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d) $(DEVTCP_OBJ:.o=.d)
 
+# The Debian packages every test needs, only the missing ones (apt-get; sudo unless root).
+.PHONY: deps
+deps:
+	tools/deps check
+
 # The README's first command: every download method side by side on loopback,
 # interleaved and repeated (about 3 minutes; BENCH_ARGS adds options, e.g.
 # BENCH_ARGS='--duration 60' for the seed's setting or '--link 94mbit' as root).
