@@ -114,6 +114,12 @@ stress: ncpv $(BUILD)/tests/stressor
 
 check: all unit replay e2e hardening
 
+# The end-to-end suite SOAK_RUNS times under CPU load (stress-ng): how often each test fails.
+SOAK_RUNS ?= 5
+.PHONY: check-loaded
+check-loaded: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
+	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/soak -n $(SOAK_RUNS) $(E2E_TESTS)
+
 # The release binary really is PIE, full RELRO, stack-protected and fortified (level 3).
 hardening: $(BUILD)/ncpv
 	tests/hardening.sh $(BUILD)/ncpv "$(CC)" "$(HARDEN)" "$(CFLAGS)"
