@@ -51,7 +51,7 @@ $(BUILD)/ncpv: $(OBJ)
 # The /dev/tcp preload library: its hooks plus the foundation modules it reuses,
 # position-independent, everything hidden but the interposed symbols. Sanitizers
 # stay out of it: it is loaded into programs that are not built with them.
-DEVTCP_SRC := $(wildcard src/devtcp/*.c) src/addr.c src/net.c src/units.c
+DEVTCP_SRC := $(wildcard src/devtcp/*.c) src/addr.c src/clock.c src/net.c src/units.c
 DEVTCP_OBJ := $(DEVTCP_SRC:%.c=$(BUILD)/pic/%.o)
 DEVTCP_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
             -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks $(filter-out -fsanitize=%,$(CFLAGS)) -MMD -MP

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tcpdiag.h"
+#include "../clock.h"
 #include "../loop.h"
 #include "../net.h"
 
@@ -24,13 +25,6 @@
 #define MAX_SOCKS 64
 /* How long a stopped process group gets before SIGKILL. */
 #define STOP_GRACE_MS 2000
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* fork + exec argv in a new process group, stdin from /dev/null, stdout to
  * out_fd (or /dev/null when -1), stderr to err_fd (or the stdout's). */
@@ -74,7 +68,7 @@ static int stop_group(pid_t pid)
 			kill(-pid, SIGKILL); /* stragglers of the group (pv of nc | pv) */
 			return status;
 		}
-		sleep_ms(10);
+		clock_sleep(0.010);
 	}
 	kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -127,7 +121,7 @@ int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const cha
 	char *argv[] = { (char *)ncpv, "serve", "--json", "--max-conns", "100000", "--size", sizearg, at, NULL };
 	int pfd[2];
 	size_t len = 0;
-	double deadline = loop_now() + 5;
+	double deadline = clock_now() + 5;
 
 	memset(s, 0, sizeof(*s));
 	s->size = size;
@@ -152,7 +146,7 @@ int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const cha
 		return -1;
 	}
 	/* The first line says where it listens, or why it cannot. */
-	while (len + 1 < sizeof(line) && loop_now() < deadline) {
+	while (len + 1 < sizeof(line) && clock_now() < deadline) {
 		ssize_t n;
 
 		if (net_wait(s->log_fd, POLLIN, 100) == 0)
@@ -196,15 +190,15 @@ static int free_port(const char *host)
 
 static int wait_listening(int diag_fd, int port, double seconds)
 {
-	double deadline = loop_now() + seconds;
+	double deadline = clock_now() + seconds;
 
 	do {
 		int rc = tcpdiag_listening(diag_fd, port, NULL);
 
 		if (rc != 0)
 			return rc;
-		sleep_ms(5);
-	} while (loop_now() < deadline);
+		clock_sleep(0.005);
+	} while (clock_now() < deadline);
 	return 0;
 }
 
@@ -269,7 +263,7 @@ static void first_log_line(const char *path, char *out, size_t len)
  * one the last run used (socket cookies are never reused). */
 static int seed_ready(struct bench_server *s, int diag_fd, double seconds)
 {
-	double deadline = loop_now() + seconds;
+	double deadline = clock_now() + seconds;
 
 	do {
 		struct tcpdiag_sock socks[MAX_SOCKS];
@@ -283,8 +277,8 @@ static int seed_ready(struct bench_server *s, int diag_fd, double seconds)
 			s->listener = cookie;
 			return 1;
 		}
-		sleep_ms(5);
-	} while (loop_now() < deadline);
+		clock_sleep(0.005);
+	} while (clock_now() < deadline);
 	return 0;
 }
 
@@ -355,7 +349,7 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 {
 	struct tcpdiag_sock socks[MAX_SOCKS];
 	size_t nsocks = 0;
-	double t0 = loop_now(), t = 0;
+	double t0 = clock_now(), t = 0;
 	uint64_t bytes = 0;
 	pid_t pid = start_method(c, shell, cmd, run);
 	int pfd, status = 0, exited = 0, query_errno = 0;
@@ -365,14 +359,14 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 	pfd = pidfd_of(pid);
 	bench_run_add_sample(run, 0, 0);
 	while (!*c->stop) {
-		double left = duration - (loop_now() - t0);
+		double left = duration - (clock_now() - t0);
 		int wait = left * 1000 < SAMPLE_MS ? (int)(left * 1000) : SAMPLE_MS;
 
 		if (wait > 0 && pfd >= 0 && net_wait(pfd, POLLIN, wait) != 0)
 			exited = 1;
 		else if (wait > 0 && pfd < 0)
-			sleep_ms(wait);
-		t = loop_now() - t0;
+			clock_sleep(wait / 1000.0);
+		t = clock_now() - t0;
 		bytes = count_bytes(c, socks, &nsocks, &query_errno);
 		bench_run_add_sample(run, t, bytes);
 		runner_drain_server(c->server);
@@ -415,7 +409,7 @@ int runner_files(const struct runner_ctx *c, const char *shell, const char *cmd,
 {
 	struct bench_server *srv = c->server;
 	uint64_t done0 = srv ? srv->done : 0;
-	double t0 = loop_now(), t = 0, end;
+	double t0 = clock_now(), t = 0, end;
 	pid_t pid = start_method(c, shell, cmd, run);
 	int pfd, status = 0, exited = 0;
 
@@ -427,7 +421,7 @@ int runner_files(const struct runner_ctx *c, const char *shell, const char *cmd,
 
 		if (poll(p, 2, SAMPLE_MS) < 0 && errno != EINTR)
 			break;
-		t = loop_now() - t0;
+		t = clock_now() - t0;
 		if ((p[0].revents & POLLIN) || waitpid(pid, &status, WNOHANG) == pid)
 			exited = 1;
 		runner_drain_server(srv);
@@ -445,8 +439,8 @@ int runner_files(const struct runner_ctx *c, const char *shell, const char *cmd,
 	if (*c->stop)
 		return -1;
 	/* The server logs each download when the client closes: let it catch up. */
-	end = loop_now() + 2;
-	while (srv && srv->done - done0 < count && loop_now() < end) {
+	end = clock_now() + 2;
+	while (srv && srv->done - done0 < count && clock_now() < end) {
 		net_wait(srv->log_fd, POLLIN, 50);
 		runner_drain_server(srv);
 	}

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "../addr.h"
+#include "../clock.h"
 #include "../display.h"
 #include "../loop.h"
 #include "../net.h"
@@ -342,7 +343,7 @@ static void on_progress(void *arg, double elapsed, uint64_t bytes, uint64_t tran
 {
 	struct bench_state *st = arg;
 	char line[200], amount[32];
-	double now = loop_now();
+	double now = clock_now();
 
 	if (st->o->quiet || !st->tty || now - st->last_draw < 0.2)
 		return;

@@ -17,6 +17,7 @@
 #include "cmd.h"
 #include "get.h"
 #include "../addr.h"
+#include "../clock.h"
 #include "../display.h"
 #include "../loop.h"
 #include "../meter.h"
@@ -433,7 +434,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 				 errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		now = loop_now();
+		now = clock_now();
 		if (interrupted) {
 			res->ended = "interrupted";
 			return 0;
@@ -508,7 +509,7 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 				 errno == EPIPE || errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		now = loop_now();
+		now = clock_now();
 		if (interrupted) {
 			res->ended = "interrupted";
 			break;
@@ -529,7 +530,7 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 		res->ended = "bytes";
 	/* Half-close, then wait for the server's close: only then is every byte known to be read. */
 	shutdown(sock, SHUT_WR);
-	for (double until = loop_now() + CLOSE_WAIT_MS / 1000.0; loop_now() < until;) {
+	for (double until = clock_now() + CLOSE_WAIT_MS / 1000.0; clock_now() < until;) {
 		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
 
 		if (n == 0)
@@ -540,7 +541,7 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 				 errno == ECONNRESET ? "reset the connection" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, loop_now()),
+		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, clock_now()),
 					     &interrupted) <= 0)
 			break;
 	}
@@ -599,15 +600,15 @@ static int run_single(const struct get_opts *o)
 	}
 	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
-	get_progress_init(&p, o, loop_now());
+	get_progress_init(&p, o, clock_now());
 	if (o->send)
 		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
 	else
 		rc = receive(o, &st, &p, &res, err, sizeof(err));
 	res.bytes = p.meter.bytes;
-	res.seconds = loop_now() - p.meter.start;
+	res.seconds = clock_now() - p.meter.start;
 	if (p.shown || (p.show && rc == 0))
-		progress_draw(&p, loop_now(), 1);
+		progress_draw(&p, clock_now(), 1);
 	close(sock);
 	stream_cleanup(&st, o->output);
 	source_free(src);

@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "get.h"
+#include "../clock.h"
 #include "../loop.h"
 #include "../stats.h"
 #include "../units.h"
@@ -76,24 +77,24 @@ static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
 			 * was queued ahead of it: a short read emptied the queue, and the
 			 * read that would return 0 can be skipped. */
 			if ((size_t)n < NET_DISCARD_MAX && (events & EPOLLRDHUP) && !(events & EPOLLERR)) {
-				slot_end(b, s, 1, NULL, loop_now());
+				slot_end(b, s, 1, NULL, clock_now());
 				return;
 			}
 			continue;
 		}
 		if (n == 0) {
-			slot_end(b, s, 1, NULL, loop_now());
+			slot_end(b, s, 1, NULL, clock_now());
 			return;
 		}
 		if (errno == EAGAIN) {
-			s->last = loop_now();
+			s->last = clock_now();
 			return;
 		}
 		if (errno != EINTR) {
 			char why[128];
 
 			snprintf(why, sizeof(why), "%s", strerror(errno));
-			slot_end(b, s, 0, why, loop_now());
+			slot_end(b, s, 0, why, clock_now());
 			return;
 		}
 	}
@@ -149,21 +150,21 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 		goto out;
 	}
 	net_raise_fd_limit();
-	get_progress_init(&b.p, o, loop_now());
+	get_progress_init(&b.p, o, clock_now());
 	for (long i = 0; i < o->parallel && b.started < o->count; i++) {
 		b.slots[i].b = &b;
 		b.slots[i].fd = -1;
-		slot_start(&b, &b.slots[i], loop_now());
+		slot_start(&b, &b.slots[i], clock_now());
 	}
 	while (b.active > 0 && !*b.stop) {
-		double now = loop_now();
+		double now = clock_now();
 		int wait = b.p.show ? (int)((b.p.next - now) * 1000) + 1 : 250;
 
 		if (wait > 250)
 			wait = 250;
 		if (loop_poll(b.loop, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
 			break;
-		now = loop_now();
+		now = clock_now();
 		progress_tick(&b.p, now);
 		/* A transfer silent for longer than -w fails, so one stuck server cannot hang us. */
 		if (o->timeout > 0)
@@ -175,9 +176,9 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 			if (b.slots[i].fd < 0 && b.slots[i].b)
 				slot_start(&b, &b.slots[i], now);
 	}
-	elapsed = loop_now() - b.p.meter.start;
+	elapsed = clock_now() - b.p.meter.start;
 	if (b.p.shown)
-		progress_draw(&b.p, loop_now(), 1);
+		progress_draw(&b.p, clock_now(), 1);
 	stats_summarize(b.latency, (size_t)b.done, &lat);
 	if (o->json)
 		printf("{\"direction\":\"receive\",\"peer\":\"%s\",\"transfers\":%ld,\"failed\":%ld,"

@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "../addr.h"
+#include "../clock.h"
 #include "../loop.h"
 #include "../net.h"
 #include "../source.h"
@@ -308,7 +309,7 @@ static void reset_on_close(int fd)
 static int conn_abort(struct server *s, struct conn *c, const char *reason)
 {
 	reset_on_close(c->fd);
-	conn_close(s, c, reason, loop_now());
+	conn_close(s, c, reason, clock_now());
 	return -1;
 }
 
@@ -406,7 +407,7 @@ static int conn_pump(struct server *s, struct conn *c)
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return 0;
-			conn_close(s, c, error_reason(c, errno), loop_now());
+			conn_close(s, c, error_reason(c, errno), clock_now());
 			return -1;
 		}
 		c->sent += (uint64_t)n;
@@ -415,10 +416,10 @@ static int conn_pump(struct server *s, struct conn *c)
 	}
 	if (c->sent >= c->limit && c->state == CONN_SENDING) {
 		if (c->limit_reason != NULL) {
-			conn_close(s, c, c->limit_reason, loop_now());
+			conn_close(s, c, c->limit_reason, clock_now());
 			return -1;
 		}
-		conn_finish(s, c, loop_now());
+		conn_finish(s, c, clock_now());
 	}
 	return 0;
 }
@@ -457,17 +458,17 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	if (events & EPOLLIN) {
 		rc = conn_discard(c, cap);
 		if (rc < 0) {
-			conn_close(s, c, error_reason(c, errno), loop_now());
+			conn_close(s, c, error_reason(c, errno), clock_now());
 			return;
 		}
 		if (c->state == CONN_RECEIVING && c->received >= cap) {
-			conn_close(s, c, "max-bytes", loop_now());
+			conn_close(s, c, "max-bytes", clock_now());
 			return;
 		}
 		if (rc == 1) {
 			if (c->state != CONN_SENDING) {
 				s->completed++;
-				conn_close(s, c, "done", loop_now());
+				conn_close(s, c, "done", clock_now());
 				return;
 			}
 			/* The peer finished sending but may still read: stop polling its EOF. */
@@ -478,7 +479,7 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	if ((events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT && c->state == CONN_SENDING)) {
 		int e = net_socket_error(c->fd);
 
-		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", loop_now());
+		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", clock_now());
 		return;
 	}
 	if ((events & EPOLLOUT) && c->state == CONN_SENDING)
@@ -557,7 +558,7 @@ static void accept_one(struct server *s, int fd, double now)
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
-	double now = loop_now();
+	double now = clock_now();
 
 	(void)l;
 	(void)events;
@@ -608,7 +609,7 @@ static void sweep(struct server *s, double now)
 
 static void summary(struct server *s)
 {
-	double secs = loop_now() - s->start;
+	double secs = clock_now() - s->start;
 	char sent[32], recvd[32];
 
 	if (s->o->json) {
@@ -658,7 +659,7 @@ static int run(struct server *s)
 		fprintf(stderr, "ncpv serve: listening on %s (%s)\n", name,
 			s->o->discard ? "discard" : source_name(s->src));
 
-	s->start = loop_now();
+	s->start = clock_now();
 	while (!stop_requested) {
 		/* A counter, not a walk over every connection on each wakeup. */
 		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
@@ -669,13 +670,13 @@ static int run(struct server *s)
 		}
 		/* At most one walk over the connections per SWEEP_MS, however
 		 * many wakeups the traffic causes. */
-		if (timeout >= 0 && loop_now() >= next_sweep) {
-			sweep(s, loop_now());
-			next_sweep = loop_now() + SWEEP_MS / 1000.0;
+		if (timeout >= 0 && clock_now() >= next_sweep) {
+			sweep(s, clock_now());
+			next_sweep = clock_now() + SWEEP_MS / 1000.0;
 		}
 	}
 	while (s->conns)
-		conn_close(s, s->conns, "server stopped", loop_now());
+		conn_close(s, s->conns, "server stopped", clock_now());
 	summary(s);
 	return NCPV_EXIT_OK;
 }
