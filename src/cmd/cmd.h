@@ -67,7 +67,4 @@ int cmd_bad_option(const char *cmd, int optopt_char, const char *word);
 /* Report getopt's ':' (an option without its argument); word is argv[optind - 1]. */
 int cmd_missing_argument(const char *cmd, int opt, const char *word);
 
-/* JSON string escaping into a fixed buffer (always NUL-terminated). */
-char *cmd_json_string(char *buf, size_t len, const char *s);
-
 #endif

@@ -74,25 +74,3 @@ int cmd_net_exit(int net_error)
 		return NCPV_EXIT_FAIL;
 	}
 }
-
-char *cmd_json_string(char *buf, size_t len, const char *s)
-{
-	size_t n = 0;
-
-	if (len == 0)
-		return buf;
-	for (; *s && n + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(buf + n, len - n, "\\u%04x", c);
-		} else {
-			buf[n++] = (char)c;
-		}
-	}
-	buf[n] = '\0';
-	return buf;
-}

@@ -19,6 +19,7 @@
 #include "../addr.h"
 #include "../clock.h"
 #include "../display.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../meter.h"
 #include "../net.h"
@@ -551,14 +552,21 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 static void print_summary(const struct get_opts *o, const struct result *res, const char *dir)
 {
 	double rate = res->seconds > 0 ? (double)res->bytes / res->seconds : 0;
-	char amount[32], r[32];
+	char amount[32], r[32], line[1024];
 	FILE *jf = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
+	struct json j;
 
 	if (o->json) {
-		fprintf(jf,
-			"{\"direction\":\"%s\",\"peer\":\"%s\",\"bytes\":%llu,\"seconds\":%.6f,"
-			"\"rate\":%.0f,\"ended\":\"%s\"}\n",
-			dir, res->peer, (unsigned long long)res->bytes, res->seconds, rate, res->ended);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "direction", dir);
+		json_string(&j, "peer", res->peer);
+		json_uint(&j, "bytes", res->bytes);
+		json_fixed(&j, "seconds", res->seconds, 6);
+		json_fixed(&j, "rate", rate, 0);
+		json_string(&j, "ended", res->ended);
+		json_end(&j);
+		fprintf(jf, "%s\n", json_text(&j));
 		fflush(jf);
 	}
 	if (o->quiet)

@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "get.h"
 #include "../clock.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../stats.h"
 #include "../units.h"
@@ -125,7 +126,8 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 {
 	struct batch b;
 	struct stats_summary lat;
-	char err[512], peer[64], amount[32], rate[32];
+	char err[512], peer[64], amount[32], rate[32], line[1024];
+	struct json j;
 	double elapsed;
 	int rc;
 
@@ -180,14 +182,26 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 	if (b.p.shown)
 		progress_draw(&b.p, clock_now(), 1);
 	stats_summarize(b.latency, (size_t)b.done, &lat);
-	if (o->json)
-		printf("{\"direction\":\"receive\",\"peer\":\"%s\",\"transfers\":%ld,\"failed\":%ld,"
-		       "\"bytes\":%llu,\"seconds\":%.6f,\"transfers_per_s\":%.1f,\"rate\":%.0f,"
-		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
-		       peer, b.done, b.failed, (unsigned long long)b.p.meter.bytes, elapsed,
-		       elapsed > 0 ? b.done / elapsed : 0,
-		       elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, lat.median * 1e3,
-		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
+	if (o->json) {
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "direction", "receive");
+		json_string(&j, "peer", peer);
+		json_int(&j, "transfers", b.done);
+		json_int(&j, "failed", b.failed);
+		json_uint(&j, "bytes", b.p.meter.bytes);
+		json_fixed(&j, "seconds", elapsed, 6);
+		json_fixed(&j, "transfers_per_s", elapsed > 0 ? b.done / elapsed : 0, 1);
+		json_fixed(&j, "rate", elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, 0);
+		json_object(&j, "latency_ms");
+		json_fixed(&j, "p50", lat.median * 1e3, 3);
+		json_fixed(&j, "p90", lat.p90 * 1e3, 3);
+		json_fixed(&j, "p99", lat.p99 * 1e3, 3);
+		json_fixed(&j, "max", lat.max * 1e3, 3);
+		json_end(&j);
+		json_end(&j);
+		printf("%s\n", json_text(&j));
+	}
 	fflush(stdout);
 	if (!o->quiet)
 		fprintf(stderr,

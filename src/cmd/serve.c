@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "../addr.h"
 #include "../clock.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../net.h"
 #include "../source.h"
@@ -205,7 +206,8 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 static void log_close(struct server *s, struct conn *c, const char *reason, double now)
 {
 	double secs = now - c->start, rate;
-	char amount[32], peer[160];
+	char amount[32], line[1024];
+	struct json j;
 
 	s->bytes_sent += c->sent;
 	s->bytes_received += c->received;
@@ -213,11 +215,17 @@ static void log_close(struct server *s, struct conn *c, const char *reason, doub
 		return;
 	rate = secs > 0 ? (double)(c->sent + c->received) / secs : 0;
 	if (s->o->json) {
-		fprintf(stderr,
-			"{\"event\":\"close\",\"peer\":\"%s\",\"reason\":\"%s\",\"sent\":%llu,"
-			"\"received\":%llu,\"seconds\":%.6f,\"rate\":%.0f}\n",
-			cmd_json_string(peer, sizeof(peer), c->peer), reason,
-			(unsigned long long)c->sent, (unsigned long long)c->received, secs, rate);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "close");
+		json_string(&j, "peer", c->peer);
+		json_string(&j, "reason", reason);
+		json_uint(&j, "sent", c->sent);
+		json_uint(&j, "received", c->received);
+		json_fixed(&j, "seconds", secs, 6);
+		json_fixed(&j, "rate", rate, 0);
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
 		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)\n",
 			c->peer, reason, (unsigned long long)c->sent, (unsigned long long)c->received,
@@ -488,14 +496,21 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 
 static void refuse(struct server *s, int fd, const char *why)
 {
-	char peer[64];
+	char peer[64], line[512];
+	struct json j;
 
 	s->refused++;
 	if (!s->o->quiet) {
 		net_peer_name(fd, peer, sizeof(peer));
-		if (s->o->json)
-			fprintf(stderr, "{\"event\":\"refuse\",\"peer\":\"%s\",\"reason\":\"%s\"}\n", peer, why);
-		else
+		if (s->o->json) {
+			json_init(&j, line, sizeof(line));
+			json_object(&j, NULL);
+			json_string(&j, "event", "refuse");
+			json_string(&j, "peer", peer);
+			json_string(&j, "reason", why);
+			json_end(&j);
+			fprintf(stderr, "%s\n", json_text(&j));
+		} else
 			fprintf(stderr, "ncpv serve: %s refused: %s\n", peer, why);
 	}
 	reset_on_close(fd);
@@ -610,15 +625,21 @@ static void sweep(struct server *s, double now)
 static void summary(struct server *s)
 {
 	double secs = clock_now() - s->start;
-	char sent[32], recvd[32];
+	char sent[32], recvd[32], line[512];
+	struct json j;
 
 	if (s->o->json) {
-		fprintf(stderr,
-			"{\"event\":\"summary\",\"connections\":%llu,\"completed\":%llu,\"refused\":%llu,"
-			"\"sent\":%llu,\"received\":%llu,\"seconds\":%.3f}\n",
-			(unsigned long long)s->accepted, (unsigned long long)s->completed,
-			(unsigned long long)s->refused, (unsigned long long)s->bytes_sent,
-			(unsigned long long)s->bytes_received, secs);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "summary");
+		json_uint(&j, "connections", s->accepted);
+		json_uint(&j, "completed", s->completed);
+		json_uint(&j, "refused", s->refused);
+		json_uint(&j, "sent", s->bytes_sent);
+		json_uint(&j, "received", s->bytes_received);
+		json_fixed(&j, "seconds", secs, 3);
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
 		return;
 	}
 	fprintf(stderr,
@@ -635,7 +656,8 @@ static int run(struct server *s)
 {
 	struct sigaction sa;
 	sigset_t block, during_wait;
-	char name[128], src[6 * 256]; /* a source name with every byte escaped */
+	char name[128];
+	struct json j;
 	double next_sweep = 0;
 
 	memset(&sa, 0, sizeof(sa));
@@ -652,10 +674,16 @@ static int run(struct server *s)
 	loop_set_sigmask(s->loop, &during_wait);
 
 	net_local_name(s->lfd, name, sizeof(name));
-	if (s->o->json)
-		fprintf(stderr, "{\"event\":\"listen\",\"address\":\"%s\",\"source\":\"%s\"}\n", name,
-			cmd_json_string(src, sizeof(src), s->o->discard ? "discard" : source_name(s->src)));
-	else
+	if (s->o->json) {
+		json_init_grow(&j); /* a source path of any length */
+		json_object(&j, NULL);
+		json_string(&j, "event", "listen");
+		json_string(&j, "address", name);
+		json_string(&j, "source", s->o->discard ? "discard" : source_name(s->src));
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
+		json_free(&j);
+	} else
 		fprintf(stderr, "ncpv serve: listening on %s (%s)\n", name,
 			s->o->discard ? "discard" : source_name(s->src));
 

@@ -15,6 +15,7 @@
 #include "nc.h"
 #include "../addr.h"
 #include "../clock.h"
+#include "../json.h"
 #include "../cmd/cmd.h"
 #include "../loop.h"
 
@@ -237,12 +238,19 @@ static int connect_main(const struct nc_opts *o, struct nc_totals *t, struct nc_
 static void print_json(const struct nc_totals *t, int rc)
 {
 	double secs = clock_now() - t->start;
+	char line[256];
+	struct json j;
 
-	fprintf(stderr,
-		"{\"sent\":%llu,\"received\":%llu,\"bytes\":%llu,\"seconds\":%.6f,\"rate\":%.0f,\"exit\":%d}\n",
-		(unsigned long long)t->sent, (unsigned long long)t->received,
-		(unsigned long long)t->sent + t->received, secs,
-		secs > 0 ? (double)(t->sent + t->received) / secs : 0, rc);
+	json_init(&j, line, sizeof(line));
+	json_object(&j, NULL);
+	json_uint(&j, "sent", t->sent);
+	json_uint(&j, "received", t->received);
+	json_uint(&j, "bytes", (unsigned long long)t->sent + t->received);
+	json_fixed(&j, "seconds", secs, 6);
+	json_fixed(&j, "rate", secs > 0 ? (double)(t->sent + t->received) / secs : 0, 0);
+	json_int(&j, "exit", rc);
+	json_end(&j);
+	fprintf(stderr, "%s\n", json_text(&j));
 }
 
 int cmd_nc(int argc, char **argv)
