@@ -86,7 +86,7 @@ static void usage(FILE *f)
 		"3-5 --connect failed, 6 --html not written, 7 no server, 128+N signal N.\n");
 }
 
-static int bad(const char *option, const char *arg, const char *reason)
+static enum cmd_parse bad(const char *option, const char *arg, const char *reason)
 {
 	return cmd_bad_value("bench", option, arg, reason);
 }
@@ -110,7 +110,7 @@ static int parse_tests(const char *s, int *tests)
 	return *tests ? 0 : -1;
 }
 
-static int parse_options(int argc, char **argv, struct bench_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct bench_opts *o)
 {
 	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML };
 	static const struct option longopts[] = {
@@ -170,17 +170,17 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		case 'm':
 			if (o->nmethods >= MAX_METHODS) {
 				cmd_error("bench", "too many methods (at most %d)", MAX_METHODS);
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
 			if (method_parse_user(optarg, &o->methods[o->nmethods], err, sizeof(err)) < 0) {
 				cmd_error("bench", "%s", err);
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
 			for (size_t i = 0; i < o->nmethods; i++)
 				if (strcmp(o->methods[i].name, o->methods[o->nmethods].name) == 0) {
 					cmd_error("bench", "method '%s' already exists: pick another name",
 						  o->methods[i].name);
-					return NCPV_EXIT_USAGE;
+					return CMD_PARSE_USAGE;
 				}
 			o->nmethods++;
 			break;
@@ -221,7 +221,7 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("bench", optopt, argv[optind - 1]);
 		default:
@@ -230,25 +230,25 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 	}
 	if (optind < argc) {
 		cmd_error("bench", "unexpected argument '%s' (bench takes options only)", argv[optind]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->json && o->csv) {
 		cmd_error("bench", "--json and --csv conflict: pick one for stdout");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->connect && (o->link || o->seed_server)) {
 		cmd_error("bench", "--connect measures a remote server: it conflicts with %s",
 			  o->link ? "--link" : "--server seed");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->seed_server) {
 		if (o->tests_given && (o->tests & BENCH_FILES)) {
 			cmd_error("bench", "--server seed sends one endless stream: it cannot serve the files test");
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		}
 		o->tests = BENCH_STREAM;
 	}
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 /* Apply --methods: keep only the named methods, in the order named. */
@@ -619,7 +619,7 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 	info->alpha = ALPHA;
 }
 
-int cmd_bench_parse(int argc, char **argv)
+enum cmd_parse cmd_bench_parse(int argc, char **argv)
 {
 	struct bench_opts o;
 
@@ -628,6 +628,7 @@ int cmd_bench_parse(int argc, char **argv)
 
 int cmd_bench(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct bench_opts o;
 	struct bench_state st;
 	struct bench_info info;
@@ -636,8 +637,8 @@ int cmd_bench(int argc, char **argv)
 	FILE *html = NULL;
 	int rc, failed = 0;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if ((rc = select_methods(&o)) != 0)
 		return rc;
 	/* Find out now, not after minutes of runs, that the report cannot be written. */

@@ -65,7 +65,7 @@ static void usage(FILE *f)
 		"  -h, --help           show this help\n");
 }
 
-static int parse_options(int argc, char **argv, struct get_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, 'w' },
@@ -124,7 +124,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		case 'u':
 			/* nc's and iperf3's -u: refuse it rather than quietly upload over TCP. */
 			cmd_error("get", "option '-u' (UDP) is not supported; --send uploads over TCP");
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		case 'S':
 			o->source = optarg;
 			break;
@@ -161,7 +161,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("get", optopt, argv[optind - 1]);
 		default:
@@ -170,11 +170,11 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	}
 	if (optind >= argc) {
 		cmd_error("get", "missing HOST[:PORT] (try 'ncpv get --help')");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (argc - optind > 2) {
 		cmd_error("get", "too many arguments: '%s'", argv[optind + 2]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (argc - optind == 2) {
 		char spec[ADDR_HOST_MAX + ADDR_PORT_MAX + 4];
@@ -185,34 +185,34 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			 argv[optind + 1]);
 		if (addr_parse(spec, NULL, NULL, &o->at, err, sizeof(err)) < 0) {
 			cmd_error("get", "%s", err);
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		}
 	} else if (addr_parse(argv[optind], NULL, NCPV_DEFAULT_PORT, &o->at, err, sizeof(err)) < 0) {
 		cmd_error("get", "%s", err);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->at.host[0] == '\0') {
 		cmd_error("get", "missing host in '%s'", argv[optind]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->parallel && !o->count) {
 		cmd_error("get", "--parallel needs --count");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->count && (o->send || o->output || o->duration > 0 || o->max_bytes)) {
 		cmd_error("get", "--count makes whole downloads: it does not combine with %s",
 			  o->send ? "--send" : o->output ? "--output" : o->duration > 0 ? "--time" : "--bytes");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->send && o->output) {
 		cmd_error("get", "--send and --output conflict: an upload writes nothing");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (!o->parallel)
 		o->parallel = 1;
 	o->net.timeout_ms = o->timeout > 0 ? net_ms_until(o->timeout, 0) : 0;
 	o->net.cancel = &interrupted;
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 /* ---- the progress line, shared with get_batch.c ------------------------- */
@@ -633,7 +633,7 @@ static int run_single(const struct get_opts *o)
 	return NCPV_EXIT_OK;
 }
 
-int cmd_get_parse(int argc, char **argv)
+enum cmd_parse cmd_get_parse(int argc, char **argv)
 {
 	struct get_opts o;
 
@@ -642,12 +642,12 @@ int cmd_get_parse(int argc, char **argv)
 
 int cmd_get(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct get_opts o;
 	struct sigaction sa;
-	int rc;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (o.parallel > o.count && o.count > 0)
 		o.parallel = o.count;
 	memset(&sa, 0, sizeof(sa));

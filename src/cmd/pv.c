@@ -453,13 +453,14 @@ static void setup_signals(const struct pv_run *r)
 
 int cmd_pv(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct pv_opts o;
 	struct pv_run r;
 	int rc, out;
 	size_t bufsize;
 
-	if ((rc = pv_parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? 0 : rc;
+	if ((parsed = pv_parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
 	/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
 	 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
 	signal(SIGXFSZ, SIG_IGN);

@@ -109,7 +109,7 @@ static void usage(FILE *f)
 		"server with a summary and exit status 0.\n");
 }
 
-static int parse_options(int argc, char **argv, struct serve_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "source", required_argument, NULL, 'S' },
@@ -177,7 +177,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("serve", optopt, argv[optind - 1]);
 		default:
@@ -186,21 +186,21 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 	}
 	if (argc - optind > 1) {
 		cmd_error("serve", "too many arguments: '%s' (expected one [ADDR:]PORT)", argv[optind + 1]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->discard && o->has_size) {
 		cmd_error("serve", "--size and --discard conflict: a sink sends nothing");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (addr_parse(optind < argc ? argv[optind] : NCPV_DEFAULT_PORT, "127.0.0.1", NCPV_DEFAULT_PORT, &o->at,
 		       err, sizeof(err)) < 0) {
 		cmd_error("serve", "%s", err);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->net.family == AF_INET6 && strcmp(o->at.host, "127.0.0.1") == 0 &&
 	    (optind >= argc || strchr(argv[optind], '.') == NULL))
 		snprintf(o->at.host, sizeof(o->at.host), "::1");
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 static void log_close(struct server *s, struct conn *c, const char *reason, double now)
@@ -709,7 +709,7 @@ static int run(struct server *s)
 	return NCPV_EXIT_OK;
 }
 
-int cmd_serve_parse(int argc, char **argv)
+enum cmd_parse cmd_serve_parse(int argc, char **argv)
 {
 	struct serve_opts o;
 
@@ -718,13 +718,14 @@ int cmd_serve_parse(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct serve_opts o;
 	struct server s;
 	char err[512];
 	int rc;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	memset(&s, 0, sizeof(s));
 	s.o = &o;
 	s.lfd = s.spare_fd = -1;
