@@ -120,7 +120,7 @@ static void draw(struct pv_run *r, double now, int final)
 	struct status_extra x = { pv_xfer_buffer_percent(&r->x), r->x.last, r->x.last_len };
 	char line[STATUS_LINE_MAX];
 
-	meter_read(&r->meter, now, r->size, &mr);
+	meter_read(&r->meter, now, &mr);
 	if (!o->has_width && resized) {
 		resized = 0;
 		r->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
