@@ -33,7 +33,9 @@ enum bench_status { BENCH_OK, BENCH_SKIPPED, BENCH_FAILED };
 struct bench_result {
 	const struct bench_method *method; /* borrowed from the command's table */
 	char command[METHOD_CMD_MAX * 3];  /* exactly what ran */
-	const char *shell;
+	const char *shell;	/* as method_command returns it */
+	char *argv[32];		/* what is exec'd: points into command and argbuf */
+	char argbuf[METHOD_CMD_MAX * 3];
 	enum bench_status status;
 	char reason[256];	/* why skipped, or the first failed run's error */
 	struct bench_run *runs;	/* repeat entries (owned) */

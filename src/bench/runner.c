@@ -17,6 +17,7 @@
 #include "tcpdiag.h"
 #include "../loop.h"
 #include "../net.h"
+#include "../shquote.h"
 
 /* How often the counting point is read during a stream run. */
 #define SAMPLE_MS 100
@@ -211,7 +212,7 @@ static int wait_listening(int diag_fd, int port, double seconds)
 int runner_start_seed_server(struct bench_server *s, const char *host, int diag_fd,
 			     char *err, size_t errlen)
 {
-	char script[512];
+	char script[600], qhost[300];
 	char *argv[] = { "sh", "-c", script, NULL };
 
 	memset(s, 0, sizeof(*s));
@@ -223,7 +224,8 @@ int runner_start_seed_server(struct bench_server *s, const char *host, int diag_
 		return -1;
 	}
 	/* The seed's server loop, with its address made loopback (or the link's). */
-	snprintf(script, sizeof(script), "while true; do nc -l %s %d </dev/urandom; done", host, s->port);
+	shq_quote(host, qhost, sizeof(qhost));
+	snprintf(script, sizeof(script), "while true; do nc -l %s %d </dev/urandom; done", qhost, s->port);
 	s->pid = spawn(argv, -1, -1);
 	if (s->pid < 0) {
 		s->pid = 0;
@@ -288,10 +290,8 @@ static int seed_ready(struct bench_server *s, int diag_fd, double seconds)
 	return 0;
 }
 
-static pid_t start_method(const struct runner_ctx *c, const char *shell, const char *cmd,
-			  struct bench_run *run)
+static pid_t start_method(const struct runner_ctx *c, char *const argv[], struct bench_run *run)
 {
-	char *argv[] = { (char *)shell, "-c", (char *)cmd, NULL };
 	int err_fd = open(c->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	pid_t pid;
 
@@ -350,14 +350,13 @@ static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *soc
 	return total;
 }
 
-int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd, double duration,
-		  struct bench_run *run)
+int runner_stream(const struct runner_ctx *c, char *const argv[], double duration, struct bench_run *run)
 {
 	struct tcpdiag_sock socks[MAX_SOCKS];
 	size_t nsocks = 0;
 	double t0 = loop_now(), t = 0;
 	uint64_t bytes = 0;
-	pid_t pid = start_method(c, shell, cmd, run);
+	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0, query_errno = 0;
 
 	if (pid < 0)
@@ -410,13 +409,13 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 	return 0;
 }
 
-int runner_files(const struct runner_ctx *c, const char *shell, const char *cmd, uint64_t count,
-		 uint64_t size, double timeout, struct bench_run *run)
+int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count, uint64_t size,
+		 double timeout, struct bench_run *run)
 {
 	struct bench_server *srv = c->server;
 	uint64_t done0 = srv ? srv->done : 0;
 	double t0 = loop_now(), t = 0, end;
-	pid_t pid = start_method(c, shell, cmd, run);
+	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0;
 
 	if (pid < 0)

@@ -405,7 +405,8 @@ static int prepare_test(struct bench_state *st, enum bench_test test, struct ben
 			continue;
 		}
 		r->shell = method_command(m, test, &v, r->command, sizeof(r->command));
-		if (r->shell == NULL) {
+		if (r->shell == NULL || method_argv(r->shell, r->command, r->argbuf, sizeof(r->argbuf), r->argv,
+						    (int)(sizeof(r->argv) / sizeof(r->argv[0]))) < 0) {
 			r->status = BENCH_SKIPPED;
 			snprintf(r->reason, sizeof(r->reason), "command too long");
 			continue;
@@ -447,9 +448,9 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 			st->cur_repeat = rep + 1;
 			st->last_draw = 0;
 			if (stream)
-				rc = runner_stream(&ctx, r->shell, r->command, o->duration, run);
+				rc = runner_stream(&ctx, r->argv, o->duration, run);
 			else
-				rc = runner_files(&ctx, r->shell, r->command, o->count, o->size, o->timeout, run);
+				rc = runner_files(&ctx, r->argv, o->count, o->size, o->timeout, run);
 			r->nruns = (size_t)rep + 1;
 			if (rc < 0 || stop_signal)
 				return -1;

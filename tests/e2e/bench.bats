@@ -276,3 +276,54 @@ need_netns() {
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "ncpv bench: cannot write $SCRATCH/no/such/dir/report.html: No such file or directory" ]]
 }
+
+# Defect 3 of issue 12: a host name is data, never shell code, in every method.
+@test "a --connect host with shell syntax in it runs no code (a private /etc/hosts names it)" {
+	[ "$(id -u)" -eq 0 ] || skip "a private /etc/hosts needs root (unshare -m)"
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	local host='a$(touch${IFS}PWNED)b`touch${IFS}PWNED2`c'
+	start_serve
+	printf '127.0.0.1 localhost\n127.0.0.1 %s\n' "$host" >"$SCRATCH/hosts"
+	cd "$SCRATCH"
+	# The name resolves only inside this mount namespace; the real /etc/hosts is untouched.
+	# (socat is left out: its own address syntax refuses such a name, which is safe.)
+	run unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec "$2" bench -q --json -T stream -d 0.3 -r 1 \
+		-M ncpv,nc-pv,pv-devtcp,nc,cat-devtcp,bash-read,ncat --connect "$3:$4"' \
+		sh "$SCRATCH/hosts" "$NCPV" "$host" "$SERVE_PORT"
+	printf '%s\n' "$output" >"$SCRATCH/out.json"
+	echo "$output"
+	[ ! -e "$SCRATCH/PWNED" ] && [ ! -e "$SCRATCH/PWNED2" ]
+	[ "$status" -eq 0 ]
+	# Every method that ran reached the server under that name.
+	jq -e '[.tests[0].methods[] | select(.status != "skipped") | .status == "ok" and .median > 0] |
+		length > 0 and all' "$SCRATCH/out.json"
+}
+
+@test "a printed command pastes into a shell and runs, quotes and all" {
+	start_serve --size 100
+	bench_json --connect "127.0.0.1:$SERVE_PORT" -T files -n 3 -r 1 -M q \
+		--method "q=printf '%s\n' \"it's\" >>\"$SCRATCH/ran\"; {ncpv} get -q {host} {port} >/dev/null"
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <"$SCRATCH/ran")" -eq 3 ]
+	run "$NCPV" bench -T files -n 3 -r 1 -M q --connect "127.0.0.1:$SERVE_PORT" \
+		--method "q=printf '%s\n' \"it's\" >>\"$SCRATCH/ran\"; {ncpv} get -q {host} {port} >/dev/null"
+	[ "$status" -eq 0 ]
+	local line
+	line=$(printf '%s\n' "$output" | sed -n 's/^  files  q  *//p')
+	echo "pasting: $line"
+	[ -n "$line" ]
+	rm "$SCRATCH/ran"
+	run sh -c "$line"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$SCRATCH/ran")" = "$(printf "it's\nit's\nit's")" ]
+}
+
+@test "a placeholder inside the template's own quotes is refused" {
+	local q
+	for q in "'{host}'" '"{host}"' "\"x {port} y\""; do
+		run "$NCPV" bench --method "x=nc $q {port}"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "ncpv bench: method 'x': write {"*"} without quotes around it (the bench quotes every value)" ]]
+	done
+}
