@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "tcpdiag.h"
 #include "../loop.h"
 #include "../net.h"
@@ -37,10 +38,11 @@ static void sleep_ms(int ms)
  * out_fd (or /dev/null when -1), stderr to err_fd (or the stdout's). */
 static pid_t spawn(char *const argv[], int out_fd, int err_fd)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid != 0)
 		return pid;
+	guard_child(parent);
 	setpgid(0, 0);
 	/* The bench ignores SIGPIPE; nc | pv must behave as it does in a shell. */
 	signal(SIGPIPE, SIG_DFL);

@@ -17,6 +17,7 @@
 #include "../loop.h"
 #include "../net.h"
 #include "../units.h"
+#include "../bench/guard.h"
 #include "../bench/link.h"
 #include "../bench/method.h"
 #include "../bench/report.h"
@@ -301,6 +302,7 @@ static int select_methods(struct bench_opts *o)
 /* Everything that must be undone on every way out. */
 struct bench_state {
 	struct bench_opts *o;
+	struct bench_guard guard;
 	struct bench_link link;
 	int linked;
 	struct bench_server stream_srv, files_srv;
@@ -331,6 +333,7 @@ static void cleanup(struct bench_state *st)
 	if (st->linked)
 		link_teardown(&st->link);
 	st->linked = 0;
+	guard_stop(&st->guard);
 	if (st->log_path[0])
 		unlink(st->log_path);
 	if (st->scratch[0])
@@ -505,6 +508,13 @@ static int setup(struct bench_state *st)
 		return NCPV_EXIT_FAIL;
 	}
 	st->ncpv[n] = '\0';
+	/* Before any child: what a killed bench left, then our own supervisor. */
+	if ((fd = guard_sweep()) > 0)
+		cmd_error("bench", "killed %d process%s left running by a bench that was killed", fd, fd == 1 ? "" : "es");
+	if (guard_start(&st->guard, err, sizeof(err)) < 0) {
+		cmd_error("bench", "%s", err);
+		return NCPV_EXIT_FAIL;
+	}
 	snprintf(st->scratch, sizeof(st->scratch), "%s/ncpv-bench.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (strlen(st->scratch) >= sizeof(st->scratch) - 1 || mkdtemp(st->scratch) == NULL) {
 		st->scratch[0] = '\0';
@@ -649,6 +659,7 @@ int cmd_bench(int argc, char **argv)
 	st.o = &o;
 	st.server_diag = st.client_diag = -1;
 	st.stream_srv.log_fd = st.files_srv.log_fd = -1;
+	st.guard.fd = -1;
 	st.tty = isatty(2);
 	/* No SA_RESTART: a signal must end the waits so that cleanup runs. */
 	memset(&sa, 0, sizeof(sa));

@@ -327,3 +327,82 @@ need_netns() {
 		[[ "$output" == "ncpv bench: method 'x': write {"*"} without quotes around it (the bench quotes every value)" ]]
 	done
 }
+
+# descendants PID: "PID:COMM" of every live (not zombie) process below PID.
+descendants() {
+	ps -eo pid=,ppid=,stat=,comm= | awk -v root="$1" '
+		{ parent[$1] = $2; state[$1] = $3; comm[$1] = $4 }
+		END { for (p in parent) { q = p
+			for (hops = 0; hops < 64 && q in parent && q != root; hops++) q = parent[q]
+			if (q == root && p != root && state[p] !~ /^Z/) print p ":" comm[p] } }'
+}
+
+# alive PID...: those of the PIDs still running (zombies are not).
+alive() {
+	local p
+	for p in "$@"; do
+		[ -r "/proc/$p/stat" ] && ! awk '{ sub(/.*\) /, ""); exit !($1 == "Z") }' "/proc/$p/stat" && echo "$p"
+	done
+	return 0
+}
+
+# start_stream_bench: a long stream bench whose method leaves a grandchild
+# (sleep) that neither a parent-death signal nor the server's end would
+# stop; sets BENCH_PID and KIDS (every process below it) once all run.
+start_stream_bench() {
+	local i d=""
+	(ulimit -c 0; exec "$NCPV" bench -q -T stream -d 60 -r 1 -M hold \
+		--method 'hold=sleep 600 & {ncpv} get -q {host} {port}') >/dev/null 2>"$SCRATCH/bench.err" &
+	BENCH_PID=$!
+	STARTED_PIDS+=("$BENCH_PID")
+	for ((i = 0; i < 600; i++)); do
+		d=$(descendants "$BENCH_PID")
+		[[ "$d" == *":sleep"* && "$d" == *":ncpv-guard"* && $(wc -l <<<"$d") -ge 5 ]] && break
+		sleep 0.05
+	done
+	echo "below the bench: $d"
+	[[ "$d" == *":sleep"* && $(wc -l <<<"$d") -ge 5 ]]
+	KIDS=($(printf '%s\n' "$d" | cut -d: -f1))
+	SLEEP_PID=$(printf '%s\n' "$d" | sed -n 's/:sleep$//p')
+}
+
+# wait_all_gone SECONDS PID...: true once none of them runs.
+wait_all_gone() {
+	local limit=$1 i
+	shift
+	for ((i = 0; i < limit * 20; i++)); do
+		[ -z "$(alive "$@")" ] && return 0
+		sleep 0.05
+	done
+	echo "still running: $(alive "$@")"
+	ps -o pid,ppid,stat,args -p "$(alive "$@" | paste -sd,)" || true
+	return 1
+}
+
+# Defect 4 of issue 12: nothing the bench started outlives it.
+@test "a bench killed by SIGKILL takes its server and methods with it" {
+	start_stream_bench
+	kill -KILL "$BENCH_PID"
+	wait_all_gone 20 "${KIDS[@]}"
+}
+
+@test "a bench killed by SIGQUIT takes its server and methods with it" {
+	start_stream_bench
+	kill -QUIT "$BENCH_PID"
+	wait_all_gone 20 "${KIDS[@]}"
+}
+
+@test "the next bench removes what a bench killed with its supervisor left" {
+	start_stream_bench
+	local guard
+	guard=$(descendants "$BENCH_PID" | sed -n 's/:ncpv-guard$//p')
+	[ -n "$guard" ]
+	kill -KILL "$BENCH_PID" "$guard"
+	# sleep was the shell's child, and holds no socket: only the sweep reaches it.
+	[ -n "$(alive "$SLEEP_PID")" ]
+	run "$NCPV" bench -q -T stream -d 0.2 -r 1 -M ncpv
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ncpv bench: killed "*" left running by a bench that was killed"* ]]
+	wait_all_gone 20 "${KIDS[@]}"
+}
