@@ -25,6 +25,8 @@ static void run_json(FILE *f, enum bench_test test, const struct bench_run *run)
 	fprintf(f, "{\"ok\":%s,\"value\":%.6g,\"bytes\":%llu,\"seconds\":%.6f,\"transfers\":%llu,",
 		run->ok ? "true" : "false", json_number(run->value), (unsigned long long)run->bytes,
 		json_number(run->seconds), (unsigned long long)run->transfers);
+	if (test == BENCH_STREAM)
+		fprintf(f, "\"first_byte\":%.6f,", json_number(run->first_byte));
 	str(f, "error", run->error, "");
 	if (test == BENCH_STREAM) {
 		fputs(",\"samples\":[", f);

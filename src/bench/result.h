@@ -22,7 +22,8 @@ struct bench_run {
 	double value;	     /* stream: bytes/s; files: transfers/s */
 	uint64_t bytes;	     /* stream: total data counted; files: bytes the server sent */
 	uint64_t transfers;  /* files: downloads that completed */
-	double seconds;	     /* how long the run took */
+	double seconds;	     /* how long the run took (stream: from its first byte) */
+	double first_byte;   /* stream: seconds from start to the first byte counted */
 	struct bench_sample *samples; /* stream: the count over time (owned) */
 	size_t nsamples, cap;
 	char error[200];     /* why the run failed */

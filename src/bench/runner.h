@@ -55,9 +55,10 @@ struct runner_ctx {
 	void *arg;
 };
 
-/* Run argv (argv[0] looked up on PATH) for duration seconds, counting the bytes the client's
- * sockets receive, then stop it. Fills run (ok, or error). Returns 0, or
- * -1 when *stop ended the run (then run is incomplete). */
+/* Run argv (argv[0] looked up on PATH) and, from the first byte its sockets
+ * receive (within 30 s), count the bytes for duration seconds; then stop
+ * it. Fills run (ok, or error). Returns 0, or -1 when *stop ended the run
+ * (then run is incomplete). */
 int runner_stream(const struct runner_ctx *c, char *const argv[], double duration, struct bench_run *run);
 
 /* Run argv until it exits (count downloads of size bytes), at
