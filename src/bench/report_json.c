@@ -15,6 +15,7 @@ static void run_json(struct json *j, enum bench_test test, const struct bench_ru
 	json_uint(j, "transfers", run->transfers);
 	json_string(j, "error", run->error);
 	if (test == BENCH_STREAM) {
+		json_fixed(j, "first_byte", run->first_byte, 6);
 		json_array(j, "samples");
 		for (size_t i = 0; i < run->nsamples; i++) {
 			json_array(j, NULL);

@@ -14,15 +14,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "tcpdiag.h"
 #include "../clock.h"
 #include "../loop.h"
 #include "../net.h"
+#include "../shquote.h"
 
 /* How often the counting point is read during a stream run. */
 #define SAMPLE_MS 100
 /* Sockets one method may hold at once and still be counted apiece. */
 #define MAX_SOCKS 64
+/* How long a stream method may take to receive its first byte, and how
+ * often that is checked (the run's clock starts there). */
+#define STREAM_START_MAX 30.0
+#define START_POLL_MS 5
 /* How long a stopped process group gets before SIGKILL. */
 #define STOP_GRACE_MS 2000
 
@@ -30,10 +36,11 @@
  * out_fd (or /dev/null when -1), stderr to err_fd (or the stdout's). */
 static pid_t spawn(char *const argv[], int out_fd, int err_fd)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid != 0)
 		return pid;
+	guard_child(parent);
 	setpgid(0, 0);
 	/* The bench ignores SIGPIPE; nc | pv must behave as it does in a shell. */
 	signal(SIGPIPE, SIG_DFL);
@@ -205,7 +212,7 @@ static int wait_listening(int diag_fd, int port, double seconds)
 int runner_start_seed_server(struct bench_server *s, const char *host, int diag_fd,
 			     char *err, size_t errlen)
 {
-	char script[512];
+	char script[600], qhost[300];
 	char *argv[] = { "sh", "-c", script, NULL };
 
 	memset(s, 0, sizeof(*s));
@@ -217,7 +224,8 @@ int runner_start_seed_server(struct bench_server *s, const char *host, int diag_
 		return -1;
 	}
 	/* The seed's server loop, with its address made loopback (or the link's). */
-	snprintf(script, sizeof(script), "while true; do nc -l %s %d </dev/urandom; done", host, s->port);
+	shq_quote(host, qhost, sizeof(qhost));
+	snprintf(script, sizeof(script), "while true; do nc -l %s %d </dev/urandom; done", qhost, s->port);
 	s->pid = spawn(argv, -1, -1);
 	if (s->pid < 0) {
 		s->pid = 0;
@@ -282,10 +290,8 @@ static int seed_ready(struct bench_server *s, int diag_fd, double seconds)
 	return 0;
 }
 
-static pid_t start_method(const struct runner_ctx *c, const char *shell, const char *cmd,
-			  struct bench_run *run)
+static pid_t start_method(const struct runner_ctx *c, char *const argv[], struct bench_run *run)
 {
-	char *argv[] = { (char *)shell, "-c", (char *)cmd, NULL };
 	int err_fd = open(c->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	pid_t pid;
 
@@ -344,21 +350,52 @@ static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *soc
 	return total;
 }
 
-int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd, double duration,
-		  struct bench_run *run)
+/* Wait for the method's first byte: a tool that starts slowly (ncat loads
+ * its CA bundle) is not charged for it in a stream run. Returns 1 when bytes
+ * came (time and count in *t0, *b0), 0 when the method exited or the wait
+ * ended first (*exited says which), -1 when *stop. */
+static int wait_first_byte(const struct runner_ctx *c, pid_t pid, int pfd, struct tcpdiag_sock *socks,
+			   size_t *nsocks, int *query_errno, double *t0, uint64_t *b0, int *exited, int *status)
+{
+	double deadline = clock_now() + STREAM_START_MAX;
+
+	while (!*c->stop) {
+		uint64_t bytes = count_bytes(c, socks, nsocks, query_errno);
+
+		if (bytes > 0) {
+			*t0 = clock_now();
+			*b0 = bytes;
+			return 1;
+		}
+		if ((pfd >= 0 && net_wait(pfd, POLLIN, START_POLL_MS) != 0) ||
+		    waitpid(pid, status, WNOHANG) == pid) {
+			*exited = 1;
+			return 0;
+		}
+		if (pfd < 0)
+			clock_sleep(START_POLL_MS / 1000.0);
+		if (clock_now() > deadline)
+			return 0;
+	}
+	return -1;
+}
+
+int runner_stream(const struct runner_ctx *c, char *const argv[], double duration, struct bench_run *run)
 {
 	struct tcpdiag_sock socks[MAX_SOCKS];
 	size_t nsocks = 0;
-	double t0 = clock_now(), t = 0;
-	uint64_t bytes = 0;
-	pid_t pid = start_method(c, shell, cmd, run);
-	int pfd, status = 0, exited = 0, query_errno = 0;
+	double tstart = clock_now(), t0 = tstart, t = 0;
+	uint64_t bytes = 0, b0 = 0;
+	pid_t pid = start_method(c, argv, run);
+	int pfd, status = 0, exited = 0, query_errno = 0, started;
 
 	if (pid < 0)
 		return 0;
 	pfd = pidfd_of(pid);
+	started = wait_first_byte(c, pid, pfd, socks, &nsocks, &query_errno, &t0, &b0, &exited, &status);
+	run->first_byte = started == 1 ? t0 - tstart : 0;
 	bench_run_add_sample(run, 0, 0);
-	while (!*c->stop) {
+	while (started == 1 && !*c->stop) {
 		double left = duration - (clock_now() - t0);
 		int wait = left * 1000 < SAMPLE_MS ? (int)(left * 1000) : SAMPLE_MS;
 
@@ -367,7 +404,7 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 		else if (wait > 0 && pfd < 0)
 			clock_sleep(wait / 1000.0);
 		t = clock_now() - t0;
-		bytes = count_bytes(c, socks, &nsocks, &query_errno);
+		bytes = count_bytes(c, socks, &nsocks, &query_errno) - b0;
 		bench_run_add_sample(run, t, bytes);
 		runner_drain_server(c->server);
 		if (c->progress)
@@ -379,6 +416,8 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 		if (wait <= 1 || t >= duration)
 			break; /* within a millisecond of the end: this was the last sample */
 	}
+	if (started != 1)
+		t = clock_now() - tstart;
 	if (exited) {
 		if (pfd >= 0)
 			waitpid(pid, &status, 0);
@@ -393,24 +432,24 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 		return -1;
 	run->bytes = bytes;
 	run->seconds = t;
-	run->value = t > 0 ? (double)bytes / t : 0;
-	if (!exited && bytes == 0 && query_errno != 0)
+	run->value = started == 1 && t > 0 ? (double)bytes / t : 0;
+	if (!exited && started != 1 && query_errno != 0)
 		snprintf(run->error, sizeof(run->error), "cannot read the socket counters (sock_diag): %s",
 			 strerror(query_errno));
-	else if (!exited && bytes == 0)
-		snprintf(run->error, sizeof(run->error), "no bytes arrived in %.2f s (no socket to port %d seen)",
+	else if (!exited && started != 1)
+		snprintf(run->error, sizeof(run->error), "no bytes arrived in %.0f s (no socket to port %d seen)",
 			 t, c->port);
-	run->ok = !exited && bytes > 0;
+	run->ok = !exited && started == 1;
 	return 0;
 }
 
-int runner_files(const struct runner_ctx *c, const char *shell, const char *cmd, uint64_t count,
-		 uint64_t size, double timeout, struct bench_run *run)
+int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count, uint64_t size,
+		 double timeout, struct bench_run *run)
 {
 	struct bench_server *srv = c->server;
 	uint64_t done0 = srv ? srv->done : 0;
 	double t0 = clock_now(), t = 0, end;
-	pid_t pid = start_method(c, shell, cmd, run);
+	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0;
 
 	if (pid < 0)

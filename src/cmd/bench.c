@@ -18,6 +18,7 @@
 #include "../loop.h"
 #include "../net.h"
 #include "../units.h"
+#include "../bench/guard.h"
 #include "../bench/link.h"
 #include "../bench/method.h"
 #include "../bench/report.h"
@@ -302,6 +303,7 @@ static int select_methods(struct bench_opts *o)
 /* Everything that must be undone on every way out. */
 struct bench_state {
 	struct bench_opts *o;
+	struct bench_guard guard;
 	struct bench_link link;
 	int linked;
 	struct bench_server stream_srv, files_srv;
@@ -332,6 +334,7 @@ static void cleanup(struct bench_state *st)
 	if (st->linked)
 		link_teardown(&st->link);
 	st->linked = 0;
+	guard_stop(&st->guard);
 	if (st->log_path[0])
 		unlink(st->log_path);
 	if (st->scratch[0])
@@ -406,7 +409,8 @@ static int prepare_test(struct bench_state *st, enum bench_test test, struct ben
 			continue;
 		}
 		r->shell = method_command(m, test, &v, r->command, sizeof(r->command));
-		if (r->shell == NULL) {
+		if (r->shell == NULL || method_argv(r->shell, r->command, r->argbuf, sizeof(r->argbuf), r->argv,
+						    (int)(sizeof(r->argv) / sizeof(r->argv[0]))) < 0) {
 			r->status = BENCH_SKIPPED;
 			snprintf(r->reason, sizeof(r->reason), "command too long");
 			continue;
@@ -448,9 +452,9 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 			st->cur_repeat = rep + 1;
 			st->last_draw = 0;
 			if (stream)
-				rc = runner_stream(&ctx, r->shell, r->command, o->duration, run);
+				rc = runner_stream(&ctx, r->argv, o->duration, run);
 			else
-				rc = runner_files(&ctx, r->shell, r->command, o->count, o->size, o->timeout, run);
+				rc = runner_files(&ctx, r->argv, o->count, o->size, o->timeout, run);
 			r->nruns = (size_t)rep + 1;
 			if (rc < 0 || stop_signal)
 				return -1;
@@ -505,6 +509,13 @@ static int setup(struct bench_state *st)
 		return NCPV_EXIT_FAIL;
 	}
 	st->ncpv[n] = '\0';
+	/* Before any child: what a killed bench left, then our own supervisor. */
+	if ((fd = guard_sweep()) > 0)
+		cmd_error("bench", "killed %d process%s left running by a bench that was killed", fd, fd == 1 ? "" : "es");
+	if (guard_start(&st->guard, err, sizeof(err)) < 0) {
+		cmd_error("bench", "%s", err);
+		return NCPV_EXIT_FAIL;
+	}
 	snprintf(st->scratch, sizeof(st->scratch), "%s/ncpv-bench.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (strlen(st->scratch) >= sizeof(st->scratch) - 1 || mkdtemp(st->scratch) == NULL) {
 		st->scratch[0] = '\0';
@@ -650,6 +661,7 @@ int cmd_bench(int argc, char **argv)
 	st.o = &o;
 	st.server_diag = st.client_diag = -1;
 	st.stream_srv.log_fd = st.files_srv.log_fd = -1;
+	st.guard.fd = -1;
 	st.tty = isatty(2);
 	/* No SA_RESTART: a signal must end the waits so that cleanup runs. */
 	memset(&sa, 0, sizeof(sa));

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -379,38 +378,33 @@ static int conn_pump(struct server *s, struct conn *c)
 	for (int round = 0; round < SEND_BUDGET && c->sent < c->limit; round++) {
 		uint64_t left = c->limit - c->sent;
 		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
+
+		uint64_t pos = 0;
 		ssize_t n;
 
 		if (src_kind == SOURCE_FILE) {
 			uint64_t fsize = source_size(s->src);
-			off_t off = (off_t)(c->sent % fsize);
 
-			if (want > fsize - (uint64_t)off)
-				want = (size_t)(fsize - (uint64_t)off);
-			n = sendfile(c->fd, source_fd(s->src), &off, want);
-			/* Nothing at an offset below the size we took: the file was
-			 * truncated. Waiting for EPOLLOUT again would spin forever. */
-			if (n == 0)
-				return conn_abort(s, c, "source file shrank");
-		} else {
-			const void *data;
-			ssize_t k = source_peek(s->src, want, &data);
-
-			if (k < 0 && errno == EAGAIN)
-				return conn_wait_source(s, c);
-			if (k < 0)
-				return conn_abort(s, c, strerror(errno));
-			if (k == 0) {
-				/* A stream source ran dry: the end of an endless
-				 * stream, but a short --size "file". */
-				if (s->o->has_size)
-					return conn_abort(s, c, "source ended before --size");
-				c->limit = c->sent;
-				break;
-			}
-			n = send(c->fd, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
-			if (n > 0)
-				source_consume(s->src, (size_t)n);
+			pos = c->sent % fsize;
+			if (want > fsize - pos)
+				want = (size_t)(fsize - pos);
+		}
+		n = source_send(s->src, c->fd, pos, want);
+		/* Nothing at an offset below the size we took: the file was
+		 * truncated. Waiting for EPOLLOUT again would spin forever. */
+		if (n == 0 && src_kind == SOURCE_FILE)
+			return conn_abort(s, c, "source file shrank");
+		if (n == SOURCE_SEND_WAIT)
+			return conn_wait_source(s, c);
+		if (n == SOURCE_SEND_EREAD)
+			return conn_abort(s, c, strerror(errno));
+		if (n == 0) {
+			/* A stream source ran dry: the end of an endless
+			 * stream, but a short --size "file". */
+			if (s->o->has_size)
+				return conn_abort(s, c, "source ended before --size");
+			c->limit = c->sent;
+			break;
 		}
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
