@@ -26,6 +26,7 @@ int cmd_pv(int argc, char **argv);
 int cmd_devtcp(int argc, char **argv);
 int cmd_nc(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_link(int argc, char **argv);
 
 /* Parse a command line as the command would, and stop there: no socket, file
  * or signal handler is touched (errors and --help are printed as usual).
@@ -35,6 +36,7 @@ int cmd_serve_parse(int argc, char **argv);
 int cmd_get_parse(int argc, char **argv);
 int cmd_devtcp_parse(int argc, char **argv);
 int cmd_bench_parse(int argc, char **argv);
+int cmd_link_parse(int argc, char **argv);
 
 /* "ncpv CMD: message" on stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
