@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,7 +55,8 @@ static void usage(FILE *f)
 		"      --seed N      seed for loss and jitter (default: random, printed with -v)\n"
 		"      --near CMD    run the shell command CMD at the near end meanwhile\n"
 		"                    (a server for COMMAND to reach; stopped after COMMAND)\n"
-		"  -v, --verbose     print the seed, and each direction's counts at the end\n"
+		"  -v, --verbose     print the link and the seed first, and each direction's\n"
+		"                    packet counts at the end\n"
 		"  -h, --help        show this help\n\n"
 		"Needs no root: an ordinary user gets a user namespace. Packets pass through\n"
 		"TUN devices and ncpv's delay line, so no netem is needed. NCPV_LINK_NEAR and\n"
@@ -186,7 +188,7 @@ static void exec_command(char **argv)
 
 	execvp(argv[0], argv);
 	saved = errno;
-	cmd_error("link", "%s: %s", argv[0], strerror(saved));
+	cmd_error("link", "%s: %s", argv[0], saved == ENOENT ? "command not found" : strerror(saved));
 	_exit(saved == ENOENT ? LINK_EXIT_NOT_FOUND : LINK_EXIT_CANNOT_RUN);
 }
 
@@ -255,9 +257,10 @@ static void run_init(const struct link_opts *o, const struct link_net *net, int 
 	}
 }
 
-static void print_counts(const struct link_line *line)
+static void print_counts(const struct link_line *line, double seconds)
 {
 	static const char *const names[2] = { "down", "up" };
+	struct rusage ru;
 
 	for (int d = 0; d < 2; d++) {
 		struct link_line_counts c;
@@ -272,6 +275,11 @@ static void print_counts(const struct link_line *line)
 			(unsigned long long)(c.sched.overflow + c.held_overflow + c.write_errors + c.truncated),
 			(unsigned long long)c.sched.max_queue);
 	}
+	/* What the delay line itself cost (its children are not counted). */
+	if (getrusage(RUSAGE_SELF, &ru) == 0)
+		fprintf(stderr, "ncpv link: delay line cpu %.2fs user %.2fs system over %.2fs\n",
+			(double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+			(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, seconds);
 }
 
 /* Move packets until PID 1 of the command's namespace ends; its status. */
@@ -342,11 +350,12 @@ int cmd_link(int argc, char **argv)
 		link_net_close(&net);
 		return LINK_EXIT_WRAPPER;
 	}
-	fprintf(stderr, "ncpv link: %s at %s, near end %s; down: %s; up: %s\n", o.command[0], LINK_FAR_ADDR,
-		LINK_NEAR_ADDR, describe(down, sizeof(down), &o.p[0]), describe(up, sizeof(up), &o.p[1]));
-	if (o.verbose)
+	if (o.verbose) {
+		fprintf(stderr, "ncpv link: %s at %s, near end %s; down: %s; up: %s\n", o.command[0], LINK_FAR_ADDR,
+			LINK_NEAR_ADDR, describe(down, sizeof(down), &o.p[0]), describe(up, sizeof(up), &o.p[1]));
 		fprintf(stderr, "ncpv link: seed %llu\n", (unsigned long long)o.seed);
-	fflush(stderr);
+		fflush(stderr);
+	}
 	if ((init = fork()) < 0) {
 		cmd_error("link", "fork: %s", strerror(errno));
 		rc = LINK_EXIT_WRAPPER;
@@ -358,9 +367,13 @@ int cmd_link(int argc, char **argv)
 		run_init(&o, &net, alive[0], &mask);
 	} else {
 		close(alive[0]);
+		struct timespec t0, t1;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		rc = run_line(line, sigfd, init);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (o.verbose)
-			print_counts(line);
+			print_counts(line, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	}
 	close(alive[1]);
 	close(sigfd);

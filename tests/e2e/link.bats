@@ -64,7 +64,7 @@ count() {
 }
 
 @test "COMMAND runs at the far address and learns the near one from its environment" {
-	run "$NCPV" link -- sh -c 'echo "$NCPV_LINK_NEAR $NCPV_LINK_FAR"; ip -4 -o addr show dev ncpv-far'
+	run "$NCPV" link -v -- sh -c 'echo "$NCPV_LINK_NEAR $NCPV_LINK_FAR"; ip -4 -o addr show dev ncpv-far'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"10.231.0.1 10.231.0.2"* ]]
 	[[ "$output" == *"inet 10.231.0.2 peer 10.231.0.1"* ]]
