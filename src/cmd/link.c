@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../clock.h"
 #include "../link/line.h"
 #include "../link/netns.h"
 #include "../link/sched.h"
@@ -68,7 +69,7 @@ static void usage(FILE *f)
 
 enum { OPT_RATE = 300, OPT_DELAY, OPT_JITTER, OPT_LOSS, OPT_QUEUE, OPT_SEED, OPT_NEAR };
 
-static int parse_options(int argc, char **argv, struct link_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "rate", required_argument, NULL, OPT_RATE },
@@ -100,7 +101,7 @@ static int parse_options(int argc, char **argv, struct link_opts *o)
 		case OPT_QUEUE:
 			if (link_parse_value(optarg, kinds[c - OPT_RATE], o->p, why, sizeof(why)) < 0) {
 				cmd_bad_value("link", names[c - OPT_RATE], optarg, why);
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
 			o->queue_set |= c == OPT_QUEUE;
 			break;
@@ -111,7 +112,7 @@ static int parse_options(int argc, char **argv, struct link_opts *o)
 			o->seed = strtoull(optarg, &end, 10);
 			if (errno || *end || optarg[0] < '0' || optarg[0] > '9') {
 				cmd_bad_value("link", "seed", optarg, "expected a whole number from 0 to 2^64-1");
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
 			o->seeded = 1;
 			break;
@@ -119,7 +120,7 @@ static int parse_options(int argc, char **argv, struct link_opts *o)
 		case OPT_NEAR:
 			if (optarg[0] == '\0') {
 				cmd_bad_value("link", "near", optarg, "expected a shell command");
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
 			o->near = optarg;
 			break;
@@ -128,31 +129,31 @@ static int parse_options(int argc, char **argv, struct link_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			cmd_missing_argument("link", optopt, argv[optind - 1]);
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		default:
 			cmd_bad_option("link", optopt, optopt ? NULL : argv[optind - 1]);
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		}
 	}
 	if (o->queue_set && (!o->p[0].bits_per_s || !o->p[1].bits_per_s)) {
 		cmd_error("link", "--queue needs --rate: without a rate nothing waits (try 'ncpv link --help')");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	for (int d = 0; d < 2; d++)
 		if (o->p[d].bits_per_s && !o->p[d].queue_packets && !o->p[d].queue_bytes)
 			o->p[d].queue_packets = LINK_DEFAULT_QUEUE;
 	if (optind >= argc) {
 		cmd_error("link", "missing COMMAND (try 'ncpv link --help')");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	o->command = argv + optind;
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
-int cmd_link_parse(int argc, char **argv)
+enum cmd_parse cmd_link_parse(int argc, char **argv)
 {
 	struct link_opts o;
 
@@ -319,8 +320,10 @@ int cmd_link(int argc, char **argv)
 	pid_t init;
 	int rc, sigfd, alive[2];
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	enum cmd_parse parsed = parse_options(argc, argv, &o);
+
+	if (parsed != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (!o.seeded && getrandom(&o.seed, sizeof(o.seed), 0) != (ssize_t)sizeof(o.seed))
 		o.seed = (uint64_t)getpid() ^ (uint64_t)time(NULL);
 	/* Timers may otherwise fire up to 50 us late: the delay line's precision. */
@@ -367,13 +370,11 @@ int cmd_link(int argc, char **argv)
 		run_init(&o, &net, alive[0], &mask);
 	} else {
 		close(alive[0]);
-		struct timespec t0, t1;
+		double start = clock_now();
 
-		clock_gettime(CLOCK_MONOTONIC, &t0);
 		rc = run_line(line, sigfd, init);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (o.verbose)
-			print_counts(line, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+			print_counts(line, clock_now() - start);
 	}
 	close(alive[1]);
 	close(sigfd);

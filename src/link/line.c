@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../clock.h"
+
 /* Read at most this many packets from one side per wakeup, so a flood
  * on one side cannot hold the other side's deliveries back. */
 #define READ_BATCH 64
@@ -58,10 +60,7 @@ struct link_line {
 
 static int64_t now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)clock_now_ns();
 }
 
 static int before(const struct packet *a, const struct packet *b)
