@@ -69,7 +69,7 @@ int link_parse(const char *spec, double *bits_per_s, double *delay, double *loss
 
 /* The delay line's process: moves packets until the bench closes its end
  * of the pipe, or dies (PR_SET_PDEATHSIG). Never returns. */
-static void run_line(struct bench_link *l, int wake_fd, pid_t parent)
+__attribute__((noreturn)) static void run_line(struct bench_link *l, int wake_fd, pid_t parent)
 {
 	struct link_params p[2];
 	struct link_line *line;

@@ -160,30 +160,26 @@ enum cmd_parse cmd_link_parse(int argc, char **argv)
 	return parse_options(argc, argv, &o);
 }
 
-/* "94mbit 20ms +-1ms 1% loss queue 1000" for the banner. */
+/* "94mbit, 20ms +-1ms, 1% loss, queue 1000 packets" for -v. */
 static char *describe(char *buf, size_t len, const struct link_params *p)
 {
-	size_t n = 0;
+	char rate[32] = "no rate limit", jitter[32] = "", loss[32] = "", queue[48] = "";
 
-	buf[0] = '\0';
 	if (p->bits_per_s)
-		n += (size_t)snprintf(buf + n, len - n, "%.6gmbit, ", p->bits_per_s / 1e6);
-	else
-		n += (size_t)snprintf(buf + n, len - n, "no rate limit, ");
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, "%.6gms", p->delay_ns / 1e6);
-	if (n < len && p->jitter_ns)
-		n += (size_t)snprintf(buf + n, len - n, " +-%.6gms", p->jitter_ns / 1e6);
-	if (n < len && p->loss > 0)
-		n += (size_t)snprintf(buf + n, len - n, ", %.6g%% loss", p->loss * 100);
-	if (n < len && p->queue_packets)
-		n += (size_t)snprintf(buf + n, len - n, ", queue %u packets", p->queue_packets);
-	else if (n < len && p->queue_bytes)
-		snprintf(buf + n, len - n, ", queue %llu bytes", (unsigned long long)p->queue_bytes);
+		snprintf(rate, sizeof(rate), "%.6gmbit", p->bits_per_s / 1e6);
+	if (p->jitter_ns)
+		snprintf(jitter, sizeof(jitter), " +-%.6gms", p->jitter_ns / 1e6);
+	if (p->loss > 0)
+		snprintf(loss, sizeof(loss), ", %.6g%% loss", p->loss * 100);
+	if (p->queue_packets)
+		snprintf(queue, sizeof(queue), ", queue %u packets", p->queue_packets);
+	else if (p->queue_bytes)
+		snprintf(queue, sizeof(queue), ", queue %llu bytes", (unsigned long long)p->queue_bytes);
+	snprintf(buf, len, "%s, %.6gms%s%s%s", rate, p->delay_ns / 1e6, jitter, loss, queue);
 	return buf;
 }
 
-static void exec_command(char **argv)
+__attribute__((noreturn)) static void exec_command(char **argv)
 {
 	int saved;
 
@@ -206,7 +202,7 @@ static int sent_by_process(int code)
  * else runs in the namespace, and its parent's death (even SIGKILL) kills
  * it, so nothing outlives ncpv link.
  */
-static void run_init(const struct link_opts *o, const struct link_net *net, int alive_fd, const sigset_t *mask)
+__attribute__((noreturn)) static void run_init(const struct link_opts *o, const struct link_net *net, int alive_fd, const sigset_t *mask)
 {
 	struct pollfd pfd = { .fd = alive_fd, .events = POLLIN };
 	pid_t cmd_pid, pid;
@@ -218,7 +214,7 @@ static void run_init(const struct link_opts *o, const struct link_net *net, int 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || poll(&pfd, 1, 0) != 0)
 		_exit(LINK_EXIT_WRAPPER);
 	close(alive_fd);
-	if (o->near != NULL && (pid = fork()) == 0) {
+	if (o->near != NULL && fork() == 0) {
 		if (link_net_enter(net, 0) < 0) {
 			cmd_error("link", "cannot enter the near end: %s", strerror(errno));
 			_exit(LINK_EXIT_WRAPPER);
@@ -265,15 +261,17 @@ static void print_counts(const struct link_line *line, double seconds)
 
 	for (int d = 0; d < 2; d++) {
 		struct link_line_counts c;
+		unsigned long long dropped;
 
 		link_line_counts(line, d, &c);
+		dropped = c.sched.overflow + c.held_overflow + c.write_errors + c.truncated;
 		fprintf(stderr,
 			"ncpv link: %s: offered %llu (%llu bytes) delivered %llu (%llu bytes) lost %llu overflow %llu "
 			"max_queue %llu\n",
 			names[d], (unsigned long long)c.sched.packets, (unsigned long long)c.sched.bytes,
 			(unsigned long long)c.delivered, (unsigned long long)c.delivered_bytes,
 			(unsigned long long)c.sched.lost,
-			(unsigned long long)(c.sched.overflow + c.held_overflow + c.write_errors + c.truncated),
+			dropped,
 			(unsigned long long)c.sched.max_queue);
 	}
 	/* What the delay line itself cost (its children are not counted). */
@@ -318,7 +316,7 @@ int cmd_link(int argc, char **argv)
 	char err[256], down[128], up[128];
 	sigset_t mask;
 	pid_t init;
-	int rc, sigfd, alive[2];
+	int rc = LINK_EXIT_WRAPPER, sigfd, alive[2];
 
 	enum cmd_parse parsed = parse_options(argc, argv, &o);
 

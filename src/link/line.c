@@ -74,7 +74,7 @@ static int heap_push(struct heap *h, struct packet *p)
 
 	if (h->n == h->cap) {
 		uint32_t cap = h->cap ? h->cap * 2 : 256;
-		struct packet **v = realloc(h->v, cap * sizeof(*v));
+		struct packet **v = realloc(h->v, cap * sizeof(struct packet *));
 
 		if (v == NULL)
 			return -1;

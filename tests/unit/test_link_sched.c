@@ -79,11 +79,20 @@ static void test_no_rate_means_only_the_delay(void **state)
 
 	(void)state;
 	start(&s, 0, 7 * MS, 0, 0);
-	for (int k = 0; k < 1000; k++) {
+	for (int64_t k = 0; k < 1000; k++) {
 		assert_int_equal(link_sched_admit(&s, k * 10, 65535, &t), 0);
 		assert_true(t == k * 10 + 7 * MS);
 	}
 	assert_int_equal(s.n.overflow, 0);
+}
+
+/* A small seeded generator for the test's own schedules (xorshift64). */
+static uint64_t draw(uint64_t *x, uint64_t below)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x % below;
 }
 
 /* Offer packets (sizes and gaps from a seeded generator) and check the
@@ -95,15 +104,16 @@ static void random_schedule(uint32_t qp, uint64_t qb, unsigned seed)
 	int64_t now = 0, t, last = 0;
 	uint64_t accepted = 0;
 
-	srand(seed);
+	uint64_t x = 0x9e3779b97f4a7c15ULL * seed;
+
 	start(&s, 10000000, 3 * MS, qp, qb);
 	for (int k = 0; k < 20000; k++) {
-		uint32_t size = 40 + (uint32_t)(rand() % 1461);
-		uint32_t before = link_sched_queued(&s, now);
-		uint64_t bytes_before = s.queued_bytes;
+		uint32_t size = 40 + (uint32_t)draw(&x, 1461);
+		uint32_t before;
+		uint64_t bytes_before;
 		int rc;
 
-		now += rand() % 3 == 0 ? rand() % (2 * MS) : 0; /* bursts, then gaps */
+		now += draw(&x, 3) == 0 ? (int64_t)draw(&x, 2 * MS) : 0; /* bursts, then gaps */
 		before = link_sched_queued(&s, now);
 		bytes_before = s.queued_bytes;
 		rc = link_sched_admit(&s, now, size, &t);
