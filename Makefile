@@ -23,7 +23,7 @@ LDLIBS   := -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
 BUILD    ?= build
-SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/bench/*.c)
+SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/bench/*.c src/link/*.c)
 LIB_SRC  := $(filter-out src/main.c,$(SRC)) src/devtcp/path.c
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
