@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loop.h"
+#include "clock.h"
 #include "net.h"
 
 const char *tls_result_name(int code)
@@ -542,7 +542,7 @@ int tls_handshake_wait(struct tls_conn *c, double deadline, const volatile sig_a
 		if (r != TLS_WANT_READ && r != TLS_WANT_WRITE)
 			return r;
 		r = net_wait_cancel(c->fd, r == TLS_WANT_READ ? POLLIN : POLLOUT,
-				    deadline > 0 ? net_ms_until(deadline, loop_now()) : -1, cancel);
+				    deadline > 0 ? net_ms_until(deadline, clock_now()) : -1, cancel);
 		if (r < 0) {
 			snprintf(err, errlen, "%s", errno == EINTR ? "interrupted" : strerror(errno));
 			return TLS_EIO;

@@ -77,7 +77,7 @@ void tls_conn_free(struct tls_conn *c);
 int tls_handshake(struct tls_conn *c, char *err, size_t errlen);
 
 /* Drive the handshake to its end with poll, for callers with nothing else to do,
- * until deadline (loop_now()'s clock, in seconds; 0: none), then TLS_ETIMEOUT.
+ * until deadline (clock_now()'s clock, in seconds; 0: none), then TLS_ETIMEOUT.
  * cancel: when not NULL and set non-zero (by a signal handler), TLS_EIO with EINTR. */
 int tls_handshake_wait(struct tls_conn *c, double deadline, const volatile sig_atomic_t *cancel,
 		       char *err, size_t errlen);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* get.c - "ncpv get": connect, receive (or send), count, and show pv-style
- * progress in one process; --count hands over to get_batch.c. */
+/* get.c - "ncpv get": options, then connect, receive into a sink (or send from a source),
+ * count, and show pv-style progress in one process; --count hands over to get_batch.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -11,24 +10,25 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "get.h"
 #include "../addr.h"
+#include "../clock.h"
 #include "../display.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../meter.h"
 #include "../net.h"
+#include "../sink.h"
+#include "../tls.h"
 #include "../source.h"
 #include "../units.h"
 
 #define IO_CHUNK (1u << 20)
 /* One TLS write: four records, so a retry after TLS_WANT_WRITE is cheap to repeat. */
 #define TLS_CHUNK ((size_t)64 * 1024)
-/* After an upload, how long to wait for the server to close its side. */
-#define CLOSE_WAIT_MS 10000
 
 static volatile sig_atomic_t interrupted;
 
@@ -45,15 +45,18 @@ static void usage(FILE *f)
 		"  or:  ncpv get [OPTION]... HOST PORT\n"
 		"Download from HOST (port " NCPV_DEFAULT_PORT " by default), counting the bytes and showing\n"
 		"pv-style progress; the data is discarded unless -o is given.\n\n"
-		"  -w, --timeout SEC    connect timeout (default 10; 0 waits as long as the kernel)\n"
-		"  -t, --time SEC       stop after SEC seconds\n"
+		"  -w, --timeout SEC    give up after SEC seconds connecting, or with the peer idle\n"
+		"                       (default 10; 0: no limit but the kernel's)\n"
+		"  -t, --time SEC       stop after SEC seconds (with --count: start no more, cut the rest)\n"
 		"  -b, --bytes N        stop after N bytes (K, M, G: IEC)\n"
 		"  -s, --size N         expected size: progress bar and ETA; a different total is an error\n"
-		"  -o, --output FILE    write the data to FILE ('-' for stdout), byte-exact\n"
+		"  -o, --output FILE    write the data to FILE ('-' for stdout), byte-exact; FILE is\n"
+		"                       replaced only once the transfer succeeds\n"
 		"      --send           upload --source to the server instead (for serve --discard)\n"
 		"  -S, --source SRC     what --send sends: random (default), urandom, zero or a FILE\n"
 		"  -n, --count N        make N transfers (each until the server closes)\n"
-		"  -P, --parallel P     with --count: up to P connections at once (default 1)\n"
+		"  -P, --parallel P     with --count: up to P connections at once (default 1; capped\n"
+		"                       by the open-file limit)\n"
 		"  -i, --interval SEC   refresh the progress line every SEC seconds (default 1)\n"
 		"      --busy-poll USEC\n"
 		"                       while data comes this fast, poll instead of sleeping\n"
@@ -71,7 +74,7 @@ static void usage(FILE *f)
 		"  -h, --help           show this help\n");
 }
 
-static int parse_options(int argc, char **argv, struct get_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, 'w' },
@@ -131,7 +134,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		case 'u':
 			/* nc's and iperf3's -u: refuse it rather than quietly upload over TCP. */
 			cmd_error("get", "option '-u' (UDP) is not supported; --send uploads over TCP");
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		case 'S':
 			o->source = optarg;
 			break;
@@ -168,7 +171,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("get", optopt, argv[optind - 1]);
 		default:
@@ -177,15 +180,15 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			return cmd_bad_option("get", optopt, optopt ? NULL : argv[optind - 1]);
 		}
 	}
-	if ((c = cmd_tls_check("get", &o->tls)) != 0)
-		return c;
+	if (cmd_tls_check("get", &o->tls) != CMD_PARSE_RUN)
+		return CMD_PARSE_USAGE;
 	if (optind >= argc) {
 		cmd_error("get", "missing HOST[:PORT] (try 'ncpv get --help')");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (argc - optind > 2) {
 		cmd_error("get", "too many arguments: '%s'", argv[optind + 2]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (argc - optind == 2) {
 		char spec[ADDR_HOST_MAX + ADDR_PORT_MAX + 4];
@@ -196,34 +199,34 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			 argv[optind + 1]);
 		if (addr_parse(spec, NULL, NULL, &o->at, err, sizeof(err)) < 0) {
 			cmd_error("get", "%s", err);
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		}
 	} else if (addr_parse(argv[optind], NULL, NCPV_DEFAULT_PORT, &o->at, err, sizeof(err)) < 0) {
 		cmd_error("get", "%s", err);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->at.host[0] == '\0') {
 		cmd_error("get", "missing host in '%s'", argv[optind]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->parallel && !o->count) {
 		cmd_error("get", "--parallel needs --count");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
-	if (o->count && (o->send || o->output || o->duration > 0 || o->max_bytes)) {
+	if (o->count && (o->send || o->output || o->max_bytes)) {
 		cmd_error("get", "--count makes whole downloads: it does not combine with %s",
-			  o->send ? "--send" : o->output ? "--output" : o->duration > 0 ? "--time" : "--bytes");
-		return NCPV_EXIT_USAGE;
+			  o->send ? "--send" : o->output ? "--output" : "--bytes");
+		return CMD_PARSE_USAGE;
 	}
 	if (o->send && o->output) {
 		cmd_error("get", "--send and --output conflict: an upload writes nothing");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (!o->parallel)
 		o->parallel = 1;
 	o->net.timeout_ms = o->timeout > 0 ? net_ms_until(o->timeout, 0) : 0;
 	o->net.cancel = &interrupted;
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 /* ---- the progress line, shared with get_batch.c ------------------------- */
@@ -235,194 +238,6 @@ void get_progress_init(struct progress *p, const struct get_opts *o, double now)
 
 /* ---- one connection ---------------------------------------------------- */
 
-enum out_mode { OUT_NONE, OUT_SPLICE, OUT_PIPED_SPLICE, OUT_COPY };
-
-struct stream {
-	int sock, out, pipe[2];
-	enum out_mode mode;
-	char *buf;
-	uint64_t in_pipe; /* bytes spliced into our pipe, not yet out */
-	uint64_t partial; /* after an output error: bytes of that chunk that did get out */
-	struct tls_conn *tls; /* --tls: every byte goes through it (no splice) */
-	char tls_err[256];    /* why the last tls_read failed */
-};
-
-/* A write that would block, or a signal: wait for room unless the run
- * was interrupted (a stalled reader must not make us deaf to SIGTERM).
- * 0 to try again, -1 with errno EINTR to give up. */
-static int wait_writable(int fd)
-{
-	if (errno == EAGAIN)
-		return net_wait_cancel(fd, POLLOUT, -1, &interrupted) < 0 ? -1 : 0;
-	if (interrupted) {
-		errno = EINTR;
-		return -1;
-	}
-	return 0;
-}
-
-/* Write n bytes; *done says how many got out, also when it fails. */
-static int write_all(int fd, const char *p, size_t n, uint64_t *done)
-{
-	*done = 0;
-	while (n > 0) {
-		ssize_t w;
-
-		/* A signal during a blocking write often ends it short, not with
-		 * EINTR: look at the flag before blocking again. */
-		if (interrupted) {
-			errno = EINTR;
-			return -1;
-		}
-		w = write(fd, p, n);
-
-		if (w < 0) {
-			if ((errno == EINTR || errno == EAGAIN) && wait_writable(fd) == 0)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-		*done += (uint64_t)w;
-	}
-	return 0;
-}
-
-/* Move the internal pipe's contents to the output. */
-static int flush_pipe(struct stream *st)
-{
-	while (st->in_pipe > 0) {
-		ssize_t n = splice(st->pipe[0], NULL, st->out, NULL, (size_t)st->in_pipe, SPLICE_F_MOVE);
-
-		if (n < 0) {
-			if ((errno == EINTR || errno == EAGAIN) && wait_writable(st->out) == 0)
-				continue;
-			return -1;
-		}
-		st->in_pipe -= (uint64_t)n;
-	}
-	return 0;
-}
-
-/* stream_recv over TLS: decrypt into the buffer, then write it out. A TLS
- * failure (a stream cut without close_notify, a bad record) is -1 with errno
- * EPROTO and the reason in st->tls_err. */
-static ssize_t stream_recv_tls(struct stream *st, size_t want)
-{
-	ssize_t n = tls_read(st->tls, st->buf, want < IO_CHUNK ? want : IO_CHUNK, st->tls_err,
-			     sizeof(st->tls_err));
-
-	if (n > 0 && st->out >= 0 && write_all(st->out, st->buf, (size_t)n, &st->partial) < 0)
-		return -2;
-	if (n >= 0)
-		return n;
-	if (n == TLS_WANT_WRITE) /* a key update to answer: wait for room, briefly */
-		net_wait_cancel(st->sock, POLLOUT, 1000, &interrupted);
-	errno = n == TLS_WANT_READ ? EAGAIN : n == TLS_WANT_WRITE ? EINTR : n == TLS_EIO ? errno : EPROTO;
-	return -1;
-}
-
-/* Receive up to want bytes. Returns bytes (> 0), 0 at EOF, -1 with errno
- * (EAGAIN: nothing now). Output errors come back as -2 with errno. */
-static ssize_t stream_recv(struct stream *st, size_t want)
-{
-	ssize_t n;
-
-	if (st->tls)
-		return stream_recv_tls(st, want);
-	switch (st->mode) {
-	case OUT_NONE:
-		return net_discard(st->sock, st->buf, want < NET_DISCARD_MAX ? want : NET_DISCARD_MAX);
-	case OUT_SPLICE:
-		st->partial = 0;
-		n = splice(st->sock, NULL, st->out, NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n < 0 && errno == EAGAIN) {
-			/* Either side may be the one not ready; wait for whichever. */
-			struct pollfd p[2] = { { st->sock, POLLIN, 0 }, { st->out, POLLOUT, 0 } };
-
-			if (poll(p, 2, 0) > 0 && (p[0].revents & POLLIN) && !(p[1].revents & (POLLOUT | POLLERR))) {
-				net_wait_cancel(st->out, POLLOUT, 1000, &interrupted);
-				errno = EINTR;
-			}
-			return -1;
-		}
-		if (n < 0 && errno != EINTR)
-			return errno == EPIPE || errno == EBADF ? -2 : -1;
-		return n;
-	case OUT_PIPED_SPLICE:
-		if (want > IO_CHUNK)
-			want = IO_CHUNK;
-		n = splice(st->sock, NULL, st->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0) {
-			st->in_pipe += (uint64_t)n;
-			if (flush_pipe(st) < 0) {
-				st->partial = (uint64_t)n - st->in_pipe; /* the pipe was empty before */
-				return -2;
-			}
-		}
-		return n;
-	case OUT_COPY:
-		if (want > IO_CHUNK)
-			want = IO_CHUNK;
-		n = recv(st->sock, st->buf, want, MSG_DONTWAIT);
-		if (n > 0 && write_all(st->out, st->buf, (size_t)n, &st->partial) < 0)
-			return -2;
-		return n;
-	}
-	return -1;
-}
-
-static int stream_setup(struct stream *st, const char *output, char *err, size_t errlen)
-{
-	struct stat sb;
-	size_t scratch;
-
-	st->out = -1;
-	st->pipe[0] = st->pipe[1] = -1;
-	st->mode = OUT_NONE;
-	/* Scratch for net_discard, or the copy buffer: untouched pages cost no RSS. */
-	scratch = IO_CHUNK;
-	if (scratch < NET_DISCARD_MAX)
-		scratch = NET_DISCARD_MAX;
-	st->buf = malloc(scratch);
-	if (st->buf == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (output == NULL)
-		return 0;
-	if (strcmp(output, "-") == 0) {
-		st->out = STDOUT_FILENO;
-	} else {
-		st->out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (st->out < 0) {
-			snprintf(err, errlen, "cannot open output '%s': %s", output, strerror(errno));
-			return -1;
-		}
-	}
-	if (fstat(st->out, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
-		st->mode = OUT_SPLICE;
-	} else if (fstat(st->out, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		   !(fcntl(st->out, F_GETFL) & O_APPEND) && pipe2(st->pipe, O_CLOEXEC) == 0) {
-		fcntl(st->pipe[1], F_SETPIPE_SZ, IO_CHUNK);
-		st->mode = OUT_PIPED_SPLICE;
-	} else {
-		st->mode = OUT_COPY;
-	}
-	return 0;
-}
-
-static void stream_cleanup(struct stream *st, const char *output)
-{
-	if (st->out >= 0 && output && strcmp(output, "-") != 0)
-		close(st->out);
-	if (st->pipe[0] >= 0) {
-		close(st->pipe[0]);
-		close(st->pipe[1]);
-	}
-	free(st->buf);
-}
-
 struct result {
 	uint64_t bytes;
 	double seconds;
@@ -430,10 +245,28 @@ struct result {
 	const char *ended; /* "eof", "time", "bytes", "interrupted" */
 };
 
-static int receive(const struct get_opts *o, struct stream *st, struct progress *p,
+/* The earlier of two deadlines, where 0 is none. */
+static double earliest(double a, double b)
+{
+	return a > 0 && (b <= 0 || a < b) ? a : b;
+}
+
+/* -w after the connect: the peer has moved nothing for that long (nc's -w). */
+static int idle_timeout(const struct get_opts *o, double last_io, double now, char *err,
+			size_t errlen, int sending, const char *peer)
+{
+	if (o->timeout <= 0 || now - last_io < o->timeout)
+		return 0;
+	snprintf(err, errlen, "%s %s: timed out: %s for %g s (-w)", sending ? "send to" : "receive from",
+		 peer, sending ? "the server took nothing" : "nothing received", o->timeout);
+	return NCPV_EXIT_TIMEOUT;
+}
+
+static int receive(const struct get_opts *o, int sock, struct sink *k, struct progress *p,
 		   struct result *res, char *err, size_t errlen)
 {
 	double start = p->meter.start, deadline = o->duration > 0 ? start + o->duration : 0;
+	double last_io = start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	struct loop_spin spin = { .window = o->busy_poll };
 
@@ -441,10 +274,14 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 	for (;;) {
 		uint64_t left = cap - p->meter.bytes;
 		size_t want = left < (1u << 30) ? (size_t)left : (1u << 30);
-		ssize_t n = stream_recv(st, want);
-		int again = n < 0 && errno == EAGAIN; /* read now: progress_tick may print */
+		ssize_t n;
+		int again, moved;
 		double now;
 
+		n = sink_recv(k, want);
+		again = n < 0 && errno == EAGAIN; /* read now: progress_tick may print */
+		/* Waiting for our own output is not the peer being idle. */
+		moved = n > 0 || sink_waited_output(k);
 		if (n > 0) {
 			loop_spin_done(&spin);
 			meter_add(&p->meter, (uint64_t)n);
@@ -456,7 +293,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			return 0;
 		} else if (n == -2) {
 			/* The count reported is what the output holds, exactly. */
-			meter_add(&p->meter, st->partial);
+			meter_add(&p->meter, sink_partial(k));
 			if (errno == EINTR && interrupted) {
 				res->ended = "interrupted"; /* while the output was blocked */
 				return 0;
@@ -465,11 +302,13 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			return NCPV_EXIT_FILE;
 		} else if (errno != EAGAIN && errno != EINTR) {
 			snprintf(err, errlen, "receive from %s: %s", res->peer,
-				 st->tls && errno == EPROTO ? st->tls_err :
+				 errno == EPROTO && o->tls.on ? sink_tls_error(k) :
 				 errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		now = loop_now();
+		now = clock_now();
+		if (moved)
+			last_io = now;
 		if (interrupted) {
 			res->ended = "interrupted";
 			return 0;
@@ -478,18 +317,39 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			res->ended = "time";
 			return 0;
 		}
+		if (idle_timeout(o, last_io, now, err, errlen, 0, res->peer))
+			return NCPV_EXIT_TIMEOUT;
 		progress_tick(p, now);
 		if (again) {
-			double until = p->show ? p->next : 0;
+			double until = earliest(p->show ? p->next : 0, deadline);
 
 			if (loop_spin_again(&spin, now))
 				continue;
-			if (deadline > 0 && (until == 0 || deadline < until))
-				until = deadline;
-			net_wait_cancel(st->sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,
+			if (o->timeout > 0)
+				until = earliest(until, last_io + o->timeout);
+			net_wait_cancel(sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,
 					&interrupted);
 		}
 	}
+}
+
+/* Close with a reset rather than a FIN, so the peer sees an upload cut short as cut short. */
+static void reset_on_close(int sock)
+{
+	struct linger lg = { 1, 0 };
+
+	setsockopt(sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+/* Nothing at an offset below the size the file had when opened: it was
+ * truncated under us. What the server got is not the file. */
+static int source_shrank(const struct get_opts *o, int sock, struct source *src,
+			 const struct progress *p, char *err, size_t errlen)
+{
+	reset_on_close(sock);
+	snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes", o->source,
+		 (unsigned long long)p->meter.bytes, (unsigned long long)source_size(src));
+	return NCPV_EXIT_FILE;
 }
 
 /* One TLS write for upload: bytes written, or -1 with errno (EAGAIN: wait for
@@ -523,10 +383,13 @@ static void tls_close_notify(struct tls_conn *tls, int sock)
 		net_wait_cancel(sock, POLLOUT, 100, &interrupted);
 }
 
+/* tls: --tls, or NULL; scratch: TLS_CHUNK bytes for a file source's plaintext. */
 static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void *scratch,
-		  struct source *src, struct progress *p, struct result *res, char *err, size_t errlen)
+		  struct sink *drain, struct source *src, struct progress *p, struct result *res,
+		  char *err, size_t errlen)
 {
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
+	double last_io = p->meter.start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	off_t off = 0;
 
@@ -546,14 +409,16 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 		if (tls && source_kind(src) == SOURCE_FILE) {
 			/* pread again after TLS_WANT_WRITE gives the same bytes to retry with. */
 			n = pread(source_fd(src), scratch, want < TLS_CHUNK ? want : TLS_CHUNK, off);
+			if (n == 0)
+				return source_shrank(o, sock, src, p, err, errlen);
 			if (n > 0 && (n = upload_tls(tls, scratch, (size_t)n, err, errlen)) > 0)
 				off += n;
-			else if (n == 0)
-				break;
 			if (n < 0 && errno == EPROTO)
 				return send_failed(res, err, errlen);
 		} else if (source_kind(src) == SOURCE_FILE) {
 			n = sendfile(sock, source_fd(src), &off, want);
+			if (n == 0)
+				return source_shrank(o, sock, src, p, err, errlen);
 		} else {
 			const void *data;
 			ssize_t k = source_peek(src, want, &data);
@@ -587,7 +452,10 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 				 errno == EPIPE || errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		now = loop_now();
+		now = clock_now();
+		/* A silent source is ours to wait for; only a peer taking nothing is idle. */
+		if (n > 0 || wait_for == POLLIN)
+			last_io = now;
 		if (interrupted) {
 			res->ended = "interrupted";
 			break;
@@ -596,23 +464,30 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 			res->ended = "time";
 			break;
 		}
+		if (idle_timeout(o, last_io, now, err, errlen, 1, res->peer))
+			return NCPV_EXIT_TIMEOUT;
 		progress_tick(p, now);
 		if (wait_fd >= 0) {
-			double until = p->show ? p->next : deadline;
+			double until = earliest(p->show ? p->next : 0, deadline);
 
+			if (wait_fd == sock && o->timeout > 0)
+				until = earliest(until, last_io + o->timeout);
 			net_wait_cancel(wait_fd, wait_for, until > 0 ? net_ms_until(until, now) : -1,
 					&interrupted);
 		}
 	}
 	if (o->max_bytes && p->meter.bytes >= o->max_bytes)
 		res->ended = "bytes";
-	/* Half-close (after TLS's close_notify), then wait for the server's close:
-	 * only then is every byte known to be read. */
+	/* Half-close (after TLS's close_notify), then wait for the server's close: only
+	 * then is every byte known to be read. A server that neither closes nor sends
+	 * for -w leaves that unknown. The drain reads the raw socket even over TLS: it
+	 * only waits for the end. */
 	if (tls)
 		tls_close_notify(tls, sock);
 	shutdown(sock, SHUT_WR);
-	for (double until = loop_now() + CLOSE_WAIT_MS / 1000.0; loop_now() < until;) {
-		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
+	for (double last = clock_now();;) {
+		ssize_t n = sink_recv(drain, NET_DISCARD_MAX);
+		double now = clock_now();
 
 		if (n == 0)
 			break;
@@ -622,9 +497,18 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 				 errno == ECONNRESET ? "reset the connection" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, loop_now()),
-					     &interrupted) <= 0)
+		if (n > 0)
+			last = now;
+		if (interrupted)
 			break;
+		if (o->timeout > 0 && now - last >= o->timeout) {
+			snprintf(err, errlen, "%s did not close the connection within %g s (-w) of the "
+				 "upload's end: it may not have read everything", res->peer, o->timeout);
+			return NCPV_EXIT_TIMEOUT;
+		}
+		if (n < 0)
+			net_wait_cancel(sock, POLLIN, o->timeout > 0 ? net_ms_until(last + o->timeout, now) : -1,
+					&interrupted);
 	}
 	return 0;
 }
@@ -633,73 +517,95 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 			  const struct tls_conn *tls)
 {
 	double rate = res->seconds > 0 ? (double)res->bytes / res->seconds : 0;
-	char amount[32], r[32], tls_json[256] = "", tls_text[160] = "";
+	char amount[32], r[32], line[1024], over[160] = "";
 	FILE *jf = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
+	struct json j;
 
-	if (tls) {
-		cmd_tls_describe(tls, 1, tls_json, sizeof(tls_json));
-		memcpy(tls_text, " over ", 6);
-		cmd_tls_describe(tls, 0, tls_text + 6, sizeof(tls_text) - 6);
-	}
 	if (o->json) {
-		fprintf(jf,
-			"{\"direction\":\"%s\",\"peer\":\"%s\",\"bytes\":%llu,\"seconds\":%.6f,"
-			"\"rate\":%.0f,\"ended\":\"%s\"%s}\n",
-			dir, res->peer, (unsigned long long)res->bytes, res->seconds, rate, res->ended,
-			tls_json);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "direction", dir);
+		json_string(&j, "peer", res->peer);
+		json_uint(&j, "bytes", res->bytes);
+		json_fixed(&j, "seconds", res->seconds, 6);
+		json_fixed(&j, "rate", rate, 0);
+		json_string(&j, "ended", res->ended);
+		if (tls)
+			cmd_tls_json(&j, tls);
+		json_end(&j);
+		fprintf(jf, "%s\n", json_text(&j));
 		fflush(jf);
 	}
 	if (o->quiet)
 		return;
+	if (tls) {
+		memcpy(over, " over ", 7);
+		cmd_tls_describe(tls, over + 6, sizeof(over) - 6);
+	}
 	fprintf(stderr, "%s %llu B (%s) in %.3f s = %s/s (%.1f Mbit/s) %s %s%s\n",
 		strcmp(dir, "send") == 0 ? "sent" : "received", (unsigned long long)res->bytes,
 		units_format_iec(amount, sizeof(amount), (double)res->bytes), res->seconds,
 		units_format_iec(r, sizeof(r), rate), rate * 8 / 1e6,
-		strcmp(dir, "send") == 0 ? "to" : "from", res->peer, tls_text);
+		strcmp(dir, "send") == 0 ? "to" : "from", res->peer, over);
 }
 
-/* --tls: the handshake on the connected sock, bounded by -w. Returns 0, or an
- * exit code after the message. */
-static int start_tls(const struct get_opts *o, int sock, struct tls_ctx *ctx, struct stream *st,
-		     const char *peer)
+/* --tls: the handshake on the connected sock, bounded by -w. Returns the
+ * connection, or NULL with *rc set after the message. */
+static struct tls_conn *start_tls(const struct get_opts *o, int sock, struct tls_ctx *ctx,
+				  const char *peer, int *rc)
 {
+	const char *name = o->tls.sni ? o->tls.sni : o->at.host;
+	struct tls_conn *tls = NULL;
 	char err[512];
-	int rc;
+	int r;
 
-	if (net_set_nonblock(sock, 1) < 0 ||
-	    (st->tls = tls_conn_new(ctx, sock, o->tls.sni ? o->tls.sni : o->at.host, err, sizeof(err))) == NULL) {
-		cmd_error("get", "%s", st->tls ? strerror(errno) : err);
-		return NCPV_EXIT_FAIL;
+	*rc = NCPV_EXIT_FAIL;
+	if (net_set_nonblock(sock, 1) < 0) {
+		cmd_error("get", "%s", strerror(errno));
+		return NULL;
 	}
-	rc = tls_handshake_wait(st->tls, o->timeout > 0 ? loop_now() + o->timeout : 0, &interrupted, err,
-				sizeof(err));
-	if (rc == TLS_OK)
-		return 0;
+	if ((tls = tls_conn_new(ctx, sock, name, err, sizeof(err))) == NULL) {
+		cmd_error("get", "%s", err);
+		return NULL;
+	}
+	r = tls_handshake_wait(tls, o->timeout > 0 ? clock_now() + o->timeout : 0, &interrupted, err,
+			       sizeof(err));
+	if (r == TLS_OK)
+		return tls;
 	cmd_error("get", "TLS handshake with %s: %s", peer, err);
-	return interrupted ? NCPV_EXIT_FAIL : cmd_tls_exit(rc);
+	*rc = interrupted ? NCPV_EXIT_FAIL : cmd_tls_exit(r);
+	tls_conn_free(tls);
+	return NULL;
 }
 
 static int run_single(const struct get_opts *o)
 {
 	struct progress p;
-	struct stream st;
 	struct result res;
 	struct source *src = NULL;
+	struct sink *sink = NULL;
 	struct tls_ctx *ctx = NULL;
+	struct tls_conn *tls = NULL;
 	char err[512];
-	int sock = -1, rc = 0;
+	void *scratch = NULL;
+	int sock = -1, rc = 0, short_size;
 
 	memset(&res, 0, sizeof(res));
-	memset(&st, 0, sizeof(st));
-	st.out = st.pipe[0] = st.pipe[1] = -1;
-	if (o->tls.on && (ctx = cmd_tls_ctx("get", &o->tls, 0, &rc)) == NULL)
-		return rc;
+	if (o->tls.on && ((ctx = cmd_tls_ctx("get", &o->tls, 0, &rc)) == NULL ||
+			  (scratch = malloc(TLS_CHUNK)) == NULL)) {
+		if (ctx)
+			cmd_error("get", "out of memory");
+		rc = ctx ? NCPV_EXIT_FAIL : rc;
+		goto out;
+	}
 	if (o->send && (src = source_open(o->source, err, sizeof(err))) == NULL) {
 		cmd_error("get", "%s", err);
 		rc = NCPV_EXIT_FILE;
 		goto out;
 	}
-	if (stream_setup(&st, o->send ? NULL : o->output, err, sizeof(err)) < 0) {
+	/* An upload reads nothing but the server's close: a discarding sink. */
+	sink = sink_open(o->send ? NULL : o->output, &interrupted, err, sizeof(err));
+	if (sink == NULL) {
 		cmd_error("get", "%s", err);
 		rc = NCPV_EXIT_FILE;
 		goto out;
@@ -710,40 +616,53 @@ static int run_single(const struct get_opts *o)
 		rc = cmd_net_exit(sock);
 		goto out;
 	}
-	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
-	if (ctx && (rc = start_tls(o, sock, ctx, &st, res.peer)) != 0)
+	if (ctx && (tls = start_tls(o, sock, ctx, res.peer, &rc)) == NULL)
 		goto out;
-	get_progress_init(&p, o, loop_now());
+	if (sink_connected(sink, sock) < 0) {
+		cmd_error("get", "cannot truncate output '%s': %s", o->output, strerror(errno));
+		rc = NCPV_EXIT_FILE;
+		goto out;
+	}
+	if (tls && !o->send)
+		sink_set_tls(sink, tls);
+	get_progress_init(&p, o, clock_now());
 	if (o->send)
-		rc = upload(o, sock, st.tls, st.buf, src, &p, &res, err, sizeof(err));
+		rc = upload(o, sock, tls, scratch, sink, src, &p, &res, err, sizeof(err));
 	else
-		rc = receive(o, &st, &p, &res, err, sizeof(err));
+		rc = receive(o, sock, sink, &p, &res, err, sizeof(err));
 	res.bytes = p.meter.bytes;
-	res.seconds = loop_now() - p.meter.start;
+	res.seconds = clock_now() - p.meter.start;
 	if (p.shown || (p.show && rc == 0))
-		progress_draw(&p, loop_now(), 1);
+		progress_draw(&p, clock_now(), 1);
+	short_size = o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0;
+	/* Only a whole transfer (or one stopped as asked: -t, -b, a signal) replaces FILE. */
+	if (rc == 0 && !short_size && sink_commit(sink) < 0) {
+		snprintf(err, sizeof(err), "cannot replace output '%s': %s", o->output, strerror(errno));
+		rc = NCPV_EXIT_FILE;
+	}
 	if (rc != 0) {
 		cmd_error("get", "%s (after %llu bytes)", err, (unsigned long long)res.bytes);
 		goto out;
 	}
-	print_summary(o, &res, o->send ? "send" : "receive", st.tls);
-	if (o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0) {
+	print_summary(o, &res, o->send ? "send" : "receive", tls);
+	if (short_size) {
 		cmd_error("get", "expected %llu bytes, received %llu", (unsigned long long)o->size,
 			  (unsigned long long)res.bytes);
 		rc = NCPV_EXIT_FAIL;
 	}
 out:
-	tls_conn_free(st.tls);
+	tls_conn_free(tls);
 	tls_ctx_free(ctx);
+	free(scratch);
 	if (sock >= 0)
 		close(sock);
-	stream_cleanup(&st, o->output);
+	sink_free(sink);
 	source_free(src);
 	return rc;
 }
 
-int cmd_get_parse(int argc, char **argv)
+enum cmd_parse cmd_get_parse(int argc, char **argv)
 {
 	struct get_opts o;
 
@@ -752,12 +671,12 @@ int cmd_get_parse(int argc, char **argv)
 
 int cmd_get(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct get_opts o;
 	struct sigaction sa;
-	int rc;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (o.parallel > o.count && o.count > 0)
 		o.parallel = o.count;
 	memset(&sa, 0, sizeof(sa));

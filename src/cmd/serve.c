@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -18,6 +17,8 @@
 #include "cmd.h"
 #include "tls_cmd.h"
 #include "../addr.h"
+#include "../clock.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../net.h"
 #include "../source.h"
@@ -126,7 +127,7 @@ static void usage(FILE *f)
 		"server with a summary and exit status 0.\n");
 }
 
-static int parse_options(int argc, char **argv, struct serve_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "source", required_argument, NULL, 'S' },
@@ -195,7 +196,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("serve", optopt, argv[optind - 1]);
 		default:
@@ -204,50 +205,56 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 			return cmd_bad_option("serve", optopt, optopt ? NULL : argv[optind - 1]);
 		}
 	}
-	if ((c = cmd_tls_check("serve", &o->tls)) != 0)
-		return c;
+	if (cmd_tls_check("serve", &o->tls) != CMD_PARSE_RUN)
+		return CMD_PARSE_USAGE;
 	if (argc - optind > 1) {
 		cmd_error("serve", "too many arguments: '%s' (expected one [ADDR:]PORT)", argv[optind + 1]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->discard && o->has_size) {
 		cmd_error("serve", "--size and --discard conflict: a sink sends nothing");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (addr_parse(optind < argc ? argv[optind] : NCPV_DEFAULT_PORT, "127.0.0.1", NCPV_DEFAULT_PORT, &o->at,
 		       err, sizeof(err)) < 0) {
 		cmd_error("serve", "%s", err);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->net.family == AF_INET6 && strcmp(o->at.host, "127.0.0.1") == 0 &&
 	    (optind >= argc || strchr(argv[optind], '.') == NULL))
 		snprintf(o->at.host, sizeof(o->at.host), "::1");
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 static void log_close(struct server *s, struct conn *c, const char *reason, double now)
 {
 	double secs = now - c->start, rate;
-	char amount[32], peer[160], tls[256] = "";
+	char amount[32], line[1024], tls[256] = "";
+	struct json j;
 
 	s->bytes_sent += c->sent;
 	s->bytes_received += c->received;
 	if (s->o->quiet)
 		return;
 	rate = secs > 0 ? (double)(c->sent + c->received) / secs : 0;
-	if (c->tls && !c->handshaking) {
-		if (!s->o->json)
-			memcpy(tls, " over ", 7);
-		cmd_tls_describe(c->tls, s->o->json, tls + strlen(tls), sizeof(tls) - strlen(tls));
+	if (c->tls && !c->handshaking && !s->o->json) {
+		memcpy(tls, " over ", 7);
+		cmd_tls_describe(c->tls, tls + 6, sizeof(tls) - 6);
 	}
 	if (s->o->json) {
-		char why[512];
-
-		fprintf(stderr,
-			"{\"event\":\"close\",\"peer\":\"%s\",\"reason\":\"%s\",\"sent\":%llu,"
-			"\"received\":%llu,\"seconds\":%.6f,\"rate\":%.0f%s}\n",
-			cmd_json_string(peer, sizeof(peer), c->peer), cmd_json_string(why, sizeof(why), reason),
-			(unsigned long long)c->sent, (unsigned long long)c->received, secs, rate, tls);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "close");
+		json_string(&j, "peer", c->peer);
+		json_string(&j, "reason", reason);
+		json_uint(&j, "sent", c->sent);
+		json_uint(&j, "received", c->received);
+		json_fixed(&j, "seconds", secs, 6);
+		json_fixed(&j, "rate", rate, 0);
+		if (c->tls && !c->handshaking)
+			cmd_tls_json(&j, c->tls);
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
 		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)%s\n",
 			c->peer, reason, (unsigned long long)c->sent, (unsigned long long)c->received,
@@ -341,7 +348,7 @@ static void reset_on_close(int fd)
 static int conn_abort(struct server *s, struct conn *c, const char *reason)
 {
 	reset_on_close(c->fd);
-	conn_close(s, c, reason, loop_now());
+	conn_close(s, c, reason, clock_now());
 	return -1;
 }
 
@@ -442,7 +449,7 @@ static int conn_fill_tls(struct server *s, struct conn *c)
 /* A TLS call on c failed with rc: close c with the reason. Returns -1. */
 static int conn_tls_failed(struct server *s, struct conn *c, int rc)
 {
-	conn_close(s, c, rc == TLS_EIO ? error_reason(c, errno) : s->tls_err, loop_now());
+	conn_close(s, c, rc == TLS_EIO ? error_reason(c, errno) : s->tls_err, clock_now());
 	return -1;
 }
 
@@ -500,43 +507,38 @@ static int conn_pump(struct server *s, struct conn *c)
 	for (int round = 0; !c->tls && round < SEND_BUDGET && c->sent < c->limit; round++) {
 		uint64_t left = c->limit - c->sent;
 		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
+
+		uint64_t pos = 0;
 		ssize_t n;
 
 		if (src_kind == SOURCE_FILE) {
 			uint64_t fsize = source_size(s->src);
-			off_t off = (off_t)(c->sent % fsize);
 
-			if (want > fsize - (uint64_t)off)
-				want = (size_t)(fsize - (uint64_t)off);
-			n = sendfile(c->fd, source_fd(s->src), &off, want);
-			/* Nothing at an offset below the size we took: the file was
-			 * truncated. Waiting for EPOLLOUT again would spin forever. */
-			if (n == 0)
-				return conn_abort(s, c, "source file shrank");
-		} else {
-			const void *data;
-			ssize_t k = source_peek(s->src, want, &data);
-
-			if (k < 0 && errno == EAGAIN)
-				return conn_wait_source(s, c);
-			if (k < 0)
-				return conn_abort(s, c, strerror(errno));
-			if (k == 0) {
-				/* A stream source ran dry: the end of an endless
-				 * stream, but a short --size "file". */
-				if (s->o->has_size)
-					return conn_abort(s, c, "source ended before --size");
-				c->limit = c->sent;
-				break;
-			}
-			n = send(c->fd, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
-			if (n > 0)
-				source_consume(s->src, (size_t)n);
+			pos = c->sent % fsize;
+			if (want > fsize - pos)
+				want = (size_t)(fsize - pos);
+		}
+		n = source_send(s->src, c->fd, pos, want);
+		/* Nothing at an offset below the size we took: the file was
+		 * truncated. Waiting for EPOLLOUT again would spin forever. */
+		if (n == 0 && src_kind == SOURCE_FILE)
+			return conn_abort(s, c, "source file shrank");
+		if (n == SOURCE_SEND_WAIT)
+			return conn_wait_source(s, c);
+		if (n == SOURCE_SEND_EREAD)
+			return conn_abort(s, c, strerror(errno));
+		if (n == 0) {
+			/* A stream source ran dry: the end of an endless
+			 * stream, but a short --size "file". */
+			if (s->o->has_size)
+				return conn_abort(s, c, "source ended before --size");
+			c->limit = c->sent;
+			break;
 		}
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return 0;
-			conn_close(s, c, error_reason(c, errno), loop_now());
+			conn_close(s, c, error_reason(c, errno), clock_now());
 			return -1;
 		}
 		c->sent += (uint64_t)n;
@@ -545,10 +547,10 @@ static int conn_pump(struct server *s, struct conn *c)
 	}
 	if (c->sent >= c->limit && c->state == CONN_SENDING) {
 		if (c->limit_reason != NULL) {
-			conn_close(s, c, c->limit_reason, loop_now());
+			conn_close(s, c, c->limit_reason, clock_now());
 			return -1;
 		}
-		conn_finish(s, c, loop_now());
+		conn_finish(s, c, clock_now());
 	}
 	return 0;
 }
@@ -612,14 +614,14 @@ static void conn_handshake(struct server *s, struct conn *c)
 	if (rc == TLS_WANT_READ || rc == TLS_WANT_WRITE) {
 		interest = rc == TLS_WANT_READ ? EPOLLIN | EPOLLRDHUP : EPOLLOUT;
 		if (loop_mod(s->loop, c->fd, interest) < 0)
-			conn_close(s, c, strerror(errno), loop_now());
+			conn_close(s, c, strerror(errno), clock_now());
 		return;
 	}
 	if (rc != TLS_OK) {
 		char why[320];
 
 		snprintf(why, sizeof(why), "TLS handshake failed: %s", s->tls_err);
-		conn_close(s, c, why, loop_now());
+		conn_close(s, c, why, clock_now());
 		return;
 	}
 	c->handshaking = 0;
@@ -632,7 +634,7 @@ static void conn_handshake(struct server *s, struct conn *c)
 	if (c->state == CONN_DRAINING)
 		interest = EPOLLIN | EPOLLRDHUP;
 	if (loop_mod(s->loop, c->fd, interest) < 0)
-		conn_close(s, c, strerror(errno), loop_now());
+		conn_close(s, c, strerror(errno), clock_now());
 }
 
 static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
@@ -652,17 +654,17 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 		rc = conn_discard(c, cap);
 		if (rc < 0) {
 			conn_close(s, c, c->tls && errno == EPROTO ? s->tls_err : error_reason(c, errno),
-				   loop_now());
+				   clock_now());
 			return;
 		}
 		if (c->state == CONN_RECEIVING && c->received >= cap) {
-			conn_close(s, c, "max-bytes", loop_now());
+			conn_close(s, c, "max-bytes", clock_now());
 			return;
 		}
 		if (rc == 1) {
 			if (c->state != CONN_SENDING) {
 				s->completed++;
-				conn_close(s, c, "done", loop_now());
+				conn_close(s, c, "done", clock_now());
 				return;
 			}
 			/* The peer finished sending but may still read: stop polling its EOF. */
@@ -673,7 +675,7 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	if ((events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT && c->state == CONN_SENDING)) {
 		int e = net_socket_error(c->fd);
 
-		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", loop_now());
+		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", clock_now());
 		return;
 	}
 	if ((events & EPOLLOUT) && c->state == CONN_SENDING)
@@ -682,14 +684,21 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 
 static void refuse(struct server *s, int fd, const char *why)
 {
-	char peer[64];
+	char peer[64], line[512];
+	struct json j;
 
 	s->refused++;
 	if (!s->o->quiet) {
 		net_peer_name(fd, peer, sizeof(peer));
-		if (s->o->json)
-			fprintf(stderr, "{\"event\":\"refuse\",\"peer\":\"%s\",\"reason\":\"%s\"}\n", peer, why);
-		else
+		if (s->o->json) {
+			json_init(&j, line, sizeof(line));
+			json_object(&j, NULL);
+			json_string(&j, "event", "refuse");
+			json_string(&j, "peer", peer);
+			json_string(&j, "reason", why);
+			json_end(&j);
+			fprintf(stderr, "%s\n", json_text(&j));
+		} else
 			fprintf(stderr, "ncpv serve: %s refused: %s\n", peer, why);
 	}
 	reset_on_close(fd);
@@ -771,7 +780,7 @@ static void accept_one(struct server *s, int fd, double now)
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
-	double now = loop_now();
+	double now = clock_now();
 
 	(void)l;
 	(void)events;
@@ -823,21 +832,28 @@ static void sweep(struct server *s, double now)
 
 static void summary(struct server *s)
 {
-	double secs = loop_now() - s->start;
-	char sent[32], recvd[32];
+	double secs = clock_now() - s->start;
+	char sent[32], recvd[32], line[512];
+	struct json j;
 
 	char tls[96] = "";
 
 	if (s->o->json) {
-		if (s->tls)
-			snprintf(tls, sizeof(tls), ",\"tls_handshakes\":%llu,\"ktls_connections\":%llu",
-				 (unsigned long long)s->tls_conns, (unsigned long long)s->ktls_conns);
-		fprintf(stderr,
-			"{\"event\":\"summary\",\"connections\":%llu,\"completed\":%llu,\"refused\":%llu,"
-			"\"sent\":%llu,\"received\":%llu,\"seconds\":%.3f%s}\n",
-			(unsigned long long)s->accepted, (unsigned long long)s->completed,
-			(unsigned long long)s->refused, (unsigned long long)s->bytes_sent,
-			(unsigned long long)s->bytes_received, secs, tls);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "summary");
+		json_uint(&j, "connections", s->accepted);
+		json_uint(&j, "completed", s->completed);
+		json_uint(&j, "refused", s->refused);
+		json_uint(&j, "sent", s->bytes_sent);
+		json_uint(&j, "received", s->bytes_received);
+		json_fixed(&j, "seconds", secs, 3);
+		if (s->tls) {
+			json_uint(&j, "tls_handshakes", s->tls_conns);
+			json_uint(&j, "ktls_connections", s->ktls_conns);
+		}
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
 		return;
 	}
 	if (s->tls)
@@ -857,7 +873,8 @@ static int run(struct server *s)
 {
 	struct sigaction sa;
 	sigset_t block, during_wait;
-	char name[128], src[6 * 256]; /* a source name with every byte escaped */
+	char name[128];
+	struct json j;
 	double next_sweep = 0;
 
 	memset(&sa, 0, sizeof(sa));
@@ -874,25 +891,37 @@ static int run(struct server *s)
 	loop_set_sigmask(s->loop, &during_wait);
 
 	net_local_name(s->lfd, name, sizeof(name));
-	if (s->o->json)
-		fprintf(stderr, "{\"event\":\"listen\",\"address\":\"%s\",\"source\":\"%s\"}\n", name,
-			cmd_json_string(src, sizeof(src), s->o->discard ? "discard" : source_name(s->src)));
-	else
+	if (s->o->json) {
+		json_init_grow(&j); /* a source path of any length */
+		json_object(&j, NULL);
+		json_string(&j, "event", "listen");
+		json_string(&j, "address", name);
+		json_string(&j, "source", s->o->discard ? "discard" : source_name(s->src));
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
+		json_free(&j);
+	} else
 		fprintf(stderr, "ncpv serve: listening on %s (%s)\n", name,
 			s->o->discard ? "discard" : source_name(s->src));
 	if (s->tls) {
 		char fp[96] = "?";
 
 		tls_ctx_fingerprint(s->tls, fp, sizeof(fp));
-		if (s->o->json)
-			fprintf(stderr, "{\"event\":\"tls\",\"certificate\":\"%s\",\"sha256\":\"%s\"}\n",
-				s->o->tls.cfg.cert_file ? "file" : "self-signed", fp);
-		else
+		if (s->o->json) {
+			json_init_grow(&j); /* a certificate path of any length */
+			json_object(&j, NULL);
+			json_string(&j, "event", "tls");
+			json_string(&j, "certificate", s->o->tls.cfg.cert_file ? s->o->tls.cfg.cert_file : "self-signed");
+			json_string(&j, "sha256", fp);
+			json_end(&j);
+			fprintf(stderr, "%s\n", json_text(&j));
+			json_free(&j);
+		} else
 			fprintf(stderr, "ncpv serve: TLS certificate %s, SHA-256 fingerprint %s\n",
 				s->o->tls.cfg.cert_file ? s->o->tls.cfg.cert_file : "self-signed", fp);
 	}
 
-	s->start = loop_now();
+	s->start = clock_now();
 	while (!stop_requested) {
 		/* A counter, not a walk over every connection on each wakeup. */
 		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
@@ -903,18 +932,18 @@ static int run(struct server *s)
 		}
 		/* At most one walk over the connections per SWEEP_MS, however
 		 * many wakeups the traffic causes. */
-		if (timeout >= 0 && loop_now() >= next_sweep) {
-			sweep(s, loop_now());
-			next_sweep = loop_now() + SWEEP_MS / 1000.0;
+		if (timeout >= 0 && clock_now() >= next_sweep) {
+			sweep(s, clock_now());
+			next_sweep = clock_now() + SWEEP_MS / 1000.0;
 		}
 	}
 	while (s->conns)
-		conn_close(s, s->conns, "server stopped", loop_now());
+		conn_close(s, s->conns, "server stopped", clock_now());
 	summary(s);
 	return NCPV_EXIT_OK;
 }
 
-int cmd_serve_parse(int argc, char **argv)
+enum cmd_parse cmd_serve_parse(int argc, char **argv)
 {
 	struct serve_opts o;
 
@@ -923,13 +952,14 @@ int cmd_serve_parse(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct serve_opts o;
 	struct server s;
 	char err[512];
 	int rc;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	memset(&s, 0, sizeof(s));
 	s.o = &o;
 	s.lfd = s.spare_fd = -1;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "cmd.h"
+#include "../json.h"
 
 int cmd_tls_option(struct cmd_tls *t, int opt, const char *arg)
 {
@@ -41,7 +42,7 @@ int cmd_tls_option(struct cmd_tls *t, int opt, const char *arg)
 	}
 }
 
-int cmd_tls_check(const char *cmd, const struct cmd_tls *t)
+enum cmd_parse cmd_tls_check(const char *cmd, const struct cmd_tls *t)
 {
 	const struct tls_config *c = &t->cfg;
 	const char *needs = c->cert_file ? "--cert" : c->key_file ? "--key" : c->ca_file ? "--cacert" :
@@ -50,24 +51,24 @@ int cmd_tls_check(const char *cmd, const struct cmd_tls *t)
 
 	if (!t->on && needs) {
 		cmd_error(cmd, "%s needs --tls", needs);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (!t->on)
-		return 0;
+		return CMD_PARSE_RUN;
 	if (!TLS_AVAILABLE) {
 		cmd_error(cmd, "--tls: this build has no TLS support (built without OpenSSL)");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (c->key_file && !c->cert_file) {
 		cmd_error(cmd, "--key needs --cert");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (c->insecure && (c->pin || c->ca_file)) {
 		cmd_error(cmd, "--insecure conflicts with %s: it turns verification off",
 			  c->pin ? "--pin" : "--cacert");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 int cmd_tls_exit(int code)
@@ -112,20 +113,26 @@ struct tls_ctx *cmd_tls_ctx(const char *cmd, const struct cmd_tls *t, int server
 	return ctx;
 }
 
-void cmd_tls_describe(const struct tls_conn *c, int json, char *buf, size_t len)
+void cmd_tls_describe(const struct tls_conn *c, char *buf, size_t len)
 {
 	char alpn[64];
 	int ktls = tls_conn_ktls_send(c) || tls_conn_ktls_recv(c);
 
 	tls_conn_alpn(c, alpn, sizeof(alpn));
-	if (json)
-		snprintf(buf, len,
-			 ",\"tls\":{\"version\":\"%s\",\"cipher\":\"%s\",\"alpn\":\"%s\",\"resumed\":%s,"
-			 "\"ktls_send\":%s,\"ktls_recv\":%s}",
-			 tls_conn_version(c), tls_conn_cipher(c), alpn,
-			 tls_conn_resumed(c) ? "true" : "false", tls_conn_ktls_send(c) ? "true" : "false",
-			 tls_conn_ktls_recv(c) ? "true" : "false");
-	else
-		snprintf(buf, len, "%s %s%s%s, kTLS %s", tls_conn_version(c), tls_conn_cipher(c),
-			 alpn[0] ? ", ALPN " : "", alpn, ktls ? "on" : "off (user-space TLS)");
+	snprintf(buf, len, "%s %s%s%s, kTLS %s", tls_conn_version(c), tls_conn_cipher(c),
+		 alpn[0] ? ", ALPN " : "", alpn, ktls ? "on" : "off (user-space TLS)");
+}
+
+void cmd_tls_json(struct json *j, const struct tls_conn *c)
+{
+	char alpn[64];
+
+	json_object(j, "tls");
+	json_string(j, "version", tls_conn_version(c));
+	json_string(j, "cipher", tls_conn_cipher(c));
+	json_string(j, "alpn", tls_conn_alpn(c, alpn, sizeof(alpn)));
+	json_bool(j, "resumed", tls_conn_resumed(c));
+	json_bool(j, "ktls_send", tls_conn_ktls_send(c));
+	json_bool(j, "ktls_recv", tls_conn_ktls_recv(c));
+	json_end(j);
 }

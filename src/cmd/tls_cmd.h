@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "../tls.h"
+#include "cmd.h"
 
 /* Parsed once with the command's other options; strings point into argv. */
 struct cmd_tls {
@@ -55,8 +56,9 @@ enum {
 int cmd_tls_option(struct cmd_tls *t, int opt, const char *arg);
 
 /* The checks after parsing: an option that needs --tls without it, --insecure with
- * --pin, or --tls in a build without TLS. 0, or an exit code after the message. */
-int cmd_tls_check(const char *cmd, const struct cmd_tls *t);
+ * --pin, or --tls in a build without TLS. CMD_PARSE_RUN, or CMD_PARSE_USAGE after
+ * the message. */
+enum cmd_parse cmd_tls_check(const char *cmd, const struct cmd_tls *t);
 
 /* Exit code for a tls_result (docs/ERRORS.md): 8 handshake failed, 9 unknown CA,
  * 10 certificate expired, 11 wrong host, 12 pin mismatch, 13 handshake timeout;
@@ -66,8 +68,10 @@ int cmd_tls_exit(int code);
 /* Make the context, or print "ncpv CMD: MESSAGE" and return NULL with *rc set. */
 struct tls_ctx *cmd_tls_ctx(const char *cmd, const struct cmd_tls *t, int server, int *rc);
 
-/* A summary of a finished handshake: JSON members (",\"tls\":{...}") or text
- * ("TLSv1.3 TLS_AES_256_GCM_SHA384, kTLS off"). */
-void cmd_tls_describe(const struct tls_conn *c, int json, char *buf, size_t len);
+/* A summary of a finished handshake, as text ("TLSv1.3 TLS_AES_256_GCM_SHA384, kTLS off
+ * (user-space TLS)"), or as a "tls" member of the JSON object j is writing. */
+void cmd_tls_describe(const struct tls_conn *c, char *buf, size_t len);
+struct json;
+void cmd_tls_json(struct json *j, const struct tls_conn *c);
 
 #endif

@@ -6,7 +6,7 @@
 
 #include "nc.h"
 #include "../cmd/cmd.h"
-#include "../loop.h"
+#include "../clock.h"
 
 struct tls_conn *nc_tls_start(const struct nc_opts *o, int fd, int server, struct nc_totals *t)
 {
@@ -26,7 +26,7 @@ struct tls_conn *nc_tls_start(const struct nc_opts *o, int fd, int server, struc
 		cmd_error("nc", "%s", err);
 		return NULL;
 	}
-	rc = tls_handshake_wait(c, o->timeout_ms > 0 ? loop_now() + o->timeout_ms / 1000.0 : 0, NULL,
+	rc = tls_handshake_wait(c, o->timeout_ms > 0 ? clock_now() + o->timeout_ms / 1000.0 : 0, NULL,
 				err, sizeof(err));
 	if (rc != TLS_OK) {
 		cmd_error("nc", "TLS handshake failed: %s", err);
@@ -36,7 +36,7 @@ struct tls_conn *nc_tls_start(const struct nc_opts *o, int fd, int server, struc
 	t->tls_conns++;
 	t->ktls_conns += tls_conn_ktls_send(c) || tls_conn_ktls_recv(c);
 	if (o->verbose) {
-		cmd_tls_describe(c, 0, what, sizeof(what));
+		cmd_tls_describe(c, what, sizeof(what));
 		fprintf(stderr, "TLS connection: %s\n", what);
 	}
 	return c;
