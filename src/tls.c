@@ -155,6 +155,7 @@ struct tls_conn {
 	struct tls_ctx *ctx;
 	int fd;
 	int pin_failed;
+	char pin_seen[96]; /* the fingerprint that did not match */
 	int shut;
 	char host[256];
 };
@@ -198,10 +199,27 @@ static void *ctx_fail(struct tls_ctx *t, int *code, int what, char *err, size_t 
 	char why[200];
 
 	ssl_reason(why, sizeof(why));
-	snprintf(err, errlen, "%s%s%s: %s", msg, arg ? " " : "", arg ? arg : "", why);
+	if (arg)
+		snprintf(err, errlen, "%s '%s': %s", msg, arg, why);
+	else
+		snprintf(err, errlen, "%s: %s", msg, why);
 	*code = what;
 	tls_ctx_free(t);
 	return NULL;
+}
+
+/* A file OpenSSL is about to read: its own error for a missing file says only
+ * "system lib", so look first and name the errno. 0, or -1 with the message. */
+static int unreadable(const char *what, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+
+	if (f != NULL) {
+		fclose(f);
+		return 0;
+	}
+	snprintf(err, errlen, "cannot read %s '%s': %s", what, path, strerror(errno));
+	return -1;
 }
 
 static int on_new_session(SSL *ssl, SSL_SESSION *sess)
@@ -242,6 +260,9 @@ static int on_verify(int preverify_ok, X509_STORE_CTX *store)
 	if (!X509_digest(X509_STORE_CTX_get_current_cert(store), EVP_sha256(), md, &n) || n != 32 ||
 	    memcmp(md, c->ctx->pin, 32) != 0) {
 		c->pin_failed = 1;
+		if (tls_cert_fingerprint(X509_STORE_CTX_get_current_cert(store), c->pin_seen,
+					 sizeof(c->pin_seen)) < 0)
+			snprintf(c->pin_seen, sizeof(c->pin_seen), "?");
 		X509_STORE_CTX_set_error(store, X509_V_ERR_APPLICATION_VERIFICATION);
 		return 0;
 	}
@@ -309,6 +330,11 @@ struct tls_ctx *tls_ctx_server(const struct tls_config *cfg, int *code, char *er
 			tls_ctx_free(t);
 			return NULL;
 		}
+	} else if (unreadable("certificate", cfg->cert_file, err, errlen) < 0 ||
+		   unreadable("key", cfg->key_file ? cfg->key_file : cfg->cert_file, err, errlen) < 0) {
+		*code = TLS_EFILE;
+		tls_ctx_free(t);
+		return NULL;
 	} else if (SSL_CTX_use_certificate_chain_file(t->ssl, cfg->cert_file) != 1) {
 		return ctx_fail(t, code, TLS_EFILE, err, errlen, "cannot load certificate",
 				cfg->cert_file);
@@ -343,6 +369,11 @@ struct tls_ctx *tls_ctx_client(const struct tls_config *cfg, int *code, char *er
 		t->have_pin = 1;
 	}
 	if (cfg->ca_file) {
+		if (unreadable("CA file", cfg->ca_file, err, errlen) < 0) {
+			*code = TLS_EFILE;
+			tls_ctx_free(t);
+			return NULL;
+		}
 		if (SSL_CTX_load_verify_locations(t->ssl, cfg->ca_file, NULL) != 1)
 			return ctx_fail(t, code, TLS_EFILE, err, errlen, "cannot load CA file",
 					cfg->ca_file);
@@ -490,13 +521,8 @@ static int classify(struct tls_conn *c, int ret, char *err, size_t errlen)
 		break;
 	}
 	if (c->pin_failed) {
-		char have[96] = "?";
-		X509 *peer = SSL_get0_peer_certificate(c->ssl);
-
 		ERR_clear_error();
-		if (peer)
-			tls_cert_fingerprint(peer, have, sizeof(have));
-		snprintf(err, errlen, "%s (its SHA-256 is %s)", tls_result_name(TLS_EPIN), have);
+		snprintf(err, errlen, "%s (its SHA-256 is %s)", tls_result_name(TLS_EPIN), c->pin_seen);
 		return TLS_EPIN;
 	}
 	first = ERR_peek_error();

@@ -38,6 +38,7 @@ fixture() {
 
 @test "every error in docs/ERRORS.md gives its exact message and exit code" {
 	local SERVE BUSY CLOSED BLACKHOLE RESETTER MISSING DIR EMPTY LONGHOST SMALL SILENT ENDLESS
+	local TLSSERVE TLSCERT TLSFP ZEROPIN
 	local cmd msg code got rc n=0 bad=0
 	start_serve --size 1000 127.0.0.1:0
 	SERVE=$SERVE_PORT BUSY=$SERVE_PORT
@@ -50,6 +51,13 @@ fixture() {
 	STARTED_PIDS+=("$!")
 	wait_for "$SCRATCH/silent.port" '^[0-9]+$' 5
 	SILENT=$(cat "$SCRATCH/silent.port")
+	TLSCERT=$SCRATCH/tls.pem ZEROPIN=$(printf '0%.0s' {1..64})
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$SCRATCH/tls.key" \
+		-out "$TLSCERT" -days 2 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+		2>/dev/null
+	TLSFP=$(openssl x509 -in "$TLSCERT" -noout -fingerprint -sha256 | sed 's/.*=//')
+	start_serve --tls --size 1000 --cert "$TLSCERT" --key "$SCRATCH/tls.key" 127.0.0.1:0
+	TLSSERVE=$SERVE_PORT
 	fixture blackhole
 	BLACKHOLE=$FIXTURE_PORT
 	fixture resetter

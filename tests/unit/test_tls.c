@@ -210,6 +210,7 @@ static void test_pin_replaces_ca_checks(void **state)
 	wrong[0] = wrong[0] == '0' ? '1' : '0';
 	c.pin = wrong;
 	assert_int_equal(client_result(self_pem, &c, "localhost", msg, sizeof(msg)), TLS_EPIN);
+	assert_non_null(strstr(msg, self_fp)); /* the certificate it did see */
 }
 
 static void test_parse_pin_forms(void **state)
