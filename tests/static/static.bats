@@ -45,3 +45,17 @@ teardown() { common_teardown; }
 	[[ "$output" == *'"bytes":5242880'* ]]
 	wait_for "$SERVE_LOG" 'received 5242880 B' 5
 }
+
+@test "the static binary has no TLS, says so in --version, and refuses --tls and --ssl by name" {
+	run "$NCPV" --version
+	[[ "${lines[1]}" != *" tls"* ]]
+	run "$NCPV" get --tls 127.0.0.1:1
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv get: --tls: this build has no TLS support (built without OpenSSL)" ]
+	run "$NCPV" serve --tls 127.0.0.1:0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no TLS support"* ]]
+	run "$NCPV" nc --ssl 127.0.0.1 1
+	[ "$status" -eq 1 ]
+	[ "$output" = "ncpv nc: --ssl: this build has no TLS support (built without OpenSSL)" ]
+}
