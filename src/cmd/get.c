@@ -364,12 +364,9 @@ static ssize_t upload_tls(struct tls_conn *tls, const void *data, size_t n, char
 	return -1;
 }
 
-/* A TLS write failed with its reason in err: say where. */
-static int send_failed(const struct result *res, char *err, size_t errlen)
+/* A TLS write failed for the reason why: say where. */
+static int send_failed(const struct result *res, const char *why, char *err, size_t errlen)
 {
-	char why[256];
-
-	snprintf(why, sizeof(why), "%s", err);
 	snprintf(err, errlen, "send to %s: %s", res->peer, why);
 	return NCPV_EXIT_FAIL;
 }
@@ -392,6 +389,7 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 	double last_io = p->meter.start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	off_t off = 0;
+	char why[256]; /* a TLS write's failure */
 
 	if (source_kind(src) == SOURCE_FILE && source_size(src) < cap)
 		cap = source_size(src);
@@ -411,10 +409,10 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 			n = pread(source_fd(src), scratch, want < TLS_CHUNK ? want : TLS_CHUNK, off);
 			if (n == 0)
 				return source_shrank(o, sock, src, p, err, errlen);
-			if (n > 0 && (n = upload_tls(tls, scratch, (size_t)n, err, errlen)) > 0)
+			if (n > 0 && (n = upload_tls(tls, scratch, (size_t)n, why, sizeof(why))) > 0)
 				off += n;
 			if (n < 0 && errno == EPROTO)
-				return send_failed(res, err, errlen);
+				return send_failed(res, why, err, errlen);
 		} else if (source_kind(src) == SOURCE_FILE) {
 			n = sendfile(sock, source_fd(src), &off, want);
 			if (n == 0)
@@ -433,12 +431,12 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 			} else if (k == 0) {
 				break;
 			} else {
-				n = tls ? upload_tls(tls, data, (size_t)k, err, errlen)
+				n = tls ? upload_tls(tls, data, (size_t)k, why, sizeof(why))
 					: send(sock, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
 				if (n > 0)
 					source_consume(src, (size_t)n);
 				if (n < 0 && errno == EPROTO)
-					return send_failed(res, err, errlen);
+					return send_failed(res, why, err, errlen);
 			}
 		}
 		if (n > 0)
