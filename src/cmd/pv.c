@@ -18,6 +18,7 @@
 #include "../pv/opts.h"
 #include "../pv/tty.h"
 #include "../pv/xfer.h"
+#include "../status.h"
 
 /* Read/write buffer when -B is not given: big enough for few system calls,
  * small enough to stay in the CPU cache (bench/pv-perf.sh). */
@@ -116,29 +117,15 @@ static void draw(struct pv_run *r, double now, int final)
 {
 	const struct pv_opts *o = r->o;
 	struct meter_reading mr;
-	struct display_frame f;
-	char line[DISPLAY_LINE_MAX + 2];
-	size_t n;
+	struct status_extra x = { pv_xfer_buffer_percent(&r->x), r->x.last, r->x.last_len };
+	char line[STATUS_LINE_MAX];
 
-	meter_read(&r->meter, now, r->size, &mr);
-	if (final && mr.elapsed > 0)
-		mr.rate = mr.average = (double)mr.bytes / mr.elapsed; /* pv's last line: overall rate */
-	display_frame_from(&f, &mr, r->size, final);
-	f.buffer_percent = pv_xfer_buffer_percent(&r->x);
-	f.last = r->x.last;
-	f.last_len = r->x.last_len;
+	meter_read(&r->meter, now, &mr);
 	if (!o->has_width && resized) {
 		resized = 0;
 		r->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
 	}
-	if (o->numeric) {
-		n = display_numeric(&r->disp, &f, line, sizeof(line));
-	} else {
-		n = display_line(&r->disp, &f, line, sizeof(line) - 2);
-		line[n++] = '\r';
-		line[n] = '\0';
-	}
-	emit(r, line, n);
+	emit(r, line, status_render(&r->disp, &mr, r->size, final, o->numeric, &x, line, sizeof(line)));
 }
 
 /* Whether the display may be updated now (-q, -W, -D). */
