@@ -139,6 +139,11 @@ int link_setup(struct bench_link *l, double bits_per_s, double delay, double los
 	return 0;
 }
 
+const char *link_devices(const struct bench_link *l)
+{
+	return l->net.header ? "veth pairs and packet sockets" : "TUN devices";
+}
+
 int link_enter(struct bench_link *l, int side)
 {
 	return link_net_enter(&l->net, side);
