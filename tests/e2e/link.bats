@@ -223,6 +223,26 @@ leaves_nothing() {
 	MODE="--mode veth" leaves_nothing KILL
 }
 
+@test "killing the command's PID 1 ends ncpv link and everything it started" {
+	local mark=$RANDOM$RANDOM pid init i
+	"$NCPV" link --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
+	pid=$!
+	for i in $(seq 250); do
+		grep -lqs "3601.$mark" /proc/[0-9]*/cmdline && break
+		sleep 0.02
+	done
+	init=$(pgrep -P "$pid")
+	[ -n "$init" ]
+	kill -KILL "$init"
+	wait_gone "$pid" 10 || { echo "ncpv link did not end"; kill -KILL "$pid"; return 1; }
+	wait "$pid" && return 1 || [ "$?" -eq 137 ]
+	for i in $(seq 250); do
+		grep -lqs "360[01].$mark" /proc/[0-9]*/cmdline || return 0
+		sleep 0.02
+	done
+	return 1
+}
+
 @test "an ordinary user gets the link, as that user, with the delay" {
 	[ "$(id -u)" -eq 0 ] || skip "runs as root to become an ordinary user"
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
