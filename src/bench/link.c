@@ -111,7 +111,7 @@ int link_setup(struct bench_link *l, double bits_per_s, double delay, double los
 		snprintf(err, errlen, "/proc/self/ns/net: %s", strerror(errno));
 		return -1;
 	}
-	if (link_net_setup(&l->net, err, errlen) < 0) {
+	if (link_net_setup(&l->net, LINK_MODE_AUTO, err, errlen) < 0) {
 		char why[200];
 
 		snprintf(why, sizeof(why), "%s", err);
