@@ -9,10 +9,12 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
+#include <linux/sockios.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/un.h>
 #include <time.h>
@@ -374,6 +376,25 @@ int net_socket_error(int fd)
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
 		return errno;
 	return e;
+}
+
+static uint64_t out_queue(int fd, unsigned long request)
+{
+	int q = 0;
+
+	if (ioctl(fd, request, &q) < 0 || q < 0)
+		return 0;
+	return (uint64_t)q;
+}
+
+uint64_t net_unacked(int fd)
+{
+	return out_queue(fd, SIOCOUTQ);
+}
+
+uint64_t net_unsent(int fd)
+{
+	return out_queue(fd, SIOCOUTQNSD);
 }
 
 int net_set_nonblock(int fd, int on)

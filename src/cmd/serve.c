@@ -21,7 +21,8 @@
 #include "../source.h"
 #include "../units.h"
 
-/* How long a finished connection may take to close its side before we do. */
+/* How long a finished connection may go without the peer reading or
+ * closing before we give up on it. */
 #define DRAIN_SECONDS 10.0
 /* Largest single send; sockets on loopback take about this much at once. */
 #define SEND_CHUNK ((size_t)256 * 1024)
@@ -40,7 +41,22 @@ struct serve_opts {
 	double max_time, busy_poll;
 };
 
-enum conn_state { CONN_SENDING, CONN_DRAINING, CONN_RECEIVING };
+enum conn_state {
+	CONN_SENDING,
+	CONN_DRAINING, /* all sent (or a limit met): half-closed, reading until the peer's FIN */
+	CONN_SETTLING, /* the FIN came: out of the loop until the peer acknowledges every byte */
+	CONN_RECEIVING
+};
+
+/* How a connection ended, for the summary. */
+enum conn_end {
+	END_COMPLETE, /* every byte of a sized transfer delivered, or an upload to its end */
+	END_CLIENT,   /* the client closed an endless stream: its normal end */
+	END_LIMIT,    /* --max-bytes or --max-time ended an endless stream, delivered in full */
+	END_RESET,    /* the client reset a transfer before its end, or the socket failed */
+	END_CUT,      /* the server reset it before its end: stop, source failure, a limit */
+	END_KINDS
+};
 
 struct server;
 
@@ -53,9 +69,17 @@ struct conn {
 	int registered;	     /* added to the loop (a new conn is pumped first) */
 	int waiting_source;  /* a stream source had nothing: parked until it is readable */
 	int peer_eof;	     /* the peer sent its FIN: its EOF is not polled for again */
+	int shut;	     /* our FIN is queued (shutdown(SHUT_WR) succeeded) */
+	int timed;	     /* counted in server.ndeadlines */
+	int finite;	     /* limit is the transfer's length (--size or the file), not endless */
+	enum conn_end end;   /* how a drained connection ends ... */
+	const char *end_reason; /* ... and the word its log line gives */
 	uint64_t sent, received, limit;
+	uint64_t fsize;	     /* a file source's size when this connection started */
 	const char *limit_reason;
-	double start, deadline;
+	uint64_t acked;	     /* delivered at the last sweep, while draining */
+	double start, deadline; /* deadline: --max-time while sending, 0 none */
+	double drain_until;	/* while draining: closed if the peer makes no progress by then */
 	char peer[64];
 };
 
@@ -71,7 +95,8 @@ struct server {
 	long nconns;
 	long ndeadlines; /* connections with a deadline: the loop then wakes to sweep */
 	double start;
-	uint64_t accepted, refused, completed, bytes_sent, bytes_received;
+	uint64_t accepted, refused, bytes_sent, bytes_received;
+	uint64_t ended[END_KINDS];
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -200,7 +225,9 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 	return 0;
 }
 
-static void log_close(struct server *s, struct conn *c, const char *reason, double now)
+static const char *const end_names[END_KINDS] = { "completed", "client", "limit", "reset", "cut" };
+
+static void log_close(struct server *s, struct conn *c, enum conn_end kind, const char *reason, double now)
 {
 	double secs = now - c->start, rate;
 	char amount[32], peer[160];
@@ -212,9 +239,9 @@ static void log_close(struct server *s, struct conn *c, const char *reason, doub
 	rate = secs > 0 ? (double)(c->sent + c->received) / secs : 0;
 	if (s->o->json) {
 		fprintf(stderr,
-			"{\"event\":\"close\",\"peer\":\"%s\",\"reason\":\"%s\",\"sent\":%llu,"
+			"{\"event\":\"close\",\"peer\":\"%s\",\"reason\":\"%s\",\"end\":\"%s\",\"sent\":%llu,"
 			"\"received\":%llu,\"seconds\":%.6f,\"rate\":%.0f}\n",
-			cmd_json_string(peer, sizeof(peer), c->peer), reason,
+			cmd_json_string(peer, sizeof(peer), c->peer), reason, end_names[kind],
 			(unsigned long long)c->sent, (unsigned long long)c->received, secs, rate);
 	} else {
 		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)\n",
@@ -245,12 +272,52 @@ static void waiting_unlink(struct server *s, struct conn *c)
 	c->waiting_source = 0;
 }
 
-static void conn_close(struct server *s, struct conn *c, const char *reason, double now)
+/* Make the next close send a reset: the client must not take a short
+ * transfer (or an empty "file") for a complete one. */
+static void reset_on_close(int fd)
 {
-	log_close(s, c, reason, now);
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+/* Bytes out of c->sent that are still in the kernel's queue: unacked,
+ * or (cut: a reset is about to follow them) not yet sent: the peer gets
+ * those sent before the reset even while its acknowledgement is delayed.
+ * Our FIN counts once in either queue until it is acknowledged or sent. */
+static uint64_t conn_queued(const struct conn *c, int cut)
+{
+	uint64_t q = cut ? net_unsent(c->fd) : net_unacked(c->fd);
+
+	return c->shut && q > 0 ? q - 1 : q;
+}
+
+/* Bytes the peer has acknowledged: what reached it, for sure. */
+static uint64_t conn_delivered(const struct conn *c)
+{
+	uint64_t q = conn_queued(c, 0);
+
+	return q < c->sent ? c->sent - q : 0;
+}
+
+/*
+ * Close c and log how it ended. Only what the peer acknowledged is counted
+ * as sent: a connection is closed cleanly when everything is delivered and
+ * its input read, and reset (END_CUT) when it ends short of its end, which
+ * also throws away whatever was still queued.
+ */
+static void conn_close(struct server *s, struct conn *c, enum conn_end kind, const char *reason, double now)
+{
+	uint64_t queued = conn_queued(c, kind == END_CUT);
+
+	if (kind == END_CUT)
+		reset_on_close(c->fd);
+	c->sent = queued < c->sent ? c->sent - queued : 0;
+	s->ended[kind]++;
+	log_close(s, c, kind, reason, now);
 	if (c->waiting_source)
 		waiting_unlink(s, c);
-	if (c->deadline > 0)
+	if (c->timed)
 		s->ndeadlines--;
 	loop_close(s->loop, c->fd);
 	/* The list's invariant, stated for readers and for the static analyzer. */
@@ -280,35 +347,74 @@ static const char *error_reason(const struct conn *c, int e)
 	return strerror(e);
 }
 
-/* All bytes are out: half-close and wait for the peer's EOF, so that
- * nothing it sent can turn our close into a reset that loses data. */
-static void conn_finish(struct server *s, struct conn *c, double now)
+static void conn_timed(struct server *s, struct conn *c)
 {
-	shutdown(c->fd, SHUT_WR);
-	c->state = CONN_DRAINING;
-	if (c->deadline == 0)
+	if (!c->timed) {
+		c->timed = 1;
 		s->ndeadlines++;
-	if (c->deadline == 0 || c->deadline > now + DRAIN_SECONDS)
-		c->deadline = now + DRAIN_SECONDS;
-	if (c->registered)
-		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
+	}
 }
 
-/* Make the next close send a reset: the client must not take a short
- * transfer (or an empty "file") for a complete one. */
-static void reset_on_close(int fd)
+/* The peer's FIN came while draining: close once it has acknowledged every
+ * byte, else leave the loop (a hung-up socket would wake it forever) and
+ * let sweep look again. Returns -1 once c is closed, else 0. */
+static int conn_settle(struct server *s, struct conn *c, double now)
 {
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	if (conn_delivered(c) >= c->sent) {
+		conn_close(s, c, c->end, c->end_reason, now);
+		return -1;
+	}
+	c->state = CONN_SETTLING;
+	if (c->registered) {
+		loop_del(s->loop, c->fd);
+		c->registered = 0;
+	}
+	return 0;
+}
 
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+/* All bytes are out (or an endless stream met its limit): half-close and
+ * read until the peer's EOF, so that nothing it sent can turn our close
+ * into a reset that loses data; then settle. kind and reason are how it
+ * ends once all is delivered. Returns -1 once c is closed, else 0. */
+static int conn_finish(struct server *s, struct conn *c, enum conn_end kind, const char *reason, double now)
+{
+	if (c->waiting_source)
+		waiting_unlink(s, c); /* or the source's next event would poll it for EPOLLOUT again */
+	c->shut = shutdown(c->fd, SHUT_WR) == 0;
+	c->state = CONN_DRAINING;
+	c->end = kind;
+	c->end_reason = reason;
+	c->deadline = 0; /* --max-time is for sending; draining has its own bound */
+	c->drain_until = now + DRAIN_SECONDS;
+	conn_timed(s, c);
+	if (c->peer_eof)
+		return conn_settle(s, c, now);
+	if (c->registered)
+		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
+	return 0;
 }
 
 /* The source failed under a connection: end it with a reset, not a clean close. */
 static int conn_abort(struct server *s, struct conn *c, const char *reason)
 {
-	reset_on_close(c->fd);
-	conn_close(s, c, reason, loop_now());
+	conn_close(s, c, END_CUT, reason, loop_now());
 	return -1;
+}
+
+/* The socket failed with e (0: hung up without an error). */
+static void conn_failed(struct server *s, struct conn *c, int e)
+{
+	enum conn_end kind = END_RESET;
+	const char *reason = e ? error_reason(c, e) : "closed by peer";
+
+	if (c->state == CONN_DRAINING && conn_delivered(c) >= c->sent) {
+		/* Everything arrived; the peer then closed with our FIN unread. */
+		kind = c->end;
+		reason = c->end_reason;
+	} else if (!c->finite && c->state == CONN_SENDING && (e == 0 || e == ECONNRESET || e == EPIPE)) {
+		kind = END_CLIENT; /* how a reader ends an endless stream */
+	}
+	conn_close(s, c, kind, reason, loop_now());
 }
 
 static void on_source(struct loop *l, int fd, uint32_t events, void *ctx);
@@ -366,6 +472,8 @@ static int conn_pump(struct server *s, struct conn *c)
 {
 	int src_kind = source_kind(s->src);
 
+	if (src_kind == SOURCE_FILE && c->fsize == 0 && c->sent < c->limit)
+		return conn_abort(s, c, "source file is empty");
 	for (int round = 0; round < SEND_BUDGET && c->sent < c->limit; round++) {
 		uint64_t left = c->limit - c->sent;
 		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
@@ -374,11 +482,9 @@ static int conn_pump(struct server *s, struct conn *c)
 		ssize_t n;
 
 		if (src_kind == SOURCE_FILE) {
-			uint64_t fsize = source_size(s->src);
-
-			pos = c->sent % fsize;
-			if (want > fsize - pos)
-				want = (size_t)(fsize - pos);
+			pos = c->sent % c->fsize;
+			if (want > c->fsize - pos)
+				want = (size_t)(c->fsize - pos);
 		}
 		n = source_send(s->src, c->fd, pos, want);
 		/* Nothing at an offset below the size we took: the file was
@@ -395,12 +501,13 @@ static int conn_pump(struct server *s, struct conn *c)
 			if (s->o->has_size)
 				return conn_abort(s, c, "source ended before --size");
 			c->limit = c->sent;
+			c->limit_reason = NULL;
 			break;
 		}
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return 0;
-			conn_close(s, c, error_reason(c, errno), loop_now());
+			conn_failed(s, c, errno);
 			return -1;
 		}
 		c->sent += (uint64_t)n;
@@ -408,11 +515,12 @@ static int conn_pump(struct server *s, struct conn *c)
 			return 0; /* the socket buffer is full: wait for EPOLLOUT */
 	}
 	if (c->sent >= c->limit && c->state == CONN_SENDING) {
-		if (c->limit_reason != NULL) {
-			conn_close(s, c, c->limit_reason, loop_now());
-			return -1;
-		}
-		conn_finish(s, c, loop_now());
+		/* A limit below a sized transfer's length cuts it short. */
+		if (c->limit_reason != NULL && c->finite)
+			return conn_abort(s, c, c->limit_reason);
+		if (c->limit_reason != NULL)
+			return conn_finish(s, c, END_LIMIT, c->limit_reason, loop_now());
+		return conn_finish(s, c, END_COMPLETE, "done", loop_now());
 	}
 	return 0;
 }
@@ -451,28 +559,36 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	if (events & EPOLLIN) {
 		rc = conn_discard(c, cap);
 		if (rc < 0) {
-			conn_close(s, c, error_reason(c, errno), loop_now());
+			conn_failed(s, c, errno);
 			return;
 		}
 		if (c->state == CONN_RECEIVING && c->received >= cap) {
-			conn_close(s, c, "max-bytes", loop_now());
+			/* An upload cut short, with its rest unread: a reset says so. */
+			conn_close(s, c, END_CUT, "max-bytes", loop_now());
 			return;
 		}
 		if (rc == 1) {
-			if (c->state != CONN_SENDING) {
-				s->completed++;
-				conn_close(s, c, "done", loop_now());
+			c->peer_eof = 1;
+			if (c->state == CONN_RECEIVING) {
+				conn_close(s, c, END_COMPLETE, "done", loop_now());
+				return;
+			}
+			if (c->state == CONN_DRAINING) {
+				conn_settle(s, c, loop_now());
 				return;
 			}
 			/* The peer finished sending but may still read: stop polling its EOF. */
-			c->peer_eof = 1;
 			loop_mod(s->loop, c->fd, sending_interest(c));
 		}
 	}
 	if ((events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT && c->state == CONN_SENDING)) {
 		int e = net_socket_error(c->fd);
 
-		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", loop_now());
+		/* Input still to read: closing now would reset, and lose what
+		 * the peer has yet to read. The next wakeup reads on. */
+		if (e == 0 && (events & EPOLLIN) && !c->peer_eof)
+			return;
+		conn_failed(s, c, e);
 		return;
 	}
 	if ((events & EPOLLOUT) && c->state == CONN_SENDING)
@@ -514,15 +630,20 @@ static void accept_one(struct server *s, int fd, double now)
 	c->limit = UINT64_MAX;
 	if (s->o->max_time > 0) {
 		c->deadline = now + s->o->max_time;
-		s->ndeadlines++;
+		conn_timed(s, c);
 	}
 	if (s->o->discard) {
 		c->state = CONN_RECEIVING;
 	} else {
+		/* Each connection takes the file's size as it starts: a file
+		 * that grew is served whole to the clients that come after. */
+		if (source_kind(s->src) == SOURCE_FILE)
+			c->fsize = source_size_now(s->src);
 		if (s->o->has_size)
 			c->limit = s->o->size;
 		else if (source_kind(s->src) == SOURCE_FILE)
-			c->limit = source_size(s->src);
+			c->limit = c->fsize;
+		c->finite = c->limit != UINT64_MAX;
 		if (s->o->max_bytes && s->o->max_bytes < c->limit) {
 			c->limit = s->o->max_bytes;
 			c->limit_reason = "max-bytes";
@@ -543,7 +664,7 @@ static void accept_one(struct server *s, int fd, double now)
 		return;
 	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? sending_interest(c) : EPOLLIN | EPOLLRDHUP,
 		     on_event, c) < 0)
-		conn_close(s, c, strerror(errno), now);
+		conn_close(s, c, END_CUT, strerror(errno), now);
 	else
 		c->registered = 1;
 }
@@ -583,14 +704,57 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 	}
 }
 
+/* --max-time: an endless stream ends as if it met its end, delivered in
+ * full; a sized transfer or an upload still going is cut short. */
+static void conn_max_time(struct server *s, struct conn *c, double now)
+{
+	if (c->state == CONN_SENDING && !c->finite)
+		conn_finish(s, c, END_LIMIT, "max-time", now);
+	else
+		conn_close(s, c, END_CUT, "max-time", now);
+}
+
+/* A draining or settling connection closes once the peer has every byte
+ * and has closed; it may take DRAIN_SECONDS without progress, after which
+ * it is closed (all delivered) or cut (the peer stopped reading). */
+static void sweep_draining(struct server *s, struct conn *c, double now)
+{
+	uint64_t delivered = conn_delivered(c);
+
+	if (delivered > c->acked) {
+		c->acked = delivered;
+		c->drain_until = now + DRAIN_SECONDS;
+	}
+	if (c->state == CONN_SETTLING && delivered >= c->sent)
+		conn_close(s, c, c->end, c->end_reason, now);
+	else if (now >= c->drain_until && delivered >= c->sent)
+		conn_close(s, c, c->end, "done (peer did not close)", now);
+	else if (now >= c->drain_until)
+		conn_close(s, c, END_CUT, "peer stopped reading", now);
+}
+
+/* The server stops: what is delivered and drained closes as it would
+ * have; everything else is cut, so that no client takes it for whole. */
+static void conn_stop(struct server *s, struct conn *c, double now)
+{
+	if (c->state == CONN_DRAINING && !c->peer_eof && conn_discard(c, UINT64_MAX) == 1)
+		c->peer_eof = 1;
+	if ((c->state == CONN_DRAINING || c->state == CONN_SETTLING) && c->peer_eof && conn_delivered(c) >= c->sent)
+		conn_close(s, c, c->end, c->end_reason, now);
+	else
+		conn_close(s, c, END_CUT, "server stopped", now);
+}
+
 static void sweep(struct server *s, double now)
 {
 	struct conn *c = s->conns, *next;
 
 	for (; c != NULL; c = next) {
 		next = c->next;
-		if (c->deadline > 0 && now >= c->deadline)
-			conn_close(s, c, c->state == CONN_DRAINING ? "done (peer did not close)" : "max-time", now);
+		if (c->state == CONN_DRAINING || c->state == CONN_SETTLING)
+			sweep_draining(s, c, now);
+		else if (c->deadline > 0 && now >= c->deadline)
+			conn_max_time(s, c, now);
 	}
 	if (s->accept_paused && s->spare_fd < 0)
 		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -604,21 +768,31 @@ static void summary(struct server *s)
 {
 	double secs = loop_now() - s->start;
 	char sent[32], recvd[32];
+	const uint64_t *n = s->ended;
+	/* Nothing to complete: each transfer runs until its client ends it. */
+	int endless = !s->o->discard && !s->o->has_size && source_kind(s->src) != SOURCE_FILE;
 
 	if (s->o->json) {
 		fprintf(stderr,
 			"{\"event\":\"summary\",\"connections\":%llu,\"completed\":%llu,\"refused\":%llu,"
-			"\"sent\":%llu,\"received\":%llu,\"seconds\":%.3f}\n",
-			(unsigned long long)s->accepted, (unsigned long long)s->completed,
+			"\"sent\":%llu,\"received\":%llu,\"seconds\":%.3f,\"endless\":%s,"
+			"\"ended_by_client\":%llu,\"ended_by_limit\":%llu,\"reset\":%llu,\"cut\":%llu}\n",
+			(unsigned long long)s->accepted, (unsigned long long)n[END_COMPLETE],
 			(unsigned long long)s->refused, (unsigned long long)s->bytes_sent,
-			(unsigned long long)s->bytes_received, secs);
+			(unsigned long long)s->bytes_received, secs, endless ? "true" : "false",
+			(unsigned long long)n[END_CLIENT], (unsigned long long)n[END_LIMIT],
+			(unsigned long long)n[END_RESET], (unsigned long long)n[END_CUT]);
 		return;
 	}
 	fprintf(stderr,
-		"ncpv serve: stopped after %.1f s: %llu connections (%llu completed, %llu refused), "
+		"ncpv serve: stopped after %.1f s: %llu connections (%llu completed, %llu refused; "
+		"%llu ended by the client, %llu by a limit, %llu reset or failed, %llu cut short by the server)%s, "
 		"sent %llu B (%s), received %llu B (%s)\n",
-		secs, (unsigned long long)s->accepted, (unsigned long long)s->completed,
-		(unsigned long long)s->refused, (unsigned long long)s->bytes_sent,
+		secs, (unsigned long long)s->accepted, (unsigned long long)n[END_COMPLETE],
+		(unsigned long long)s->refused, (unsigned long long)n[END_CLIENT],
+		(unsigned long long)n[END_LIMIT], (unsigned long long)n[END_RESET], (unsigned long long)n[END_CUT],
+		endless ? " - an endless source: a transfer ends only when its client closes it, so none completes" : "",
+		(unsigned long long)s->bytes_sent,
 		units_format_iec(sent, sizeof(sent), (double)s->bytes_sent),
 		(unsigned long long)s->bytes_received,
 		units_format_iec(recvd, sizeof(recvd), (double)s->bytes_received));
@@ -669,7 +843,7 @@ static int run(struct server *s)
 		}
 	}
 	while (s->conns)
-		conn_close(s, s->conns, "server stopped", loop_now());
+		conn_stop(s, s->conns, loop_now());
 	summary(s);
 	return NCPV_EXIT_OK;
 }
