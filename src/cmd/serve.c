@@ -281,13 +281,12 @@ static void reset_on_close(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
-/* Bytes out of c->sent that are still in the kernel's queue: unacked,
- * or (cut: a reset is about to follow them) not yet sent: the peer gets
- * those sent before the reset even while its acknowledgement is delayed.
- * Our FIN counts once in either queue until it is acknowledged or sent. */
-static uint64_t conn_queued(const struct conn *c, int cut)
+/* Bytes out of c->sent that are still in the kernel's queue: not yet
+ * acknowledged (acked), or not even sent. Our FIN counts once in either
+ * queue until it is acknowledged or sent. */
+static uint64_t conn_queued(const struct conn *c, int acked)
 {
-	uint64_t q = cut ? net_unsent(c->fd) : net_unacked(c->fd);
+	uint64_t q = acked ? net_unacked(c->fd) : net_unsent(c->fd);
 
 	return c->shut && q > 0 ? q - 1 : q;
 }
@@ -295,20 +294,22 @@ static uint64_t conn_queued(const struct conn *c, int cut)
 /* Bytes the peer has acknowledged: what reached it, for sure. */
 static uint64_t conn_delivered(const struct conn *c)
 {
-	uint64_t q = conn_queued(c, 0);
+	uint64_t q = conn_queued(c, 1);
 
 	return q < c->sent ? c->sent - q : 0;
 }
 
 /*
- * Close c and log how it ended. Only what the peer acknowledged is counted
- * as sent: a connection is closed cleanly when everything is delivered and
- * its input read, and reset (END_CUT) when it ends short of its end, which
- * also throws away whatever was still queued.
+ * Close c and log how it ended. A connection is closed cleanly once the
+ * peer has acknowledged every byte and its input is read, and reset
+ * (END_CUT) when it ends short of its end, which throws away whatever was
+ * still queued: what is counted as sent is what left before the reset (the
+ * peer has it even while its acknowledgement is delayed), never what the
+ * kernel was only handed.
  */
 static void conn_close(struct server *s, struct conn *c, enum conn_end kind, const char *reason, double now)
 {
-	uint64_t queued = conn_queued(c, kind == END_CUT);
+	uint64_t queued = conn_queued(c, 0);
 
 	if (kind == END_CUT)
 		reset_on_close(c->fd);

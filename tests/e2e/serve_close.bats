@@ -208,3 +208,13 @@ s.close()' "$SERVE_PORT"
 	wait_for "$SERVE_LOG" 'stopped after' 5
 	grep -q '1 connections (0 completed, 0 refused; 1 ended by the client, .* - an endless source: a transfer ends only when its client closes it, so none completes,' "$SERVE_LOG"
 }
+
+@test "serve's close path holds under generated clients, options and SIGTERM (tests/stress/serve_close.py)" {
+	# Random behaviours (slow, stalled, garbage first, half-closed, reset, early close,
+	# connect-and-close), sizes at buffer edges, --max-bytes/--max-time/--max-conns and SIGTERM
+	# at random moments; `make fuzz-serve FUZZ_SECONDS=600` runs it for longer.
+	run timeout 200 "$BATS_TEST_DIRNAME/../stress/serve_close.py" "$NCPV" --seconds "${SERVE_CLOSE_SECONDS:-45}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" ok;"* ]]
+}
