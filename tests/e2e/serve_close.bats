@@ -213,6 +213,7 @@ s.close()' "$SERVE_PORT"
 	# Random behaviours (slow, stalled, garbage first, half-closed, reset, early close,
 	# connect-and-close), sizes at buffer edges, --max-bytes/--max-time/--max-conns and SIGTERM
 	# at random moments; `make fuzz-serve FUZZ_SECONDS=600` runs it for longer.
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "timing-driven schedules (make asan covers it)"
 	run timeout 200 "$BATS_TEST_DIRNAME/../stress/serve_close.py" "$NCPV" --seconds "${SERVE_CLOSE_SECONDS:-45}"
 	echo "$output"
 	[ "$status" -eq 0 ]
