@@ -56,11 +56,14 @@ def client(port, behaviour, rng, out):
         if behaviour == "flash":
             s.close()
             return
-        if behaviour == "garbage":
-            s.sendall(os.urandom(rng.choice([1, 100, 65536, 300000])))
-        if behaviour == "halfclose":
-            s.sendall(b"GET / HTTP/1.0\r\n\r\n")
-            s.shutdown(socket.SHUT_WR)
+        try:  # a reset while sending still leaves what arrived to read
+            if behaviour == "garbage":
+                s.sendall(os.urandom(rng.choice([1, 100, 65536, 300000])))
+            if behaviour == "halfclose":
+                s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+                s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
         if behaviour == "stall":
             time.sleep(rng.uniform(0.2, 2.0))
         stop_after = None
