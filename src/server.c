@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "loop.h"
 #include "net.h"
 
@@ -245,7 +246,7 @@ static int conn_finish(struct server *s, struct conn *c, enum server_end kind, c
 /* The source failed under a connection: end it with a reset, not a clean close. */
 static int conn_abort(struct server *s, struct conn *c, const char *reason)
 {
-	conn_close(s, c, SERVER_CUT, reason, loop_now());
+	conn_close(s, c, SERVER_CUT, reason, clock_now());
 	return -1;
 }
 
@@ -262,7 +263,7 @@ static void conn_failed(struct server *s, struct conn *c, int e)
 	} else if (!c->finite && c->state == CONN_SENDING && (e == 0 || e == ECONNRESET || e == EPIPE)) {
 		kind = SERVER_CLIENT; /* how a reader ends an endless stream */
 	}
-	conn_close(s, c, kind, reason, loop_now());
+	conn_close(s, c, kind, reason, clock_now());
 }
 
 static void on_source(struct loop *l, int fd, uint32_t events, void *ctx);
@@ -367,8 +368,8 @@ static int conn_pump(struct server *s, struct conn *c)
 		if (c->limit_reason != NULL && c->finite)
 			return conn_abort(s, c, c->limit_reason);
 		if (c->limit_reason != NULL)
-			return conn_finish(s, c, SERVER_LIMIT, c->limit_reason, loop_now());
-		return conn_finish(s, c, SERVER_COMPLETE, "done", loop_now());
+			return conn_finish(s, c, SERVER_LIMIT, c->limit_reason, clock_now());
+		return conn_finish(s, c, SERVER_COMPLETE, "done", clock_now());
 	}
 	return 0;
 }
@@ -412,17 +413,17 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 		}
 		if (c->state == CONN_RECEIVING && c->received >= cap) {
 			/* An upload cut short, with its rest unread: a reset says so. */
-			conn_close(s, c, SERVER_CUT, "max-bytes", loop_now());
+			conn_close(s, c, SERVER_CUT, "max-bytes", clock_now());
 			return;
 		}
 		if (rc == 1) {
 			c->peer_eof = 1;
 			if (c->state == CONN_RECEIVING) {
-				conn_close(s, c, SERVER_COMPLETE, "done", loop_now());
+				conn_close(s, c, SERVER_COMPLETE, "done", clock_now());
 				return;
 			}
 			if (c->state == CONN_DRAINING) {
-				conn_settle(s, c, loop_now());
+				conn_settle(s, c, clock_now());
 				return;
 			}
 			/* The peer finished sending but may still read: stop polling its EOF. */
@@ -516,7 +517,7 @@ static void accept_one(struct server *s, int fd, double now)
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
-	double now = loop_now();
+	double now = clock_now();
 
 	(void)l;
 	(void)events;
@@ -640,7 +641,7 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 {
 	double next_sweep = 0;
 
-	s->start = loop_now();
+	s->start = clock_now();
 	while (!*stop) {
 		/* A counter, not a walk over every connection on each wakeup. */
 		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
@@ -649,13 +650,13 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 			return -1;
 		/* At most one walk over the connections per SWEEP_MS, however
 		 * many wakeups the traffic causes. */
-		if (timeout >= 0 && loop_now() >= next_sweep) {
-			sweep(s, loop_now());
-			next_sweep = loop_now() + SWEEP_MS / 1000.0;
+		if (timeout >= 0 && clock_now() >= next_sweep) {
+			sweep(s, clock_now());
+			next_sweep = clock_now() + SWEEP_MS / 1000.0;
 		}
 	}
 	while (s->conns)
-		conn_stop(s, s->conns, loop_now());
+		conn_stop(s, s->conns, clock_now());
 	return 0;
 }
 
@@ -666,7 +667,7 @@ void server_get_stats(const struct server *s, struct server_stats *st)
 	st->bytes_sent = s->bytes_sent;
 	st->bytes_received = s->bytes_received;
 	memcpy(st->ended, s->ended, sizeof(st->ended));
-	st->seconds = loop_now() - s->start;
+	st->seconds = clock_now() - s->start;
 }
 
 void server_free(struct server *s)
@@ -674,7 +675,7 @@ void server_free(struct server *s)
 	if (s == NULL)
 		return;
 	while (s->conns)
-		conn_close(s, s->conns, SERVER_CUT, "server stopped", loop_now());
+		conn_close(s, s->conns, SERVER_CUT, "server stopped", clock_now());
 	loop_free(s->loop);
 	if (s->spare_fd >= 0)
 		close(s->spare_fd);

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "../addr.h"
+#include "../json.h"
 #include "../net.h"
 #include "../server.h"
 #include "../source.h"
@@ -60,7 +61,7 @@ static void usage(FILE *f)
 		"server with a summary and exit status 0.\n");
 }
 
-static int parse_options(int argc, char **argv, struct serve_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "source", required_argument, NULL, 'S' },
@@ -128,7 +129,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("serve", optopt, argv[optind - 1]);
 		default:
@@ -137,37 +138,45 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 	}
 	if (argc - optind > 1) {
 		cmd_error("serve", "too many arguments: '%s' (expected one [ADDR:]PORT)", argv[optind + 1]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->discard && o->has_size) {
 		cmd_error("serve", "--size and --discard conflict: a sink sends nothing");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (addr_parse(optind < argc ? argv[optind] : NCPV_DEFAULT_PORT, "127.0.0.1", NCPV_DEFAULT_PORT, &o->at,
 		       err, sizeof(err)) < 0) {
 		cmd_error("serve", "%s", err);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->net.family == AF_INET6 && strcmp(o->at.host, "127.0.0.1") == 0 &&
 	    (optind >= argc || strchr(argv[optind], '.') == NULL))
 		snprintf(o->at.host, sizeof(o->at.host), "::1");
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 static void log_close(void *ctx, const struct server_close *c)
 {
 	const struct serve_opts *o = ctx;
 	double rate = c->seconds > 0 ? (double)(c->sent + c->received) / c->seconds : 0;
-	char amount[32], peer[160];
+	char amount[32], line[1024];
+	struct json j;
 
 	if (o->quiet)
 		return;
 	if (o->json) {
-		fprintf(stderr,
-			"{\"event\":\"close\",\"peer\":\"%s\",\"reason\":\"%s\",\"end\":\"%s\",\"sent\":%llu,"
-			"\"received\":%llu,\"seconds\":%.6f,\"rate\":%.0f}\n",
-			cmd_json_string(peer, sizeof(peer), c->peer), c->reason, server_end_name(c->end),
-			(unsigned long long)c->sent, (unsigned long long)c->received, c->seconds, rate);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "close");
+		json_string(&j, "peer", c->peer);
+		json_string(&j, "reason", c->reason);
+		json_string(&j, "end", server_end_name(c->end));
+		json_uint(&j, "sent", c->sent);
+		json_uint(&j, "received", c->received);
+		json_fixed(&j, "seconds", c->seconds, 6);
+		json_fixed(&j, "rate", rate, 0);
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
 		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)\n",
 			c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->received,
@@ -178,30 +187,46 @@ static void log_close(void *ctx, const struct server_close *c)
 static void log_refuse(void *ctx, const char *peer, const char *why)
 {
 	const struct serve_opts *o = ctx;
+	char line[512];
+	struct json j;
 
 	if (o->quiet)
 		return;
-	if (o->json)
-		fprintf(stderr, "{\"event\":\"refuse\",\"peer\":\"%s\",\"reason\":\"%s\"}\n", peer, why);
-	else
+	if (o->json) {
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "refuse");
+		json_string(&j, "peer", peer);
+		json_string(&j, "reason", why);
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
+	} else
 		fprintf(stderr, "ncpv serve: %s refused: %s\n", peer, why);
 }
 
 static void summary(const struct serve_opts *o, const struct server_stats *st, int endless)
 {
-	char sent[32], recvd[32];
+	char sent[32], recvd[32], line[512];
 	const uint64_t *n = st->ended;
+	struct json j;
 
 	if (o->json) {
-		fprintf(stderr,
-			"{\"event\":\"summary\",\"connections\":%llu,\"completed\":%llu,\"refused\":%llu,"
-			"\"sent\":%llu,\"received\":%llu,\"seconds\":%.3f,\"endless\":%s,"
-			"\"ended_by_client\":%llu,\"ended_by_limit\":%llu,\"reset\":%llu,\"cut\":%llu}\n",
-			(unsigned long long)st->accepted, (unsigned long long)n[SERVER_COMPLETE],
-			(unsigned long long)st->refused, (unsigned long long)st->bytes_sent,
-			(unsigned long long)st->bytes_received, st->seconds, endless ? "true" : "false",
-			(unsigned long long)n[SERVER_CLIENT], (unsigned long long)n[SERVER_LIMIT],
-			(unsigned long long)n[SERVER_RESET], (unsigned long long)n[SERVER_CUT]);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "summary");
+		json_uint(&j, "connections", st->accepted);
+		json_uint(&j, "completed", n[SERVER_COMPLETE]);
+		json_uint(&j, "refused", st->refused);
+		json_uint(&j, "sent", st->bytes_sent);
+		json_uint(&j, "received", st->bytes_received);
+		json_fixed(&j, "seconds", st->seconds, 3);
+		json_bool(&j, "endless", endless);
+		json_uint(&j, "ended_by_client", n[SERVER_CLIENT]);
+		json_uint(&j, "ended_by_limit", n[SERVER_LIMIT]);
+		json_uint(&j, "reset", n[SERVER_RESET]);
+		json_uint(&j, "cut", n[SERVER_CUT]);
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
 		return;
 	}
 	fprintf(stderr,
@@ -223,7 +248,8 @@ static int run(struct serve_opts *o, struct source *src, int lfd)
 {
 	struct sigaction sa;
 	sigset_t block, during_wait;
-	char name[128], srcname[6 * 256]; /* a source name with every byte escaped */
+	char name[128];
+	struct json j;
 	struct server_opts so = {
 		.src = src, .discard = o->discard, .has_size = o->has_size, .size = o->size,
 		.max_bytes = o->max_bytes, .max_time = o->max_time, .max_conns = o->max_conns,
@@ -252,10 +278,16 @@ static int run(struct serve_opts *o, struct source *src, int lfd)
 		return NCPV_EXIT_FAIL;
 	}
 	net_local_name(lfd, name, sizeof(name));
-	if (o->json)
-		fprintf(stderr, "{\"event\":\"listen\",\"address\":\"%s\",\"source\":\"%s\"}\n", name,
-			cmd_json_string(srcname, sizeof(srcname), o->discard ? "discard" : source_name(src)));
-	else
+	if (o->json) {
+		json_init_grow(&j); /* a source path of any length */
+		json_object(&j, NULL);
+		json_string(&j, "event", "listen");
+		json_string(&j, "address", name);
+		json_string(&j, "source", o->discard ? "discard" : source_name(src));
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
+		json_free(&j);
+	} else
 		fprintf(stderr, "ncpv serve: listening on %s (%s)\n", name,
 			o->discard ? "discard" : source_name(src));
 	if (server_run(s, &stop_requested) < 0) {
@@ -269,7 +301,7 @@ static int run(struct serve_opts *o, struct source *src, int lfd)
 	return NCPV_EXIT_OK;
 }
 
-int cmd_serve_parse(int argc, char **argv)
+enum cmd_parse cmd_serve_parse(int argc, char **argv)
 {
 	struct serve_opts o;
 
@@ -278,13 +310,14 @@ int cmd_serve_parse(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct serve_opts o;
 	struct source *src = NULL;
 	char err[512];
 	int rc, lfd;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (!o.discard) {
 		src = source_open(o.source, err, sizeof(err));
 		if (src == NULL) {
