@@ -578,13 +578,14 @@ static void sweep_draining(struct server *s, struct conn *c, double now)
 		conn_close(s, c, SERVER_CUT, "peer stopped reading", now);
 }
 
-/* The server stops: what is delivered and drained closes as it would
- * have; everything else is cut, so that no client takes it for whole. */
+/* The server stops: a connection whose bytes have all been delivered
+ * closes as it would have (its input read first, as far as one wakeup
+ * goes); everything else is cut, so that no client takes it for whole. */
 static void conn_stop(struct server *s, struct conn *c, double now)
 {
 	if (c->state == CONN_DRAINING && !c->peer_eof && conn_discard(c, UINT64_MAX) == 1)
 		c->peer_eof = 1;
-	if ((c->state == CONN_DRAINING || c->state == CONN_SETTLING) && c->peer_eof && conn_delivered(c) >= c->sent)
+	if ((c->state == CONN_DRAINING || c->state == CONN_SETTLING) && conn_delivered(c) >= c->sent)
 		conn_close(s, c, c->end, c->end_reason, now);
 	else
 		conn_close(s, c, SERVER_CUT, "server stopped", now);
