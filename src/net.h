@@ -89,7 +89,7 @@ int net_socket_error(int fd);
  * (SIOCOUTQ: still kept after a reset). After shutdown(SHUT_WR) the FIN
  * counts as one until acknowledged. 0 when the kernel cannot tell. */
 uint64_t net_unacked(int fd);
-/* Of those, the bytes not even sent yet (SIOCOUTQNSD; the FIN likewise). */
+/* Of those, the bytes not even sent yet (the FIN likewise). */
 uint64_t net_unsent(int fd);
 
 int net_set_nonblock(int fd, int on);
