@@ -54,7 +54,7 @@ struct conn {
 	uint64_t sent, received, limit;
 	uint64_t fsize;	     /* a file source's size when this connection started */
 	const char *limit_reason;
-	uint64_t acked;	     /* delivered at the last sweep, while draining */
+	uint64_t acked;	     /* while draining: delivered when last looked at */
 	double start, deadline; /* deadline: --max-time while sending, 0 none */
 	double drain_until;	/* while draining: closed if the peer makes no progress by then */
 	char peer[64];
@@ -235,6 +235,7 @@ static int conn_finish(struct server *s, struct conn *c, enum server_end kind, c
 	c->end_reason = reason;
 	c->deadline = 0; /* --max-time is for sending; draining has its own bound */
 	c->drain_until = now + DRAIN_SECONDS;
+	c->acked = conn_delivered(c);
 	conn_timed(s, c);
 	if (c->peer_eof)
 		return conn_settle(s, c, now);
@@ -560,21 +561,28 @@ static void conn_max_time(struct server *s, struct conn *c, double now)
 }
 
 /* A draining or settling connection closes once the peer has every byte
- * and has closed; it may take DRAIN_SECONDS without progress, after which
- * it is closed (all delivered) or cut (the peer stopped reading). */
+ * and has closed. Progress is looked at (one ioctl) only when its
+ * DRAIN_SECONDS run out, so that thousands of stalled readers cost no CPU
+ * between sweeps; a settling one, whose peer has closed, at every sweep.
+ * Without progress it is closed (all delivered) or cut (the peer stopped
+ * reading). */
 static void sweep_draining(struct server *s, struct conn *c, double now)
 {
-	uint64_t delivered = conn_delivered(c);
+	uint64_t delivered;
 
-	if (delivered > c->acked) {
+	if (c->state != CONN_SETTLING && now < c->drain_until)
+		return;
+	delivered = conn_delivered(c);
+	if (delivered >= c->sent && c->state == CONN_SETTLING)
+		conn_close(s, c, c->end, c->end_reason, now);
+	else if (now < c->drain_until)
+		return;
+	else if (delivered >= c->sent)
+		conn_close(s, c, c->end, "done (peer did not close)", now);
+	else if (delivered > c->acked) {
 		c->acked = delivered;
 		c->drain_until = now + DRAIN_SECONDS;
-	}
-	if (c->state == CONN_SETTLING && delivered >= c->sent)
-		conn_close(s, c, c->end, c->end_reason, now);
-	else if (now >= c->drain_until && delivered >= c->sent)
-		conn_close(s, c, c->end, "done (peer did not close)", now);
-	else if (now >= c->drain_until)
+	} else
 		conn_close(s, c, SERVER_CUT, "peer stopped reading", now);
 }
 
