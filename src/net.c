@@ -375,6 +375,13 @@ int net_socket_error(int fd)
 	return e;
 }
 
+void net_reset_on_close(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
 int net_set_nonblock(int fd, int on)
 {
 	int fl = fcntl(fd, F_GETFL);

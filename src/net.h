@@ -84,6 +84,10 @@ ssize_t net_discard(int fd, void *scratch, size_t len);
 /* Pending socket error (SO_ERROR), 0 when none. */
 int net_socket_error(int fd);
 
+/* Make the next close of fd send a reset instead of a FIN (SO_LINGER 0), so
+ * that the peer cannot take a transfer cut short for a complete one. */
+void net_reset_on_close(int fd);
+
 int net_set_nonblock(int fd, int on);
 
 /* Wait for fd to become ready for events (POLLIN/POLLOUT) for at most

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -318,21 +317,12 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 	}
 }
 
-/* Close with a reset rather than a FIN, so the peer sees an upload cut short as cut short. */
-static void reset_on_close(int sock)
-{
-	struct linger lg = { 1, 0 };
-
-	setsockopt(sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
 static int upload(const struct get_opts *o, int sock, struct sink *drain, struct source *src,
 		  struct progress *p, struct result *res, char *err, size_t errlen)
 {
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
 	double last_io = p->meter.start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
-	off_t off = 0;
 
 	if (source_kind(src) == SOURCE_FILE && source_size(src) < cap)
 		cap = source_size(src);
@@ -347,35 +337,23 @@ static int upload(const struct get_opts *o, int sock, struct sink *drain, struct
 		ssize_t n;
 		double now;
 
-		if (source_kind(src) == SOURCE_FILE) {
-			n = sendfile(sock, source_fd(src), &off, want);
+		n = source_send(src, sock, p->meter.bytes, want);
+		if (n == 0 && source_kind(src) == SOURCE_FILE) {
 			/* Nothing at an offset below the size it had when opened: the
 			 * file was truncated under us. What the server got is not the file. */
-			if (n == 0) {
-				reset_on_close(sock);
-				snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes",
-					 o->source, (unsigned long long)p->meter.bytes,
-					 (unsigned long long)source_size(src));
-				return NCPV_EXIT_FILE;
-			}
-		} else {
-			const void *data;
-			ssize_t k = source_peek(src, want, &data);
-
-			if (k < 0 && errno == EAGAIN) {
-				wait_fd = source_fd(src);
-				wait_for = POLLIN;
-				n = 0;
-			} else if (k < 0) {
-				snprintf(err, errlen, "cannot read source '%s': %s", o->source, strerror(errno));
-				return NCPV_EXIT_FILE;
-			} else if (k == 0) {
-				break;
-			} else {
-				n = send(sock, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
-				if (n > 0)
-					source_consume(src, (size_t)n);
-			}
+			net_reset_on_close(sock);
+			snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes",
+				 o->source, (unsigned long long)p->meter.bytes,
+				 (unsigned long long)source_size(src));
+			return NCPV_EXIT_FILE;
+		}
+		if (n == SOURCE_SEND_WAIT) {
+			wait_fd = source_fd(src);
+			wait_for = POLLIN;
+			n = 0;
+		} else if (n == SOURCE_SEND_EREAD) {
+			snprintf(err, errlen, "cannot read source '%s': %s", o->source, strerror(errno));
+			return NCPV_EXIT_FILE;
 		}
 		if (n > 0)
 			meter_add(&p->meter, (uint64_t)n);

@@ -303,19 +303,10 @@ static void conn_finish(struct server *s, struct conn *c, double now)
 		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
 }
 
-/* Make the next close send a reset: the client must not take a short
- * transfer (or an empty "file") for a complete one. */
-static void reset_on_close(int fd)
-{
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
 /* The source failed under a connection: end it with a reset, not a clean close. */
 static int conn_abort(struct server *s, struct conn *c, const char *reason)
 {
-	reset_on_close(c->fd);
+	net_reset_on_close(c->fd);
 	conn_close(s, c, reason, clock_now());
 	return -1;
 }
@@ -507,7 +498,7 @@ static void refuse(struct server *s, int fd, const char *why)
 		} else
 			fprintf(stderr, "ncpv serve: %s refused: %s\n", peer, why);
 	}
-	reset_on_close(fd);
+	net_reset_on_close(fd);
 	close(fd);
 }
 
