@@ -90,7 +90,7 @@ static int strays(void)
 	int n = 0;
 
 	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, "out"))
+		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && strcmp(e->d_name, "out") != 0)
 			n++;
 	closedir(d);
 	return n;
