@@ -274,6 +274,12 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 				res->ended = "bytes";
 				return 0;
 			}
+			/* Past --size it can only fail; an endless server would never let it end. */
+			if (o->has_size && p->meter.bytes > o->size) {
+				snprintf(err, errlen, "receive from %s: the server sent more than --size (%llu bytes)",
+					 res->peer, (unsigned long long)o->size);
+				return NCPV_EXIT_FAIL;
+			}
 		} else if (n == 0) {
 			return 0;
 		} else if (n == -2) {
