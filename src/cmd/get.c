@@ -24,7 +24,8 @@
 #include "../source.h"
 #include "../units.h"
 
-#define IO_CHUNK (1u << 20)
+/* The most one source_send asks for: per-call costs vanish, the socket buffer stays the limit. */
+#define SEND_CHUNK (1u << 20)
 
 static volatile sig_atomic_t interrupted;
 
@@ -335,7 +336,7 @@ static int upload(const struct get_opts *o, int sock, struct sink *drain, struct
 	res->ended = "eof";
 	while (p->meter.bytes < cap) {
 		uint64_t left = cap - p->meter.bytes;
-		size_t want = left < IO_CHUNK ? (size_t)left : IO_CHUNK;
+		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
 		/* What to wait for when nothing moved: room in the socket, or
 		 * bytes from a stream source (a FIFO whose writer is slow). */
 		int wait_fd = -1;
