@@ -221,8 +221,14 @@ static void deliver(struct link_line *l, int64_t now)
 			struct packet *p = heap_pop(&dir->held);
 
 			if (write(l->fd[1 - d], p->data, p->len) == (ssize_t)p->len) {
-				dir->c.delivered++;
-				dir->c.delivered_bytes += p->len - (p->len > l->header ? l->header : 0);
+				uint32_t counted = p->len - (p->len > l->header ? l->header : 0);
+
+				if (dir->c.delivered++ == 0)
+					dir->c.first_ns = now;
+				else
+					dir->c.after_first_bytes += counted;
+				dir->c.last_ns = now;
+				dir->c.delivered_bytes += counted;
 			} else {
 				dir->c.write_errors++;
 			}

@@ -14,7 +14,8 @@
 struct link_net {
 	int ns_fd[2];	/* [0] near, [1] far network namespace; -1 when closed */
 	int pkt_fd[2];	/* the TUN device of each end: read what that end sends, write what it receives */
-	unsigned header; /* bytes before the IP header in each packet: 0 for TUN */
+	unsigned header; /* bytes before the IP header in each packet: 0 for TUN, 14 for veth */
+	const char *mode; /* "tun", or "veth" (veth pairs and packet sockets) */
 	int userns;	/* 1 when a user namespace was made (not root) */
 };
 
@@ -24,11 +25,18 @@ struct link_net {
  * network namespaces, each with loopback up, IPv6 off and a point-to-point
  * TUN device (LINK_NEAR_ADDR <-> LINK_FAR_ADDR, MTU LINK_MTU) whose packets
  * reach nothing until the caller moves them, and ICMP echo sockets allowed
- * for our gid (ping without privileges). The calling process (one thread)
- * is left in the user namespace and the far network namespace. Returns 0,
- * or -1 with err (and whatever was made is closed).
+ * for our gid (ping without privileges). Where /dev/net/tun cannot be
+ * opened (mode 0600 for an ordinary user, no tun module), each end is a
+ * veth pair instead: the address on one side (offloads off, so frames are
+ * finished and at most the MTU), and a packet socket on the other, which
+ * gives and takes whole Ethernet frames (ARP included) just as a TUN fd
+ * gives packets. mode LINK_MODE_TUN or LINK_MODE_VETH asks for one of the
+ * two (no fallback); LINK_MODE_AUTO tries TUN first. The calling process (one thread) is left in the user
+ * namespace and the far network namespace. Returns 0, or -1 with err (and
+ * whatever was made is closed).
  */
-int link_net_setup(struct link_net *n, char *err, size_t errlen);
+enum link_mode { LINK_MODE_AUTO, LINK_MODE_TUN, LINK_MODE_VETH };
+int link_net_setup(struct link_net *n, enum link_mode mode, char *err, size_t errlen);
 
 /* Enter end side's (0 near, 1 far) network namespace: 0 or -1 with errno. */
 int link_net_enter(const struct link_net *n, int side);

@@ -35,7 +35,7 @@ count() {
 	local -a cases=(
 		"--rate fast" "--rate 10mbit/" "--rate 999bit" "--delay -1ms" "--delay 61s"
 		"--jitter 1/2/3" "--loss 101%" "--loss x" "--queue 0" "--queue ten"
-		"--seed -1" "--near ''"
+		"--seed -1" "--near ''" "--mode slip"
 	)
 	for c in "${cases[@]}"; do
 		eval "run \"\$NCPV\" link $c -- true"
@@ -71,13 +71,25 @@ count() {
 	[[ "$output" == *"near end 10.231.0.1"* ]]
 }
 
-# rtt_is DELAY_MS ARGS...: the median ping-pong round trip is 2 x DELAY_MS within 0.5 ms.
+# rtt_is DELAY_MS ARGS...: ping-pong round trips are 2 x DELAY_MS: the fastest no less (the
+# line never delivers early), the lower quartile within 0.5 ms of it. Scheduling delays of the
+# pinger and the line on a loaded machine only add, and reach the median first (on this
+# project's 2-core VM under a load of 15, medians were 0.6 to 1.3 ms over, lower quartiles
+# 0.1 to 0.9; at 200 ms the median reached 204, and at 20 ms once 32): so the median is only
+# held to 5 ms or 10%, whichever is more, against gross errors (a delay counted twice), and a
+# run gets up to three tries.
 rtt_is() {
-	local want=$1 count=$(( $1 >= 100 ? 10 : 20 ))
+	local want=$1 count=20 try
 	shift
-	link "$@" -- python3 "$PING" pingpong 10.231.0.1 "$count" >"$SCRATCH/rtt"
-	echo "want $((2 * want)) ms: $(cat "$SCRATCH/rtt")"
-	awk -v w="$((2 * want))" '{ d = $2 - w; if (d < 0) d = -d; exit !(d <= 0.5 && $8 >= 1) }' "$SCRATCH/rtt"
+	for try in 1 2 3; do
+		link "$@" -- python3 "$PING" pingpong 10.231.0.1 "$count" >"$SCRATCH/rtt"
+		echo "want $((2 * want)) ms: $(cat "$SCRATCH/rtt")"
+		# Early is a fault of the line, never of the machine: no second try.
+		awk -v w="$((2 * want))" '{ exit !($4 >= w) }' "$SCRATCH/rtt" || { echo "faster than the delay"; return 1; }
+		awk -v w="$((2 * want))" '{ m = w / 10 > 5 ? w / 10 : 5
+			exit !($4 <= w + 0.5 && $10 <= w + 0.5 && $2 <= w + m && $8 == '"$count"') }' "$SCRATCH/rtt" && return 0
+	done
+	return 1
 }
 
 @test "a ping-pong's round trip is twice the delay within 0.5 ms, at 1, 20 and 100 ms" {
@@ -90,32 +102,51 @@ rtt_is() {
 	rtt_is 10 --delay 5ms/15ms
 }
 
-# stream RATE_BITS: download for 5 s through --rate; the goodput must be the rate times
-# what TCP carries of each 1500-byte packet (1448 bytes with timestamps) within 3%, and
-# never above it. A loaded machine can starve one run: up to three tries.
+# flood RATE_BITS [QUEUE]: a UDP sender offers more than the link takes for 3 s; the rate the
+# far end saw (the line's own count of bytes after the first over the first-to-last span)
+# must be RATE_BITS within 3%, and never more than 1% above. A machine too loaded to let
+# the line read in time loses capacity, never gains it: up to three tries.
+flood() {
+	local rate=$1 queue=${2:-1000} try got
+	for try in 1 2 3; do
+		link -v ${MODE:-} --rate "$rate" --queue "$queue" -- sh -c \
+			'python3 "$1" flood 10.231.0.1 3 1400; sleep "$2"' _ "$PING" "$(awk -v r="$rate" -v q="$queue" 'BEGIN { print q * 1428 * 8 / r + 0.3 }')"
+		got=$(count up rate)
+		echo "try $try: $got bit/s at $rate bit/s"
+		[ "$(count up max_queue)" -eq "$queue" ] # the sender kept the queue full
+		awk -v g="$got" -v r="$rate" 'BEGIN { exit !(g <= 1.01 * r) }' || { echo "faster than the link"; return 1; }
+		awk -v g="$got" -v r="$rate" 'BEGIN { exit !(g >= 0.97 * r) }' && return 0
+	done
+	return 1
+}
+
+@test "a flood goes through at 1, 10 and 100 Mbit/s within 3%, and never faster" {
+	flood 1000000 100
+	flood 10000000
+	flood 100000000
+}
+
+# stream RATE_BITS: a TCP download for 5 s through --rate: never faster than the rate times
+# what TCP carries of each 1500-byte packet (1448 bytes with timestamps), and at least 90%
+# of it (TCP's own pauses on a loaded machine are not the link's): up to three tries.
 stream() {
 	local rate=$1 try got
 	for try in 1 2 3; do
-		link --rate "$rate" --delay 1ms --near "exec '$NCPV' serve -q 10.231.0.1:5001" -- sh -c '
+		link ${MODE:-} --rate "$rate" --delay 1ms --near "exec '$NCPV' serve -q 10.231.0.1:5001" -- sh -c '
 			for i in $(seq 50); do "$1" get -q -j -t 5 10.231.0.1:5001 && exit; sleep 0.1; done; exit 1' \
 			_ "$NCPV" >"$SCRATCH/get.json"
 		got=$(jq .rate "$SCRATCH/get.json")
 		echo "try $try: $got bytes/s at $rate bit/s"
 		awk -v g="$got" -v r="$rate" 'BEGIN { w = r / 8 * 1448 / 1500; exit !(g <= 1.005 * w) }' ||
 			{ echo "faster than the link"; return 1; }
-		awk -v g="$got" -v r="$rate" 'BEGIN { w = r / 8 * 1448 / 1500; exit !(g >= 0.97 * w) }' && return 0
+		awk -v g="$got" -v r="$rate" 'BEGIN { w = r / 8 * 1448 / 1500; exit !(g >= 0.90 * w) }' && return 0
 	done
 	return 1
 }
 
-@test "a stream reaches 10 Mbit/s within 3% and never exceeds it" {
+@test "a TCP download fills a 10 Mbit/s link and never exceeds it" {
 	command -v jq >/dev/null || skip "jq is not installed"
 	stream 10000000
-}
-
-@test "a stream reaches 50 Mbit/s within 3% and never exceeds it" {
-	command -v jq >/dev/null || skip "jq is not installed"
-	stream 50000000
 }
 
 @test "loss at 2%, 10% and 30% falls in the binomial interval of what was offered" {
@@ -134,9 +165,10 @@ stream() {
 }
 
 @test "the same seed drops the same packets" {
-	link -v --loss 20 --seed 12345 -- python3 "$PING" udp 10.231.0.1 500 100
+	# The sender waits before it exits, so the line has read every datagram by then.
+	link -v --loss 20 --seed 12345 -- sh -c 'python3 "$1" udp 10.231.0.1 500 100; sleep 0.5' _ "$PING"
 	first=$(count up lost)
-	link -v --loss 20 --seed 12345 -- python3 "$PING" udp 10.231.0.1 500 100
+	link -v --loss 20 --seed 12345 -- sh -c 'python3 "$1" udp 10.231.0.1 500 100; sleep 0.5' _ "$PING"
 	[ "$(count up offered)" -eq 500 ] && [ "$first" -gt 50 ] && [ "$(count up lost)" -eq "$first" ]
 }
 
@@ -152,17 +184,20 @@ stream() {
 }
 
 @test "no packet is reordered without jitter, and jitter larger than the gaps reorders" {
-	run timeout 60 "$NCPV" link --rate 50mbit --delay 10ms -- python3 "$PING" burst 10.231.0.1 300
-	[[ "$output" == *"replies 300 reordered 0"* ]]
-	run timeout 60 "$NCPV" link --rate 50mbit --delay 10ms --jitter 5ms -- python3 "$PING" burst 10.231.0.1 300
-	[[ "$output" == *"replies 300 reordered "[1-9]* ]]
+	# 200 replies fit the ping socket's default receive buffer even if the pinger is slow.
+	run timeout 60 "$NCPV" link --rate 50mbit --delay 10ms -- python3 "$PING" burst 10.231.0.1 200
+	echo "$output"
+	[[ "$output" == *"replies 200 reordered 0"* ]]
+	run timeout 60 "$NCPV" link --rate 50mbit --delay 10ms --jitter 5ms -- python3 "$PING" burst 10.231.0.1 200
+	echo "$output"
+	[[ "$output" == *"replies 200 reordered "[1-9]* ]]
 }
 
 # leaves_nothing SIGNAL: COMMAND and --near are gone once ncpv link has that signal.
 # (A background job starts with SIGINT ignored, which ncpv link respects: env resets it.)
 leaves_nothing() {
 	local mark=$RANDOM$RANDOM pid i
-	env --default-signal=INT "$NCPV" link --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
+	env --default-signal=INT "$NCPV" link ${MODE:-} --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
 	pid=$!
 	for i in $(seq 250); do
 		grep -lqs "3601.$mark" /proc/[0-9]*/cmdline && break
@@ -185,18 +220,46 @@ leaves_nothing() {
 	leaves_nothing TERM
 	leaves_nothing INT
 	leaves_nothing KILL
+	MODE="--mode veth" leaves_nothing KILL
 }
 
-@test "an ordinary user gets the link too, or a one-line reason and status 125" {
+@test "killing the command's PID 1 ends ncpv link and everything it started" {
+	local mark=$RANDOM$RANDOM pid init i
+	"$NCPV" link --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
+	pid=$!
+	for i in $(seq 250); do
+		grep -lqs "3601.$mark" /proc/[0-9]*/cmdline && break
+		sleep 0.02
+	done
+	init=$(pgrep -P "$pid")
+	[ -n "$init" ]
+	kill -KILL "$init"
+	wait_gone "$pid" 10 || { echo "ncpv link did not end"; kill -KILL "$pid"; return 1; }
+	wait "$pid" && return 1 || [ "$?" -eq 137 ]
+	for i in $(seq 250); do
+		grep -lqs "360[01].$mark" /proc/[0-9]*/cmdline || return 0
+		sleep 0.02
+	done
+	return 1
+}
+
+@test "an ordinary user gets the link, as that user, with the delay" {
 	[ "$(id -u)" -eq 0 ] || skip "runs as root to become an ordinary user"
 	command -v setpriv >/dev/null || skip "setpriv is not installed"
-	cp "$NCPV" "$SCRATCH/ncpv" && chmod 755 "$SCRATCH" "$SCRATCH/ncpv"
-	run setpriv --reuid=65534 --regid=65534 --clear-groups "$SCRATCH/ncpv" link --delay 5ms -- \
-		sh -c 'id -u; python3 "$1" pingpong 10.231.0.1 5' _ "$PING"
+	cp "$NCPV" "$SCRATCH/ncpv" && cp "$PING" "$SCRATCH/ping.py" && chmod 755 "$SCRATCH" "$SCRATCH/ncpv" "$SCRATCH/ping.py"
+	run setpriv --reuid=65534 --regid=65534 --clear-groups "$SCRATCH/ncpv" link -v --delay 5ms -- \
+		sh -c 'id -u; python3 "$1" pingpong 10.231.0.1 10' _ "$SCRATCH/ping.py"
 	echo "$output"
-	if [ "$status" -eq 125 ]; then
-		[ "${#lines[@]}" -eq 1 ] && [[ "${lines[0]}" == "ncpv link: "* ]]
-	else
-		[ "$status" -eq 0 ] && [[ "$output" == *"65534"* && "$output" == *"replies 5"* ]]
-	fi
+	[ "$status" -eq 0 ]
+	grep -qx 65534 <<<"$output"
+	awk '/^median/ { exit !($4 >= 10 && $10 <= 10.5 && $8 == 10) }' <<<"$output"
+}
+
+@test "the veth mode (packet sockets, no TUN) gives the same delay, rate and queue" {
+	rtt_is 10 --mode veth --delay 10ms
+	grep -q "(veth)" "$SCRATCH/err" || link -v --mode veth -- true
+	grep -q "(veth)" "$SCRATCH/err"
+	link -v --mode veth --rate 1mbit --queue 10 -- python3 "$PING" udp 10.231.0.1 100 1000
+	[ "$(count up max_queue)" -eq 10 ]
+	MODE="--mode veth" flood 10000000
 }
