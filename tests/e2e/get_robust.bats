@@ -186,6 +186,8 @@ kept_after() {
 }
 
 @test "get --count --parallel above the open-file limit caps itself and fails nothing" {
+	# valgrind keeps descriptors of its own below the limit it is given.
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind changes the open-file limit"
 	start_serve --quiet --size 100
 	run prlimit --nofile=64 "$NCPV" get -n 500 -P 1000 --json "127.0.0.1:$SERVE_PORT"
 	[ "$status" -eq 0 ]
