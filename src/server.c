@@ -120,15 +120,6 @@ static void waiting_unlink(struct server *s, struct conn *c)
 	c->waiting_source = 0;
 }
 
-/* Make the next close send a reset: the client must not take a short
- * transfer (or an empty "file") for a complete one. */
-static void reset_on_close(int fd)
-{
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
 /* Bytes out of c->sent that are still in the kernel's queue: not yet
  * acknowledged (acked), or not even sent. Our FIN counts once in either
  * queue until it is acknowledged or sent. */
@@ -160,7 +151,7 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	uint64_t queued = conn_queued(c, 0);
 
 	if (kind == SERVER_CUT)
-		reset_on_close(c->fd);
+		net_reset_on_close(c->fd);
 	c->sent = queued < c->sent ? c->sent - queued : 0;
 	s->ended[kind]++;
 	report_close(s, c, kind, reason, now);
@@ -453,7 +444,7 @@ static void refuse(struct server *s, int fd, const char *why)
 	if (s->o.name_peers)
 		net_peer_name(fd, peer, sizeof(peer));
 	s->on_refuse(s->ctx, peer, why);
-	reset_on_close(fd);
+	net_reset_on_close(fd);
 	close(fd);
 }
 
