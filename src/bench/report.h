@@ -30,6 +30,14 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 /* "2.31x faster (p=0.008)" and the like, for a result's last column. */
 char *report_verdict(char *buf, size_t len, const struct bench_result *r);
 
+/* The rounds of mask (bit k: round k+1) as "2, 5" in buf; returns how many. */
+int report_rounds(char *buf, size_t len, uint64_t mask);
+
+/* What a reader must know before trusting t's verdicts, as lines of text
+ * in buf ("" when nothing): too few runs for any verdict, and unstable
+ * rounds with the verdicts without them. Returns the length needed. */
+size_t report_cautions(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *t);
+
 /* A value in its test's unit as people read it: "11.2MiB/s", "1.23k/s". */
 char *report_value(char *buf, size_t len, enum bench_test test, double v);
 

@@ -192,6 +192,8 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 
 int report_html(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
+	char caution[4096];
+
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ncpv bench</title>\n"
 	      "<style>body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}"
 	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}code{font-size:90%}"
@@ -215,6 +217,11 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 			fprintf(f, "<h2>files: %llu downloads of %llu bytes per run</h2>\n",
 				(unsigned long long)info->count, (unsigned long long)info->size);
 		html_table(f, t);
+		if (report_cautions(caution, sizeof(caution), info, t) > 0) {
+			fputs("<p class=\"caution\"><strong>", f);
+			esc(f, caution);
+			fputs("</strong></p>\n", f);
+		}
 		if (t->test == BENCH_STREAM)
 			stream_charts(f, t);
 		else

@@ -52,6 +52,8 @@ static void method_json(FILE *f, enum bench_test test, const struct bench_result
 		bench_value_unit(test), r->ok_runs, json_number(r->median), json_number(r->min), json_number(r->max),
 		json_number(r->median_bytes), json_number(r->ratio), json_number(r->p), r->is_baseline ? "true" : "false");
 	str(f, "verdict", r->verdict, ",");
+	str(f, "verdict_without_unstable", r->verdict_stable, ",");
+	fprintf(f, "\"p_without_unstable\":%.6g,", json_number(r->p_stable));
 	fputs("\"runs\":[", f);
 	for (size_t i = 0; i < r->nruns; i++) {
 		if (i)
@@ -80,6 +82,13 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 			fprintf(f, "\"count\":%llu,\"size\":%llu,", (unsigned long long)info->count,
 				(unsigned long long)info->size);
 		str(f, "baseline", t->baseline < t->n ? t->results[t->baseline].method->name : "", ",");
+		fprintf(f, "\"runs_needed\":%ld,\"unstable_rounds\":[", t->runs_needed);
+		for (int r = 0, first = 1; r < 64; r++)
+			if (t->unstable >> r & 1) {
+				fprintf(f, "%s%d", first ? "" : ",", r + 1);
+				first = 0;
+			}
+		fputs("],", f);
 		fputs("\"methods\":[", f);
 		for (size_t i = 0; i < t->n; i++) {
 			if (i)

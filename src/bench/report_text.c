@@ -22,6 +22,9 @@ char *report_verdict(char *buf, size_t len, const struct bench_result *r)
 		snprintf(buf, len, "1.000x (baseline)");
 	else if (r->ratio <= 0)
 		snprintf(buf, len, "-");
+	else if (strcmp(r->verdict, "too few runs") == 0)
+		snprintf(buf, len, r->ratio < 10 ? "%.3fx, too few runs for a verdict" : "%.1fx, too few runs for a verdict",
+			 r->ratio);
 	else
 		/* Three decimals near 1, so that a small but real difference shows. */
 		snprintf(buf, len, r->ratio < 10 ? "%.3fx %s (p=%.3g)" : "%.1fx %s (p=%.3g)", r->ratio, r->verdict, r->p);
@@ -79,9 +82,56 @@ static void table(FILE *f, const struct bench_info *info, const struct bench_tes
 	}
 }
 
+int report_rounds(char *buf, size_t len, uint64_t mask)
+{
+	size_t n = 0;
+	int count = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < 64; k++)
+		if (mask >> k & 1) {
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%d", count ? ", " : "", k + 1);
+			count++;
+		}
+	return count;
+}
+
+size_t report_cautions(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *t)
+{
+	char rounds[256], v[64];
+	size_t n = 0;
+	int nr;
+
+#define ADD(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	if (len > 0)
+		buf[0] = '\0';
+	if (info->repeat < t->runs_needed)
+		ADD("Too few runs for a verdict: with %ld per method no difference can reach p < %.2g; "
+		    "need -r %ld or more.\n", info->repeat, t->alpha, t->runs_needed);
+	if ((nr = report_rounds(rounds, sizeof(rounds), t->unstable)) == 0)
+		return n;
+	ADD("Unstable round%s %s: every method was over %gx off its other rounds (load from outside?).\n"
+	    "Without %s:", nr == 1 ? "" : "s", rounds, BENCH_UNSTABLE_FACTOR, nr == 1 ? "it" : "them");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bench_result *r = &t->results[i];
+
+		if (r->is_baseline || r->ok_runs == 0 || r->ratio <= 0)
+			continue;
+		if (strcmp(r->verdict_stable, "faster") == 0 || strcmp(r->verdict_stable, "slower") == 0 ||
+		    strcmp(r->verdict_stable, "within spread") == 0)
+			snprintf(v, sizeof(v), "%s (p=%.3g)", r->verdict_stable, r->p_stable);
+		else
+			snprintf(v, sizeof(v), "%s", r->verdict_stable);
+		ADD(" %s %s;", r->method->name, v);
+	}
+	ADD("\n");
+#undef ADD
+	return n;
+}
+
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
-	char line[METHOD_CMD_MAX * 8];
+	char line[METHOD_CMD_MAX * 8], caution[4096];
 
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
@@ -90,6 +140,8 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 			fputc('\n', f);
 		header(f, info, t);
 		table(f, info, t);
+		report_cautions(caution, sizeof(caution), info, t);
+		fputs(caution, f);
 	}
 	fprintf(f, "\nRate: median of the runs. vs baseline: ratio of medians; faster/slower when a\n"
 		   "Mann-Whitney test puts the difference beyond run-to-run spread (p < %.2g),\n"

@@ -47,7 +47,9 @@ struct bench_result {
 	double ratio;		/* median / the baseline's median; 0 when unknown */
 	double p;		/* Mann-Whitney p against the baseline; 1 when untested */
 	int is_baseline;
-	const char *verdict;	/* "baseline", "faster", "slower", "within spread", "n/a" */
+	const char *verdict;	/* "baseline", "faster", "slower", "within spread", "too few runs", "n/a" */
+	const char *verdict_stable; /* the same without the test's unstable rounds */
+	double p_stable;
 };
 
 struct bench_test_result {
@@ -56,9 +58,25 @@ struct bench_test_result {
 	size_t n;
 	size_t baseline;	/* index into results, or n when none ran */
 	double alpha;		/* significance level of the verdicts */
+	long runs_needed;	/* runs per method that can reach alpha at all */
+	uint64_t unstable;	/* bit k: round k+1 was off for every method (outside load) */
 };
 
-/* Summarize every result of t and compare each with the baseline (pure). */
+/* How far off its other rounds every method must be for a round to be unstable. */
+#define BENCH_UNSTABLE_FACTOR 4.0
+
+/* The smallest p a two-sided Mann-Whitney test of n1 and n2 runs can give:
+ * 2 / C(n1 + n2, n1), or 1. */
+double bench_min_p(size_t n1, size_t n2);
+
+/* The fewest runs per method (the same for both) whose smallest p is below
+ * alpha: 4 for 0.05. */
+long bench_runs_needed(double alpha);
+
+/* Summarize every result of t and compare each with the baseline (pure):
+ * "too few runs" when no outcome of the runs could reach alpha; rounds
+ * where every method was far off its other rounds the same way are marked
+ * unstable, and the verdicts are given again without them. */
 void bench_summarize(struct bench_test_result *t);
 
 /* The test's name ("stream", "files") and the unit of its values. */

@@ -5,6 +5,7 @@
  * a baseline and whether each difference beats run-to-run spread. */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@
 
 struct bench_opts {
 	int tests;		/* BENCH_STREAM | BENCH_FILES */
-	int tests_given;
+	int tests_given;	/* the tests -T named (0 without -T) */
 	double duration, timeout;
 	uint64_t count, size;
 	long repeat;
@@ -145,7 +146,7 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		case 'T':
 			if (parse_tests(optarg, &o->tests) < 0)
 				return bad("test", optarg, "expected stream, files or stream,files");
-			o->tests_given = 1;
+			o->tests_given = o->tests;
 			break;
 		case 'd':
 			if (units_parse_seconds(optarg, &o->duration) < 0 || o->duration < 0.1 || o->duration > 86400)
@@ -246,6 +247,9 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 			cmd_error("bench", "--server seed sends one endless stream: it cannot serve the files test");
 			return NCPV_EXIT_USAGE;
 		}
+		if (!o->tests_given)
+			cmd_error("bench", "--server seed sends one endless stream: running the stream test only "
+					   "(-T stream says so and silences this)");
 		o->tests = BENCH_STREAM;
 	}
 	return 0;
@@ -293,6 +297,18 @@ static int select_methods(struct bench_opts *o)
 	if (n == 0) {
 		cmd_error("bench", "--methods names no method (known: %s)", known);
 		return NCPV_EXIT_USAGE;
+	}
+	/* A method the user added and then left out is a mistake, not a choice. */
+	for (size_t i = 0; i < o->nmethods; i++) {
+		size_t k = 0;
+
+		while (k < n && strcmp(keep[k].name, o->methods[i].name) != 0)
+			k++;
+		if (k == n && strcmp(o->methods[i].note, "user") == 0) {
+			cmd_error("bench", "method '%s' from --method is not in --methods: add it to -M, or leave it out",
+				  o->methods[i].name);
+			return NCPV_EXIT_USAGE;
+		}
 	}
 	memcpy(o->methods, keep, n * sizeof(keep[0]));
 	o->nmethods = n;
@@ -472,6 +488,29 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 	return 0;
 }
 
+/* Does the server on fd keep sending, far past one download of size bytes,
+ * without closing? Reads for at most PROBE_SECONDS. */
+#define PROBE_SECONDS 5.0
+static int remote_is_endless(int fd, uint64_t size)
+{
+	uint64_t limit = size * 16 > (1u << 20) ? size * 16 : (1u << 20), got = 0;
+	double deadline = loop_now() + PROBE_SECONDS;
+	char buf[65536];
+
+	while (got <= limit && loop_now() < deadline && !stop_signal) {
+		ssize_t n;
+
+		if (net_wait(fd, POLLIN, 100) == 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return 0;
+		if (n > 0)
+			got += (uint64_t)n;
+	}
+	return got > limit;
+}
+
 /* Reach the remote server once before measuring, so that a wrong address is
  * a clear error and not a table of failed runs. Returns 0 or an exit code. */
 static int check_remote(struct bench_state *st)
@@ -483,6 +522,18 @@ static int check_remote(struct bench_state *st)
 	if (fd < 0) {
 		cmd_error("bench", "--connect %s: %s", st->o->connect, err);
 		return cmd_net_exit(fd);
+	}
+	if ((st->o->tests & BENCH_FILES) && remote_is_endless(fd, st->o->size)) {
+		close(fd);
+		if (st->o->tests_given & BENCH_FILES) {
+			cmd_error("bench", "--connect %s never closes a download: the files test needs a server that does "
+					   "(such as ncpv serve --size 4K there); use -T stream", st->o->connect);
+			return NCPV_EXIT_USAGE;
+		}
+		cmd_error("bench", "--connect %s never closes a download: running the stream test only (the files "
+				   "test needs a server such as ncpv serve --size 4K)", st->o->connect);
+		st->o->tests = BENCH_STREAM;
+		return check_remote(st);
 	}
 	close(fd);
 	snprintf(st->host, sizeof(st->host), "%s", st->o->remote.host);

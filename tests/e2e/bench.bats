@@ -83,7 +83,8 @@ path_with() {
 	[[ "$output" == *"ncpv bench: stream bash-read run 1/1: "* ]]
 	# Without the seed's pipeline among the methods, the first one is the baseline.
 	[[ "$output" == *$'\nncpv '*"1.000x (baseline)"* ]]
-	[[ "$output" == *$'\nbash-read '*"x slower (p="* || "$output" == *$'\nbash-read '*"x within spread (p="* ]]
+	# One run each cannot give a verdict, and the table says so.
+	[[ "$output" == *$'\nbash-read '*"x, too few runs for a verdict"* ]]
 }
 
 @test "a method whose tool is missing is skipped with the reason, not failed" {
@@ -169,7 +170,7 @@ path_with() {
 
 @test "--server seed runs the seed's nc -l loop, stream only" {
 	command -v nc >/dev/null || skip "nc is not installed"
-	bench_json --server seed -d 0.3 -r 2 -M ncpv,bash-read
+	bench_json --server seed -T stream -d 0.3 -r 2 -M ncpv,bash-read
 	[ "$status" -eq 0 ]
 	jq -e '(.server | test("while true; do nc -l 127.0.0.1 [0-9]+ </dev/urandom; done")) and
 		(.tests | length == 1) and ([.tests[0].methods[] | .status == "ok" and (.runs | length == 2)] | all)' \
@@ -414,4 +415,70 @@ wait_all_gone() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ncpv bench: killed "*" left running by a bench that was killed"* ]]
 	wait_all_gone 20 "${KIDS[@]}"
+}
+
+# Issue 16, misleading case 1: runs that cannot reach significance give no verdict.
+@test "with too few runs for significance there is no verdict, and the table says how many" {
+	run "$NCPV" bench -q -T files -n 3 -s 256 -r 3 -b ncpv -M ncpv,slow --method 'slow=sleep 0.2; {ncpv} get -q {host} {port}'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\nslow '*"x, too few runs for a verdict"* ]]
+	[[ "$output" == *"Too few runs for a verdict: with 3 per method no difference can reach p < 0.05; need -r 4 or more."* ]]
+	[[ "$output" != *"x within spread"* ]]
+	bench_json -T files -n 3 -s 256 -r 3 -b ncpv -M ncpv,slow --method 'slow=sleep 0.2; {ncpv} get -q {host} {port}'
+	jq -e '.tests[0].runs_needed == 4 and (.tests[0].methods[] | select(.name == "slow") | .verdict == "too few runs")' \
+		"$SCRATCH/out.json"
+}
+
+# Issue 16, misleading case 2: a round that outside load spoiled for every method is named.
+@test "a round that is off for every method is reported unstable, with the verdicts without it" {
+	local m
+	for m in a b; do
+		# Each method counts its own runs; its third sleeps as if the machine were busy.
+		set -- "$@" --method "$m=n=\$(cat $SCRATCH/$m 2>/dev/null || echo 0); echo \$((n + 1)) >$SCRATCH/$m; [ \$n -ne 2 ] || sleep 1; {ncpv} get -q --count {count} {host} {port}"
+	done
+	bench_json -T files -n 2 -s 256 -r 5 -M a,b "$@"
+	[ "$status" -eq 0 ]
+	# (Load from other processes on this machine may spoil another round too.)
+	jq -e '(.tests[0].unstable_rounds | index(3) != null) and
+		(.tests[0].methods[] | select(.name == "b") | (.verdict_without_unstable | length > 0))' "$SCRATCH/out.json"
+	rm -f "$SCRATCH/a" "$SCRATCH/b"
+	run "$NCPV" bench -q -T files -n 2 -s 256 -r 5 -M a,b "$@"
+	[[ "$output" =~ Unstable\ rounds?\ ([0-9]+,\ )*3(,\ [0-9]+)*:\ every\ method\ was\ over\ 4x\ off\ its\ other\ rounds\ \(load\ from\ outside\?\)\.$'\n'Without\ (it|them):\ b\  ]]
+}
+
+# Issue 16, misleading case 3: options that silently dropped a test or a method.
+@test "--server seed without -T says the files test is left out" {
+	command -v nc >/dev/null || skip "nc is not installed"
+	run "$NCPV" bench -q --json --server seed -d 0.2 -r 1 -M ncpv
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "ncpv bench: --server seed sends one endless stream: running the stream test only (-T stream says so and silences this)" ]]
+	run "$NCPV" bench -q --json --server seed -T stream -d 0.2 -r 1 -M ncpv
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"endless"* ]]
+}
+
+@test "a --method left out of --methods is refused with the fix" {
+	run "$NCPV" bench -M ncpv --method 'mine=nc {host} {port}'
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "ncpv bench: method 'mine' from --method is not in --methods: add it to -M, or leave it out" ]
+}
+
+@test "the files test against an endless --connect server is refused at once" {
+	start_serve
+	SECONDS=0
+	run timeout 60 "$NCPV" bench -q -T files --connect "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "ncpv bench: --connect 127.0.0.1:$SERVE_PORT never closes a download: the files test needs a server that does (such as ncpv serve --size 4K there); use -T stream" ]
+	[ "$SECONDS" -lt 30 ]
+	# Without -T, the stream test runs alone, with the reason.
+	run "$NCPV" bench -q --json -d 0.2 -r 1 -M ncpv --connect "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "ncpv bench: --connect 127.0.0.1:$SERVE_PORT never closes a download: running the stream test only"* ]]
+	# A server that ends each download is measured by the files test.
+	start_serve --size 1K
+	bench_json -T files -n 5 -r 1 -M ncpv --connect "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
 }
