@@ -121,16 +121,21 @@ static void remove_stale(void)
 	closedir(d);
 }
 
+double link_burst(double bits_per_s)
+{
+	/* tbf needs a bucket of at least rate / HZ (250 covers HZ 250 to 1000)
+	 * and two full frames; more would let the start through unshaped. */
+	double b = bits_per_s / 8 / 250;
+
+	return b < 2 * 1514 ? 2 * 1514 : b;
+}
+
 static int shape(struct bench_link *l, int side, char *err, size_t errlen)
 {
 	char rate[32], burst[32], delay[32];
-	double bytes_per_s = l->bits_per_s / 8, b = bytes_per_s / 250;
 
-	/* tbf needs a bucket of at least rate / HZ; a few full frames at least. */
-	if (b < 10 * 1514)
-		b = 10 * 1514;
 	snprintf(rate, sizeof(rate), "%.0fbit", l->bits_per_s);
-	snprintf(burst, sizeof(burst), "%.0f", b);
+	snprintf(burst, sizeof(burst), "%.0f", link_burst(l->bits_per_s));
 	if (TOOL("tc", "-n", l->ns[side], "qdisc", "add", "dev", l->dev[side], "root", "handle", "1:", "tbf",
 		 "rate", rate, "burst", burst, "latency", "50ms") < 0)
 		return -1;

@@ -23,6 +23,10 @@ struct bench_link {
  * the round trip added, half each way. Returns 0, or -1 with err. */
 int link_parse(const char *spec, double *bits_per_s, double *delay, char *err, size_t errlen);
 
+/* The tbf bucket for a rate, in bytes (pure): as small as tbf allows, so
+ * that only that much passes at once before the rate holds. */
+double link_burst(double bits_per_s);
+
 /* Check root and iproute2, remove stale namespaces of dead benches, and
  * build the link. On failure everything made so far is removed and err
  * says why. Returns 0 or -1. */

@@ -356,8 +356,9 @@ static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *soc
 	return total;
 }
 
-/* Wait for the method's first byte: a tool that starts slowly (ncat loads
- * its CA bundle) is not charged for it in a stream run. Returns 1 when bytes
+/* Wait for the method's first byte (past the warm-up: a shaped link's
+ * bucket): a tool that starts slowly (ncat loads its CA bundle) is not
+ * charged for it in a stream run. Returns 1 when bytes
  * came (time and count in *t0, *b0), 0 when the method exited or the wait
  * ended first (*exited says which), -1 when *stop. */
 static int wait_first_byte(const struct runner_ctx *c, pid_t pid, int pfd, struct tcpdiag_sock *socks,
@@ -368,7 +369,7 @@ static int wait_first_byte(const struct runner_ctx *c, pid_t pid, int pfd, struc
 	while (!*c->stop) {
 		uint64_t bytes = count_bytes(c, socks, nsocks, query_errno);
 
-		if (bytes > 0) {
+		if (bytes > c->warmup_bytes) {
 			*t0 = loop_now();
 			*b0 = bytes;
 			return 1;

@@ -5,6 +5,7 @@
  * a baseline and whether each difference beats run-to-run spread. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,8 @@
 
 #define MAX_METHODS 32
 #define ALPHA 0.05
+/* Full TCP segments a stream run over --link should move at least. */
+#define LINK_MIN_SEGMENTS 20
 /* Exit status after SIGINT, SIGTERM or SIGHUP: 128 + the signal, as shells do. */
 
 struct bench_opts {
@@ -242,6 +245,11 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 			  o->link ? "--link" : "--server seed");
 		return NCPV_EXIT_USAGE;
 	}
+	/* A run that moves a handful of TCP segments measures the segments, not the link. */
+	if (o->link && (o->tests & BENCH_STREAM) && o->duration * o->link_bits / 8 < LINK_MIN_SEGMENTS * 1448)
+		cmd_error("bench", "--link %s: a %.3g s run moves only about %.0f bytes: use -d %.0f or more for a rate "
+				   "this low", o->link, o->duration, o->duration * o->link_bits / 8,
+			  ceil(LINK_MIN_SEGMENTS * 1448 / (o->link_bits / 8)));
 	if (o->seed_server) {
 		if (o->tests_given && (o->tests & BENCH_FILES)) {
 			cmd_error("bench", "--server seed sends one endless stream: it cannot serve the files test");
@@ -447,6 +455,8 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 		.port = stream ? st->stream_port : st->files_port,
 		.server = o->connect ? NULL : stream ? &st->stream_srv : &st->files_srv,
 		.server_diag_fd = st->server_diag,
+		/* tbf's bucket passes at once: measure the rate the link holds after it. */
+		.warmup_bytes = o->link ? (uint64_t)link_burst(o->link_bits) : 0,
 		.log_path = st->log_path,
 		.stop = &stop_signal,
 		.progress = on_progress,

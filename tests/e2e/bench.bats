@@ -262,6 +262,20 @@ need_netns() {
 	! ip link | grep -q "ncpv[sc]$pid"
 }
 
+# Issue 16, misleading case 4: tbf's bucket let the start through unshaped, so
+# a low rate measured faster than the link. 1 Mbit/s is 125,000 B/s on the wire,
+# at most 125000 * 1448 / 1514 = 119,551 B/s of payload in full frames; one
+# segment more or less in 2 s is 724 B/s.
+@test "--link at a low rate never measures faster than the link carries" {
+	need_netns
+	"$NCPV" bench -q --json -T stream -d 2 -r 1 -M ncpv --link 1mbit >"$SCRATCH/out.json"
+	jq -e '.tests[0].methods[0] | .status == "ok" and .median <= 119551 + 724 and .median > 60000' "$SCRATCH/out.json"
+	# A run too short to move more than a few segments says so, with the duration it needs.
+	run "$NCPV" bench -q --json -T stream -d 0.5 -r 1 -M ncpv --link 100kbit
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "ncpv bench: --link 100kbit: a 0.5 s run moves only about 6250 bytes: use -d 3 or more for a rate this low" ]
+}
+
 @test "--link without root says so and stops" {
 	if [ "$(id -u)" -eq 0 ]; then
 		command -v setpriv >/dev/null || skip "setpriv is not installed"
