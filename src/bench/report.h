@@ -27,8 +27,11 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 int report_json(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 int report_html(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 
-/* "2.31x faster (p=0.008)" and the like, for a result's last column. */
+/* "2.31x faster p=0.008" and the like, for a result's last column. */
 char *report_verdict(char *buf, size_t len, const struct bench_result *r);
+
+/* CPU seconds as "48.0us", "2.19ms" or "1.20s" ("-" when 0). */
+char *report_cpu(char *buf, size_t len, double seconds);
 
 /* The rounds of mask (bit k: round k+1) as "2, 5" in buf; returns how many. */
 int report_rounds(char *buf, size_t len, uint64_t mask);

@@ -25,6 +25,7 @@ static void run_json(FILE *f, enum bench_test test, const struct bench_run *run)
 	fprintf(f, "{\"ok\":%s,\"value\":%.6g,\"bytes\":%llu,\"seconds\":%.6f,\"transfers\":%llu,",
 		run->ok ? "true" : "false", json_number(run->value), (unsigned long long)run->bytes,
 		json_number(run->seconds), (unsigned long long)run->transfers);
+	fprintf(f, "\"cpu\":%.6f,", json_number(run->cpu));
 	if (test == BENCH_STREAM)
 		fprintf(f, "\"first_byte\":%.6f,", json_number(run->first_byte));
 	str(f, "error", run->error, "");
@@ -52,6 +53,8 @@ static void method_json(FILE *f, enum bench_test test, const struct bench_result
 		bench_value_unit(test), r->ok_runs, json_number(r->median), json_number(r->min), json_number(r->max),
 		json_number(r->median_bytes), json_number(r->ratio), json_number(r->p), r->is_baseline ? "true" : "false");
 	str(f, "verdict", r->verdict, ",");
+	fprintf(f, "\"cpu\":%.6g,\"cpu_unit\":\"%s\",", json_number(r->cpu),
+		test == BENCH_STREAM ? "s/GiB" : "s/download");
 	str(f, "verdict_without_unstable", r->verdict_stable, ",");
 	fprintf(f, "\"p_without_unstable\":%.6g,", json_number(r->p_stable));
 	fputs("\"runs\":[", f);

@@ -24,6 +24,8 @@ struct bench_run {
 	uint64_t transfers;  /* files: downloads that completed */
 	double seconds;	     /* how long the run took (stream: from its first byte) */
 	double first_byte;   /* stream: seconds from start to the first byte counted */
+	double cpu;	     /* user + system seconds of the method's whole process tree */
+	uint64_t cpu_bytes;  /* stream: every byte counted while that CPU was spent */
 	struct bench_sample *samples; /* stream: the count over time (owned) */
 	size_t nsamples, cap;
 	char error[200];     /* why the run failed */
@@ -45,6 +47,7 @@ struct bench_result {
 	size_t ok_runs;
 	double median, min, max, median_bytes;
 	double ratio;		/* median / the baseline's median; 0 when unknown */
+	double cpu;		/* median CPU seconds per GiB (stream) or per download (files); 0 unknown */
 	double p;		/* Mann-Whitney p against the baseline; 1 when untested */
 	int is_baseline;
 	const char *verdict;	/* "baseline", "faster", "slower", "within spread", "too few runs", "n/a" */

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -86,6 +88,36 @@ static int stop_group(pid_t pid)
 	kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return status;
+}
+
+/* CPU seconds (user + system) of every descendant reaped so far. */
+static double children_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Reap what is left of a method's process group: with the bench a child
+ * subreaper, orphans of the method's shell come back to it, and each one
+ * reaped adds its CPU time to RUSAGE_CHILDREN. Bounded by STOP_GRACE_MS. */
+static void reap_group(pid_t pgid)
+{
+	for (int i = 0; i < STOP_GRACE_MS / 5; i++) {
+		while (waitpid(-pgid, NULL, WNOHANG) > 0)
+			;
+		if (kill(-pgid, 0) < 0 && errno == ESRCH)
+			return;
+		sleep_ms(5);
+	}
+}
+
+void runner_become_subreaper(void)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 static int pidfd_of(pid_t pid)
@@ -393,6 +425,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	size_t nsocks = 0;
 	double tstart = loop_now(), t0 = tstart, t = 0;
 	uint64_t bytes = 0, b0 = 0;
+	double cpu0 = children_cpu();
 	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0, query_errno = 0, started;
 
@@ -433,6 +466,9 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	} else {
 		stop_group(pid);
 	}
+	reap_group(pid);
+	run->cpu = children_cpu() - cpu0;
+	run->cpu_bytes = bytes + b0;
 	if (pfd >= 0)
 		close(pfd);
 	if (*c->stop)
@@ -455,7 +491,7 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 {
 	struct bench_server *srv = c->server;
 	uint64_t done0 = srv ? srv->done : 0;
-	double t0 = loop_now(), t = 0, end;
+	double t0 = loop_now(), t = 0, end, cpu0 = children_cpu();
 	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0;
 
@@ -480,6 +516,9 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 		waitpid(pid, &status, 0);
 	if (!exited)
 		status = stop_group(pid);
+	kill(-pid, SIGKILL); /* anything the method left behind */
+	reap_group(pid);
+	run->cpu = children_cpu() - cpu0;
 	if (pfd >= 0)
 		close(pfd);
 	if (*c->stop)

@@ -40,7 +40,7 @@ static size_t good_values(const struct bench_result *r, double *v, double *bytes
 	return n;
 }
 
-static void summarize_one(struct bench_result *r)
+static void summarize_one(struct bench_result *r, enum bench_test test)
 {
 	double *v = calloc(r->nruns + 1, sizeof(double)), *b = calloc(r->nruns + 1, sizeof(double));
 	struct stats_summary s, sb;
@@ -50,7 +50,21 @@ static void summarize_one(struct bench_result *r)
 	r->ratio = 0;
 	r->p = r->p_stable = 1;
 	r->verdict = r->verdict_stable = "n/a";
+	r->cpu = 0;
 	if (v != NULL && b != NULL && r->status != BENCH_SKIPPED) {
+		size_t nc = 0;
+
+		/* CPU per unit of work: per GiB counted, or per download. */
+		for (size_t i = 0; i < r->nruns; i++) {
+			const struct bench_run *run = &r->runs[i];
+			double work = test == BENCH_STREAM ? (double)run->cpu_bytes / (1024.0 * 1024 * 1024)
+							   : (double)run->transfers;
+
+			if (run->ok && work > 0)
+				v[nc++] = run->cpu / work;
+		}
+		stats_summarize(v, nc, &s);
+		r->cpu = s.median;
 		r->ok_runs = good_values(r, v, b);
 		stats_summarize(v, r->ok_runs, &s);
 		stats_summarize(b, r->ok_runs, &sb);
@@ -176,7 +190,7 @@ void bench_summarize(struct bench_test_result *t)
 	struct bench_result *base = t->baseline < t->n ? &t->results[t->baseline] : NULL;
 
 	for (size_t i = 0; i < t->n; i++)
-		summarize_one(&t->results[i]);
+		summarize_one(&t->results[i], t->test);
 	t->runs_needed = bench_runs_needed(t->alpha);
 	t->unstable = unstable_rounds(t);
 	if (base == NULL || base->ok_runs == 0)

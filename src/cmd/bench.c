@@ -569,6 +569,7 @@ static int setup(struct bench_state *st)
 		return NCPV_EXIT_FAIL;
 	}
 	st->ncpv[n] = '\0';
+	runner_become_subreaper();
 	/* Before any child: what a killed bench left, then our own supervisor. */
 	if ((fd = guard_sweep()) > 0)
 		cmd_error("bench", "killed %d process%s left running by a bench that was killed", fd, fd == 1 ? "" : "es");
