@@ -63,6 +63,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: ncpv bench [OPTION]...\n"
+		"       ncpv bench compare A.json B.json   (two saved --json runs side by side)\n"
 		"Compare ways of downloading over TCP: side by side, interleaved, repeated,\n"
 		"counted at one point for all, with medians, spread and a significance test.\n\n"
 		"  -T, --test LIST        stream, files, or stream,files (default both)\n"
@@ -708,6 +709,8 @@ int cmd_bench(int argc, char **argv)
 	FILE *html = NULL;
 	int rc, failed = 0;
 
+	if (argc > 1 && strcmp(argv[1], "compare") == 0)
+		return cmd_bench_compare(argc - 1, argv + 1);
 	if ((rc = parse_options(argc, argv, &o)) != 0)
 		return rc < 0 ? NCPV_EXIT_OK : rc;
 	if ((rc = select_methods(&o)) != 0)

@@ -26,6 +26,7 @@ int cmd_pv(int argc, char **argv);
 int cmd_devtcp(int argc, char **argv);
 int cmd_nc(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_compare(int argc, char **argv); /* argv[0] is "compare" */
 
 /* Parse a command line as the command would, and stop there: no socket, file
  * or signal handler is touched (errors and --help are printed as usual).

@@ -519,3 +519,36 @@ wait_all_gone() {
 	bench_json -T files -n 5 -r 1 -M ncpv --connect "127.0.0.1:$SERVE_PORT"
 	[ "$status" -eq 0 ]
 }
+
+# Issue 16: two saved runs side by side, as hyperfine users test a change.
+@test "bench compare puts two saved runs side by side with a verdict per method" {
+	local fast='x={ncpv} get -q --count {count} {host} {port}' slow='x=sleep 0.05; {ncpv} get -q --count {count} {host} {port}'
+	"$NCPV" bench -q --json -T files -n 3 -s 256 -r 5 -M ncpv,x --method "$fast" >"$SCRATCH/a.json"
+	"$NCPV" bench -q --json -T files -n 3 -s 256 -r 5 -M x --method "$slow" >"$SCRATCH/b.json"
+	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/b.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[2]}" == "Test "*"Method"*"A median"*"B median"*"B/A"*"B vs A" ]]
+	[[ "$output" =~ $'\n'files\ +x\ +[0-9.]+/s\ +[0-9.]+/s\ +0\.[0-9]+x\ +slower\ p=0\.00[0-9]+ ]]
+	[[ "$output" =~ $'\n'files\ +ncpv\ +[0-9.]+/s\ +-\ +-\ +only\ in\ A ]]
+	# The same file against itself: the same, with the ratio 1.
+	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/a.json"
+	[[ "$output" =~ $'\n'files\ +x\ +[0-9.]+/s\ +[0-9.]+/s\ +1\.000x\ +same\ p=1 ]]
+}
+
+@test "bench compare refuses what it cannot read, each with a one-line error" {
+	run "$NCPV" bench compare "$SCRATCH/a.json"
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv bench: compare needs two files: ncpv bench compare A.json B.json" ]
+	run "$NCPV" bench compare "$SCRATCH/none.json" "$SCRATCH/none.json"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv bench: cannot read $SCRATCH/none.json: No such file or directory" ]
+	printf '{"tests": [1, 2' >"$SCRATCH/cut.json"
+	run "$NCPV" bench compare "$SCRATCH/cut.json" "$SCRATCH/cut.json"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv bench: $SCRATCH/cut.json is not JSON: offset 15: expected ',' or ']'" ]
+	echo '{"a": 1}' >"$SCRATCH/other.json"
+	run "$NCPV" bench compare "$SCRATCH/other.json" "$SCRATCH/other.json"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv bench: $SCRATCH/other.json is not the JSON of ncpv bench --json (no \"tests\" array)" ]
+}
