@@ -8,7 +8,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "env.h"
 #include "result.h"
+
+/* The version of the JSON document's layout: raised when a field changes
+ * meaning or goes away (new fields may appear without it). */
+#define BENCH_SCHEMA_VERSION 2
 
 /* How the results were obtained, for every report's header. */
 struct bench_info {
@@ -20,6 +25,7 @@ struct bench_info {
 	uint64_t count, size;	/* files: downloads per run, bytes each */
 	long repeat;
 	double alpha;
+	const struct bench_env *env; /* where and when it ran */
 };
 
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);

@@ -208,6 +208,28 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 	fputs(".<br>Counted: ", f);
 	esc(f, info->counting);
 	fprintf(f, ".<br>Verdicts: Mann-Whitney U test against the baseline, two-sided, p &lt; %.2g.</p>\n", info->alpha);
+	if (info->env != NULL) {
+		const struct bench_env *e = info->env;
+
+		fputs("<p class=\"env\">Environment: ", f);
+		esc(f, e->date);
+		fputs("; ", f);
+		esc(f, e->kernel);
+		fputs("; ", f);
+		esc(f, e->cpu);
+		fprintf(f, ", %ld CPUs; load %.2f %.2f %.2f at the start.<br>Tools:", e->ncpu, e->load[0], e->load[1],
+			e->load[2]);
+		for (size_t i = 0; i < e->ntools; i++) {
+			fputs(" ", f);
+			esc(f, e->tools[i].name);
+			fputs(": ", f);
+			esc(f, e->tools[i].version);
+			fputs(";", f);
+		}
+		fputs("<br>Command: <code>", f);
+		esc(f, e->command);
+		fputs("</code></p>\n", f);
+	}
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
 

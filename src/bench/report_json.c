@@ -66,10 +66,27 @@ static void method_json(FILE *f, enum bench_test test, const struct bench_result
 	fputs("]}", f);
 }
 
+static void env_json(FILE *f, const struct bench_env *e)
+{
+	if (e == NULL)
+		return;
+	fputs("\"environment\":{", f);
+	str(f, "date", e->date, ",");
+	str(f, "kernel", e->kernel, ",");
+	str(f, "cpu", e->cpu, ",");
+	fprintf(f, "\"cpus\":%ld,\"load\":[%.2f,%.2f,%.2f],", e->ncpu, e->load[0], e->load[1], e->load[2]);
+	str(f, "command", e->command, ",");
+	fputs("\"tools\":{", f);
+	for (size_t i = 0; i < e->ntools; i++)
+		str(f, e->tools[i].name, e->tools[i].version, i + 1 < e->ntools ? "," : "");
+	fputs("}},", f);
+}
+
 int report_json(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
-	fputc('{', f);
+	fprintf(f, "{\"schema_version\":%d,", BENCH_SCHEMA_VERSION);
 	str(f, "ncpv", info->version, ",");
+	env_json(f, info->env);
 	str(f, "server", info->server, ",");
 	str(f, "path", info->path, ",");
 	str(f, "counting_point", info->counting, ",");

@@ -186,6 +186,20 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 		report_cautions(caution, sizeof(caution), info, t);
 		wrap(f, caution);
 	}
+	if (info->env != NULL) {
+		const struct bench_env *e = info->env;
+		size_t m = (size_t)snprintf(caution, sizeof(caution),
+					    "\nEnvironment: %s; %s; %s, %ld CPUs; load %.2f %.2f %.2f at the start.\nTools:",
+					    e->date, e->kernel, e->cpu, e->ncpu, e->load[0], e->load[1], e->load[2]);
+
+		for (size_t i = 0; i < e->ntools && m < sizeof(caution); i++)
+			m += (size_t)snprintf(caution + m, sizeof(caution) - m, " %s: %s;", e->tools[i].name,
+					      e->tools[i].version);
+		if (e->ntools == 0 && m < sizeof(caution))
+			snprintf(caution + m, sizeof(caution) - m, " none");
+		wrap(f, caution);
+		fprintf(f, "Command: %s\n", e->command); /* whole, so that it pastes */
+	}
 	snprintf(caution, sizeof(caution),
 		 "\nRate: median of the runs. vs baseline: ratio of medians; faster/slower when a "
 		 "Mann-Whitney test puts the difference beyond run-to-run spread (p < %.2g), otherwise "

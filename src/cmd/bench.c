@@ -19,6 +19,7 @@
 #include "../loop.h"
 #include "../net.h"
 #include "../units.h"
+#include "../bench/env.h"
 #include "../bench/guard.h"
 #include "../bench/link.h"
 #include "../bench/method.h"
@@ -692,6 +693,27 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 	info->alpha = ALPHA;
 }
 
+/* The environment before any run: the load now, and the versions of the
+ * tools of the methods that can run. */
+static void collect_env(const struct bench_opts *o, struct bench_env *env, int argc, char **argv)
+{
+	const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
+	char tools[1024] = "", missing[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->nmethods; i++) {
+		const struct bench_method *m = &o->methods[i];
+
+		if (method_missing_tool(m, o->tests & BENCH_STREAM ? BENCH_STREAM : BENCH_FILES, path, missing,
+					sizeof(missing)) == 0 && n < sizeof(tools))
+			n += (size_t)snprintf(tools + n, sizeof(tools) - n, " %s%s", m->tools,
+					      m->shell && strcmp(m->shell, "bash") == 0 ? " bash" : "");
+	}
+	if (o->tests & BENCH_FILES && n < sizeof(tools))
+		snprintf(tools + n, sizeof(tools) - n, " bash"); /* the files test's loops */
+	env_collect(env, argc, argv, tools);
+}
+
 int cmd_bench_parse(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -704,6 +726,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench_opts o;
 	struct bench_state st;
 	struct bench_info info;
+	struct bench_env env;
 	struct sigaction sa;
 	char server[400], path[200];
 	FILE *html = NULL;
@@ -720,6 +743,7 @@ int cmd_bench(int argc, char **argv)
 		cmd_error("bench", "cannot write %s: %s", o.html, strerror(errno));
 		return NCPV_EXIT_FILE;
 	}
+	collect_env(&o, &env, argc, argv);
 	memset(&st, 0, sizeof(st));
 	st.o = &o;
 	st.server_diag = st.client_diag = -1;
@@ -750,6 +774,7 @@ int cmd_bench(int argc, char **argv)
 	if (stop_signal && rc == 0)
 		rc = 128 + stop_signal;
 	describe(&st, &info, server, sizeof(server), path, sizeof(path));
+	info.env = &env;
 	cleanup(&st);
 	if (rc == 0) {
 		for (size_t k = 0; k < st.ntests; k++)

@@ -552,3 +552,20 @@ wait_all_gone() {
 	[ "$status" -eq 6 ]
 	[ "$output" = "ncpv bench: $SCRATCH/other.json is not the JSON of ncpv bench --json (no \"tests\" array)" ]
 }
+
+# Issue 16: every report says where, when and with what it ran, and JSON has a schema version.
+@test "every report carries the environment, and JSON its schema version" {
+	command -v nc >/dev/null && command -v pv >/dev/null || skip "nc and pv are needed"
+	bench_json -T stream -d 0.2 -r 1 -M ncpv,nc-pv
+	[ "$status" -eq 0 ]
+	jq -e --arg k "$(uname -r)" '.schema_version == 2 and (.environment |
+		(.date | test("^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9:]+Z$")) and (.kernel | contains($k)) and
+		(.cpu | length > 0) and .cpus >= 1 and (.load | length == 3) and
+		.command == "ncpv bench -q --json -T stream -d 0.2 -r 1 -M ncpv,nc-pv" and
+		(.tools.pv | test("[0-9]")) and (.tools | has("nc")))' "$SCRATCH/out.json"
+	run "$NCPV" bench -q -T stream -d 0.2 -r 1 -M ncpv,nc-pv --html "$SCRATCH/r.html"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\nEnvironment: '*"CPUs; load "*$'\nTools: '*"pv: pv "* ]]
+	[[ "$output" == *$'\nCommand: ncpv bench -q -T stream -d 0.2 -r 1 -M ncpv,nc-pv --html '* ]]
+	grep -q '<p class="env">Environment: ' "$SCRATCH/r.html"
+}
