@@ -42,6 +42,11 @@ char *report_cpu(char *buf, size_t len, double seconds);
 /* The rounds of mask (bit k: round k+1) as "2, 5" in buf; returns how many. */
 int report_rounds(char *buf, size_t len, uint64_t mask);
 
+/* The answer first, one sentence per test: which method is fastest, by how
+ * much against the baseline, and how strong the verdict is. */
+size_t report_headline(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *tests,
+		       size_t n);
+
 /* What a reader must know before trusting t's verdicts, as lines of text
  * in buf ("" when nothing): too few runs for any verdict, and unstable
  * rounds with the verdicts without them. Returns the length needed. */

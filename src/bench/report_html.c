@@ -199,6 +199,10 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}code{font-size:90%}"
 	      "figure{margin:1em 0}svg{background:#fff;border:1px solid #eee}</style></head><body>\n"
 	      "<h1>ncpv bench</h1>\n<p>", f);
+	report_headline(caution, sizeof(caution), info, tests, n);
+	fputs("<strong class=\"headline\">", f);
+	esc(f, caution);
+	fputs("</strong></p>\n<p>", f);
 	fputs("Server: ", f);
 	esc(f, info->server);
 	fputs("; path: ", f);

@@ -86,6 +86,12 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 {
 	fprintf(f, "{\"schema_version\":%d,", BENCH_SCHEMA_VERSION);
 	str(f, "ncpv", info->version, ",");
+	{
+		char headline[2048];
+
+		report_headline(headline, sizeof(headline), info, tests, n);
+		str(f, "headline", headline, ",");
+	}
 	env_json(f, info->env);
 	str(f, "server", info->server, ",");
 	str(f, "path", info->path, ",");

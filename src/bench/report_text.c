@@ -125,6 +125,49 @@ static void table(FILE *f, const struct bench_info *info, const struct bench_tes
 		fputs("* the seed's own command\n", f);
 }
 
+size_t report_headline(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *tests,
+		       size_t n)
+{
+	size_t used = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (size_t k = 0; k < n; k++) {
+		const struct bench_test_result *t = &tests[k];
+		const struct bench_result *best = NULL, *base = t->baseline < t->n ? &t->results[t->baseline] : NULL;
+		char what[96], how[256];
+
+		for (size_t i = 0; i < t->n; i++)
+			if (t->results[i].ok_runs > 0 && (best == NULL || t->results[i].median > best->median))
+				best = &t->results[i];
+		if (t->test == BENCH_STREAM)
+			snprintf(what, sizeof(what), "For one big stream");
+		else
+			snprintf(what, sizeof(what), "For many small files (%llu of %llu B)", (unsigned long long)info->count,
+				 (unsigned long long)info->size);
+		if (best == NULL || base == NULL || base->ok_runs == 0) {
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s: no method ran to the end.%s",
+						 what, k + 1 < n ? "\n" : "");
+			continue;
+		}
+		if (best == base) {
+			snprintf(how, sizeof(how), "(the baseline) was fastest");
+		} else if (strcmp(best->verdict, "faster") == 0) {
+			snprintf(how, sizeof(how), "is fastest: %.3gx %s, beyond run-to-run spread (p=%.2g)", best->ratio,
+				 base->method->name, best->p);
+		} else if (strcmp(best->verdict, "too few runs") == 0) {
+			snprintf(how, sizeof(how), "was fastest at %.3gx %s, but too few runs for a verdict (need -r %ld)",
+				 best->ratio, base->method->name, t->runs_needed);
+		} else {
+			snprintf(how, sizeof(how), "was fastest at %.3gx %s, within run-to-run spread (p=%.2g): no clear winner",
+				 best->ratio, base->method->name, best->p);
+		}
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s, %s %s.%s", what, best->method->name,
+					 how, k + 1 < n ? "\n" : "");
+	}
+	return used;
+}
+
 int report_rounds(char *buf, size_t len, uint64_t mask)
 {
 	size_t n = 0;
@@ -176,6 +219,9 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 {
 	char line[METHOD_CMD_MAX * 8], caution[4096];
 
+	report_headline(caution, sizeof(caution), info, tests, n);
+	wrap(f, caution);
+	fputc('\n', f);
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
 

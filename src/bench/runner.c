@@ -388,18 +388,29 @@ static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *soc
 	return total;
 }
 
+/* Sockets to the port from before this run (a previous method's, closing):
+ * entered in socks with their count, which is subtracted, so that only
+ * bytes arriving from now on are counted. Returns their total. */
+static uint64_t count_before(const struct runner_ctx *c, struct tcpdiag_sock *socks, size_t *nsocks)
+{
+	int ignored = 0;
+
+	return count_bytes(c, socks, nsocks, &ignored);
+}
+
 /* Wait for the method's first byte (past the warm-up: a shaped link's
  * bucket): a tool that starts slowly (ncat loads its CA bundle) is not
  * charged for it in a stream run. Returns 1 when bytes
  * came (time and count in *t0, *b0), 0 when the method exited or the wait
  * ended first (*exited says which), -1 when *stop. */
 static int wait_first_byte(const struct runner_ctx *c, pid_t pid, int pfd, struct tcpdiag_sock *socks,
-			   size_t *nsocks, int *query_errno, double *t0, uint64_t *b0, int *exited, int *status)
+			   size_t *nsocks, int *query_errno, uint64_t old, double *t0, uint64_t *b0, int *exited,
+			   int *status)
 {
 	double deadline = loop_now() + STREAM_START_MAX;
 
 	while (!*c->stop) {
-		uint64_t bytes = count_bytes(c, socks, nsocks, query_errno);
+		uint64_t bytes = count_bytes(c, socks, nsocks, query_errno) - old;
 
 		if (bytes > c->warmup_bytes) {
 			*t0 = loop_now();
@@ -424,7 +435,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	struct tcpdiag_sock socks[MAX_SOCKS];
 	size_t nsocks = 0;
 	double tstart = loop_now(), t0 = tstart, t = 0;
-	uint64_t bytes = 0, b0 = 0;
+	uint64_t bytes = 0, b0 = 0, old = count_before(c, socks, &nsocks);
 	double cpu0 = children_cpu();
 	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0, query_errno = 0, started;
@@ -432,7 +443,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	if (pid < 0)
 		return 0;
 	pfd = pidfd_of(pid);
-	started = wait_first_byte(c, pid, pfd, socks, &nsocks, &query_errno, &t0, &b0, &exited, &status);
+	started = wait_first_byte(c, pid, pfd, socks, &nsocks, &query_errno, old, &t0, &b0, &exited, &status);
 	run->first_byte = started == 1 ? t0 - tstart : 0;
 	bench_run_add_sample(run, 0, 0);
 	while (started == 1 && !*c->stop) {
@@ -444,7 +455,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 		else if (wait > 0 && pfd < 0)
 			sleep_ms(wait);
 		t = loop_now() - t0;
-		bytes = count_bytes(c, socks, &nsocks, &query_errno) - b0;
+		bytes = count_bytes(c, socks, &nsocks, &query_errno) - old - b0;
 		bench_run_add_sample(run, t, bytes);
 		runner_drain_server(c->server);
 		if (c->progress)
@@ -468,7 +479,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	}
 	reap_group(pid);
 	run->cpu = children_cpu() - cpu0;
-	run->cpu_bytes = bytes + b0;
+	run->cpu_bytes = bytes + b0; /* the method's own, from its start */
 	if (pfd >= 0)
 		close(pfd);
 	if (*c->stop)

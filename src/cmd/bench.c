@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -48,7 +49,10 @@ struct bench_opts {
 	const char *link;
 	double link_bits, link_delay;
 	int json, csv, quiet;
-	const char *html;
+	const char *html;	/* --html FILE, or the default report's name */
+	char html_default[64];
+	char json_path[4096];	/* the JSON beside the HTML report */
+	int no_report;
 	struct bench_method methods[MAX_METHODS];
 	size_t nmethods;
 };
@@ -83,7 +87,10 @@ static void usage(FILE *f)
 		"      --timeout SEC      files: give up on a run after SEC (default 300)\n"
 		"  -j, --json             JSON on stdout instead of the table\n"
 		"      --csv              CSV on stdout instead of the table\n"
-		"      --html FILE        also write a self-contained HTML report with charts\n"
+		"      --html FILE        write the HTML report with charts to FILE and its JSON\n"
+		"                         beside it (default: ncpv-bench-DATE.html here, unless\n"
+		"                         stdout gets JSON or CSV)\n"
+		"      --no-report        write no report files\n"
 		"  -q, --quiet            no live progress line on stderr\n"
 		"  -h, --help             show this help\n\n"
 		"Methods: ncpv, nc-pv and pv-devtcp (the seed's two), nc, cat-devtcp,\n"
@@ -118,7 +125,7 @@ static int parse_tests(const char *s, int *tests)
 
 static int parse_options(int argc, char **argv, struct bench_opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML };
+	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML, OPT_NO_REPORT };
 	static const struct option longopts[] = {
 		{ "test", required_argument, NULL, 'T' }, { "duration", required_argument, NULL, 'd' },
 		{ "count", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
@@ -128,6 +135,7 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		{ "link", required_argument, NULL, 'l' }, { "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "json", no_argument, NULL, 'j' }, { "csv", no_argument, NULL, OPT_CSV },
 		{ "html", required_argument, NULL, OPT_HTML }, { "quiet", no_argument, NULL, 'q' },
+		{ "no-report", no_argument, NULL, OPT_NO_REPORT },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	char err[256];
@@ -222,6 +230,9 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		case OPT_HTML:
 			o->html = optarg;
 			break;
+		case OPT_NO_REPORT:
+			o->no_report = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -237,6 +248,26 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 	if (optind < argc) {
 		cmd_error("bench", "unexpected argument '%s' (bench takes options only)", argv[optind]);
 		return NCPV_EXIT_USAGE;
+	}
+	if (o->html && o->no_report) {
+		cmd_error("bench", "--html and --no-report conflict: pick one");
+		return NCPV_EXIT_USAGE;
+	}
+	/* Plain `ncpv bench` keeps its report: HTML and JSON in files, named by the time. */
+	if (o->html == NULL && !o->no_report && !o->json && !o->csv) {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(o->html_default, sizeof(o->html_default), "ncpv-bench-%Y%m%d-%H%M%S.html", &tm);
+		o->html = o->html_default;
+	}
+	if (o->html) {
+		size_t base = strlen(o->html);
+
+		if (base > 5 && strcmp(o->html + base - 5, ".html") == 0)
+			base -= 5;
+		snprintf(o->json_path, sizeof(o->json_path), "%.*s.json", (int)base, o->html);
 	}
 	if (o->json && o->csv) {
 		cmd_error("bench", "--json and --csv conflict: pick one for stdout");
@@ -638,14 +669,21 @@ static int setup(struct bench_state *st)
 	return 0;
 }
 
-/* html is the --html file, opened before the runs (NULL without --html); closed here. */
+/* html is the report's file, opened before the runs (NULL without one);
+ * closed here, with the JSON written beside it. */
 static int write_reports(struct bench_state *st, const struct bench_info *info, FILE *html)
 {
 	const struct bench_opts *o = st->o;
 	int rc = NCPV_EXIT_OK;
+	FILE *json = NULL;
 
 	if (html != NULL && (report_html(html, info, st->tests, st->ntests) < 0 || fclose(html) != 0)) {
 		cmd_error("bench", "cannot write %s: %s", o->html, strerror(errno));
+		rc = NCPV_EXIT_FILE;
+	}
+	if (html != NULL && ((json = fopen(o->json_path, "we")) == NULL ||
+			     report_json(json, info, st->tests, st->ntests) < 0 || fclose(json) != 0)) {
+		cmd_error("bench", "cannot write %s: %s", o->json_path, strerror(errno));
 		rc = NCPV_EXIT_FILE;
 	}
 	if (o->json)
@@ -654,6 +692,14 @@ static int write_reports(struct bench_state *st, const struct bench_info *info, 
 		report_csv(stdout, info, st->tests, st->ntests);
 	else
 		report_text(stdout, info, st->tests, st->ntests);
+	if (html != NULL && rc == NCPV_EXIT_OK && !o->json && !o->csv) {
+		char *full = realpath(o->html, NULL), *jfull = realpath(o->json_path, NULL);
+
+		printf("\nReport: %s (open it in a browser)\nJSON:   %s\n", full ? full : o->html,
+		       jfull ? jfull : o->json_path);
+		free(full);
+		free(jfull);
+	}
 	if (fflush(stdout) != 0)
 		rc = NCPV_EXIT_FAIL;
 	return rc;
@@ -789,8 +835,11 @@ int cmd_bench(int argc, char **argv)
 			fputs("\r\033[K", stderr);
 		cmd_error("bench", "interrupted: stopped the methods and the servers%s", o.link ? ", removed the link" : "");
 	}
-	if (html != NULL)
+	if (html != NULL) {
+		/* Opened (and so emptied) at the start, never written: leave no empty report. */
 		fclose(html);
+		unlink(o.html);
+	}
 	for (size_t k = 0; k < st.ntests; k++)
 		bench_results_free(&st.tests[k]);
 	return rc;

@@ -10,6 +10,8 @@ load helpers
 setup() {
 	common_setup
 	command -v jq >/dev/null || skip "jq is not installed"
+	# A plain bench writes its report here.
+	cd "$SCRATCH"
 }
 
 teardown() {
@@ -301,9 +303,9 @@ need_netns() {
 @test "--link without root says so and stops" {
 	if [ "$(id -u)" -eq 0 ]; then
 		command -v setpriv >/dev/null || skip "setpriv is not installed"
-		run setpriv --reuid=65534 --regid=65534 --clear-groups "$NCPV" bench -q --link 94mbit
+		run setpriv --reuid=65534 --regid=65534 --clear-groups "$NCPV" bench -q --no-report --link 94mbit
 	else
-		run "$NCPV" bench -q --link 94mbit
+		run "$NCPV" bench -q --no-report --link 94mbit
 	fi
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 1 ]
@@ -568,4 +570,41 @@ wait_all_gone() {
 	[[ "$output" == *$'\nEnvironment: '*"CPUs; load "*$'\nTools: '*"pv: pv "* ]]
 	[[ "$output" == *$'\nCommand: ncpv bench -q -T stream -d 0.2 -r 1 -M ncpv,nc-pv --html '* ]]
 	grep -q '<p class="env">Environment: ' "$SCRATCH/r.html"
+}
+
+# Issue 16: the answer first, and a plain bench keeps its report in files.
+@test "a plain bench prints the headline first and the report's paths last" {
+	run "$NCPV" bench -q -T stream,files -d 0.2 -n 5 -r 1 -M ncpv,bash-read
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# Without the seed's pipeline, the first method is the baseline; bash-read is far slower.
+	[ "${lines[0]}" = "For one big stream, ncpv (the baseline) was fastest." ]
+	[[ "$output" == *$'\nFor many small files (5 of 4096 B), '*" was fastest"* ]]
+	local html json
+	html=$(sed -n 's/^Report: \(.*\) (open it in a browser)$/\1/p' <<<"$output")
+	json=$(sed -n 's/^JSON:   //p' <<<"$output")
+	[ "${lines[-1]}" = "JSON:   $json" ]
+	[[ "$html" == "$SCRATCH"/ncpv-bench-*.html && "$json" == "${html%.html}.json" ]]
+	grep -q '<strong class="headline">For one big stream, ' "$html"
+	jq -e '.schema_version == 2 and (.headline | startswith("For one big stream, ")) and (.tests | length == 2)' "$json"
+}
+
+@test "--no-report writes no file, and an interrupted bench leaves no empty report" {
+	run "$NCPV" bench -q --no-report -T stream -d 0.2 -r 1 -M ncpv
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"Report: "* ]]
+	[ -z "$(ls "$SCRATCH" | grep ncpv-bench)" ]
+	"$NCPV" bench -q -T stream -d 30 -r 1 -M ncpv >/dev/null 2>&1 &
+	local pid=$! i
+	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 400; i++)); do
+		[ -n "$(descendants "$pid" | grep ':ncpv$' | head -2 | sed -n 2p)" ] && break
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	wait "$pid" || true
+	[ -z "$(ls "$SCRATCH" | grep ncpv-bench)" ]
+	run "$NCPV" bench --html x.html --no-report
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv bench: --html and --no-report conflict: pick one" ]
 }
