@@ -52,6 +52,12 @@ size_t report_headline(char *buf, size_t len, const struct bench_info *info, con
  * rounds with the verdicts without them. Returns the length needed. */
 size_t report_cautions(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *t);
 
+/* Round axis values (1, 2, 5 x 10^n) covering lo..hi: on a linear scale
+ * from 0 in equal steps (about 4) to the first at or past hi; on a log scale
+ * 1, 2, 5 per decade (powers of ten only past 3 decades) from the decade
+ * of lo to the first at or past hi. Returns how many (at most max). */
+int report_ticks(double lo, double hi, int logscale, double *ticks, int max);
+
 /* A value in its test's unit as people read it: "11.2MiB/s", "1.23k/s". */
 char *report_value(char *buf, size_t len, enum bench_test test, double v);
 

@@ -213,26 +213,34 @@ path_with() {
 	[[ "${lines[1]}" == stream,ncpv,ok,1,1,* ]]
 }
 
+# Issue 16: a comparison chart per test (every method named, with its bar and
+# spread), the per-method stream charts, laid out by headless Chromium
+# without overflow, and a screenshot of the whole report of the expected size.
 @test "the HTML report's charts are drawn in headless Chromium" {
 	local chromium
 	chromium=$(command -v chromium || command -v chromium-browser) || skip "chromium is not installed"
 	"$NCPV" bench -q -T stream,files -d 0.3 -n 10 -r 2 -M ncpv,bash-read --html "$SCRATCH/report.html" >/dev/null
-	grep -q '<svg class="chart stream"' "$SCRATCH/report.html"
+	grep -q '<svg class="chart compare stream"' "$SCRATCH/report.html"
 	# A page of the test's own loads the report and measures what was laid out.
 	cat >"$SCRATCH/check.html" <<'HTML'
-<!DOCTYPE html><html><body><iframe id="r" src="report.html" width="900" height="2000"></iframe>
+<!DOCTYPE html><html><body style="margin:0"><iframe id="r" src="report.html" width="1000" height="3000"></iframe>
 <pre id="result">not loaded</pre><script>
 document.getElementById('r').addEventListener('load', function () {
-  var out = [];
-  this.contentDocument.querySelectorAll('svg.chart').forEach(function (svg) {
-    var drawn = 0;
+  var doc = this.contentDocument, out = [], width = doc.documentElement.clientWidth;
+  doc.querySelectorAll('svg.chart').forEach(function (svg) {
+    var drawn = 0, names = [], box = svg.getBoundingClientRect();
     svg.querySelectorAll('polyline.run, rect.median').forEach(function (m) {
       /* A steady rate is a horizontal line: a run's line needs width, a bar both sides. */
       var b = m.getBBox();
       if (b.width > 0 && (b.height > 0 || m.tagName === 'polyline')) drawn++; });
-    out.push((svg.classList.contains('files') ? 'files' : svg.dataset.method) + '=' + drawn);
+    svg.querySelectorAll('text.name').forEach(function (t) { names.push(t.textContent); });
+    var kind = svg.classList.contains('compare') ? 'compare-' + (svg.classList.contains('files') ? 'files' : 'stream')
+                                                 : svg.dataset.method;
+    out.push(kind + '=' + drawn + (names.length ? '[' + names.join(',') + ']' : '') +
+             (box.right <= width && box.width > 300 ? '' : '!overflow'));
   });
-  document.getElementById('result').textContent = 'charts ' + out.join(' ');
+  document.getElementById('result').textContent = 'charts ' + out.join(' ') +
+    (doc.documentElement.scrollWidth <= width ? ' fits' : ' too-wide');
 });
 </script></body></html>
 HTML
@@ -240,7 +248,12 @@ HTML
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium" \
 		--allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$SCRATCH/check.html"
 	echo "$output" | grep -o "charts[^<]*"
-	[[ "$output" == *"charts ncpv=2 bash-read=2 files=2"* ]]
+	[[ "$output" == *"charts compare-stream=2[ncpv,bash-read] ncpv=2 bash-read=2 compare-files=2[ncpv,bash-read] fits"* ]]
+	run timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium" \
+		--hide-scrollbars --window-size=1000,2400 --screenshot="$SCRATCH/report.png" "file://$SCRATCH/report.html"
+	# A PNG of the window's size: width and height are bytes 16-23 of its header.
+	[ "$(od -An -tx1 -j16 -N8 "$SCRATCH/report.png" | tr -d ' \n')" = "000003e800000960" ]
 }
 
 # Skip unless this machine lets us make network namespaces and shape them.
@@ -607,4 +620,16 @@ wait_all_gone() {
 	run "$NCPV" bench --html x.html --no-report
 	[ "$status" -eq 2 ]
 	[ "$output" = "ncpv bench: --html and --no-report conflict: pick one" ]
+}
+
+@test "the comparison chart turns logarithmic when methods differ by orders of magnitude, colours fixed by name" {
+	"$NCPV" bench -q -T files -n 2 -s 256 -r 2 -M ncpv,slow --method 'slow=sleep 0.3; {ncpv} get -q {host} {port}' \
+		--html "$SCRATCH/log.html" >/dev/null
+	grep -q '<svg class="chart compare files" data-scale="log"' "$SCRATCH/log.html"
+	grep -q '<rect class="median" data-method="ncpv" [^>]*fill="#1f77b4"' "$SCRATCH/log.html"
+	"$NCPV" bench -q -T files -n 2 -s 256 -r 2 -M ncpv,same --method 'same={ncpv} get -q --count {count} {host} {port}' \
+		--html "$SCRATCH/lin.html" >/dev/null
+	grep -q '<svg class="chart compare files" data-scale="linear"' "$SCRATCH/lin.html"
+	# The same method keeps its colour whatever else ran.
+	grep -q '<rect class="median" data-method="ncpv" [^>]*fill="#1f77b4"' "$SCRATCH/lin.html"
 }

@@ -10,8 +10,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include "bench/link.h"
 #include "bench/method.h"
+#include "bench/report.h"
 #include "bench/result.h"
 
 static const struct method_vars vars = { "127.0.0.1", "6666", "4096", "20", "/bin/ncpv" };
@@ -276,6 +279,38 @@ static void test_unstable_round_is_found_and_left_out(void **state)
 	bench_results_free(&t);
 }
 
+/* Issue 16: chart axes at round values, linear from 0 or 1-2-5 per decade. */
+static void test_axis_ticks_are_round(void **state)
+{
+	double t[32];
+	int n;
+
+	(void)state;
+	n = report_ticks(0, 3.73, 0, t, 32);
+	assert_int_equal(n, 5);
+	assert_true(t[0] == 0 && t[1] == 1 && t[4] == 4);
+	n = report_ticks(0, 7953, 0, t, 32);
+	assert_true(t[1] == 2000 && t[n - 1] == 8000);
+	n = report_ticks(0, 0.52, 0, t, 32);
+	assert_true(fabs(t[1] - 0.2) < 1e-12 && fabs(t[n - 1] - 0.6) < 1e-12);
+	n = report_ticks(12, 4772, 1, t, 32);
+	assert_true(t[0] == 10 && t[1] == 20 && t[2] == 50 && t[3] == 100 && t[n - 1] == 5000);
+	/* Past 3 decades, powers of ten only. */
+	n = report_ticks(7.6, 44690, 1, t, 32);
+	assert_true(t[0] == 1 && t[1] == 10 && t[n - 1] == 100000 && n == 6);
+	/* Generated: every range's ticks start low enough, end high enough, and rise. */
+	for (double hi = 0.013; hi < 1e12; hi *= 1.37)
+		for (int logscale = 0; logscale < 2; logscale++) {
+			n = report_ticks(hi / 1000, hi, logscale, t, 32);
+			assert_true(n >= 2 && n <= 32);
+			assert_true(t[n - 1] >= hi && t[0] <= (logscale ? hi / 1000 : 0));
+			for (int k = 1; k < n; k++)
+				assert_true(t[k] > t[k - 1]);
+			if (!logscale)
+				assert_true(n <= 6);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_summary_ratio_and_verdicts),
 		cmocka_unit_test(test_too_few_runs_give_no_verdict),
 		cmocka_unit_test(test_unstable_round_is_found_and_left_out),
+		cmocka_unit_test(test_axis_ticks_are_round),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
