@@ -13,7 +13,7 @@ _ncpv_options() {
 	nc) echo '-4 -6 -b -C -D -d -F -h -I -i -k -l -M -m -N -n -O -P -p -q -r -s -T -t -U -u -v -W -w -X -x -z --progress --json' ;;
 	pv) echo '-p --progress -t --timer -e --eta -I --fineta -r --rate -a --average-rate -b --bytes -T --buffer-percent -8 --bits -k --si -A --last-written -F --format -n --numeric -q --quiet -v --stats -W --wait -D --delay-start -s --size -l --line-mode -0 --null -i --interval -m --average-rate-window -w --width -H --height -N --name -f --force -L --rate-limit -B --buffer-size -C --no-splice -E --skip-errors -S --stop-at-size -Y --sync -X --discard -o --output -P --pidfile -h --help -V --version' ;;
 	devtcp) echo '-t --timeout -v --verbose -h --help' ;;
-	bench) echo '-T --test -d --duration -n --count -s --size -r --repeat -M --methods -m --method -b --baseline -S --server -c --connect -l --link --timeout -j --json --csv --html --no-report -q --quiet -h --help' ;;
+	bench) echo '-T --test -d --duration -n --count -s --size -r --repeat -M --methods -m --method -b --baseline -S --server -c --connect -l --link --timeout -j --json --csv --csv-runs --shuffle --html --no-report -q --quiet -h --help' ;;
 	esac
 }
 
@@ -115,6 +115,7 @@ _ncpv_argument() {
 	'bench -l') echo value ;;
 	'bench --link') echo value ;;
 	'bench --timeout') echo value ;;
+	'bench --shuffle') echo value ;;
 	'bench --html') echo file ;;
 	*) echo none ;;
 	esac

@@ -26,10 +26,15 @@ struct bench_info {
 	long repeat;
 	double alpha;
 	const struct bench_env *env; /* where and when it ran */
+	int interrupted;	/* stopped by a signal: the results are partial */
+	int shuffle;		/* methods in random order in each round, from seed */
+	unsigned seed;
 };
 
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
+/* One CSV row per run (round, place in it, value, CPU, ...). */
+int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 int report_json(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 int report_html(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 

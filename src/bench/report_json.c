@@ -25,7 +25,7 @@ static void run_json(FILE *f, enum bench_test test, const struct bench_run *run)
 	fprintf(f, "{\"ok\":%s,\"value\":%.6g,\"bytes\":%llu,\"seconds\":%.6f,\"transfers\":%llu,",
 		run->ok ? "true" : "false", json_number(run->value), (unsigned long long)run->bytes,
 		json_number(run->seconds), (unsigned long long)run->transfers);
-	fprintf(f, "\"cpu\":%.6f,", json_number(run->cpu));
+	fprintf(f, "\"cpu\":%.6f,\"position\":%d,", json_number(run->cpu), run->position);
 	if (test == BENCH_STREAM)
 		fprintf(f, "\"first_byte\":%.6f,", json_number(run->first_byte));
 	str(f, "error", run->error, "");
@@ -84,7 +84,8 @@ static void env_json(FILE *f, const struct bench_env *e)
 
 int report_json(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
-	fprintf(f, "{\"schema_version\":%d,", BENCH_SCHEMA_VERSION);
+	fprintf(f, "{\"schema_version\":%d,\"interrupted\":%s,", BENCH_SCHEMA_VERSION,
+		info->interrupted ? "true" : "false");
 	str(f, "ncpv", info->version, ",");
 	{
 		char headline[2048];
@@ -96,6 +97,10 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 	str(f, "server", info->server, ",");
 	str(f, "path", info->path, ",");
 	str(f, "counting_point", info->counting, ",");
+	if (info->shuffle)
+		fprintf(f, "\"order\":\"shuffled\",\"seed\":%u,", info->seed);
+	else
+		fputs("\"order\":\"interleaved\",", f);
 	fprintf(f, "\"repeat\":%ld,\"alpha\":%.3g,\"test_method\":\"Mann-Whitney U, two-sided\",\"tests\":[",
 		info->repeat, info->alpha);
 	for (size_t k = 0; k < n; k++) {

@@ -69,13 +69,19 @@ static void header(FILE *f, const struct bench_info *info, const struct bench_te
 {
 	char line[1024];
 
-	if (t->test == BENCH_STREAM)
-		fprintf(f, "stream: one download per run for %.3g s, %ld run%s per method, interleaved\n",
-			info->duration, info->repeat, info->repeat == 1 ? "" : "s");
+	char order[48];
+
+	if (info->shuffle)
+		snprintf(order, sizeof(order), "shuffled (seed %u)", info->seed);
 	else
-		fprintf(f, "files: %llu downloads of %llu bytes per run, %ld run%s per method, interleaved\n",
+		snprintf(order, sizeof(order), "interleaved");
+	if (t->test == BENCH_STREAM)
+		fprintf(f, "stream: one download per run for %.3g s, %ld run%s per method, %s\n", info->duration,
+			info->repeat, info->repeat == 1 ? "" : "s", order);
+	else
+		fprintf(f, "files: %llu downloads of %llu bytes per run, %ld run%s per method, %s\n",
 			(unsigned long long)info->count, (unsigned long long)info->size, info->repeat,
-			info->repeat == 1 ? "" : "s");
+			info->repeat == 1 ? "" : "s", order);
 	snprintf(line, sizeof(line), "server: %s; path: %s", info->server, info->path);
 	wrap(f, line);
 }
@@ -132,6 +138,8 @@ size_t report_headline(char *buf, size_t len, const struct bench_info *info, con
 
 	if (len > 0)
 		buf[0] = '\0';
+	if (info->interrupted)
+		used += (size_t)snprintf(buf, len, "Interrupted: partial results, from the runs that finished.\n");
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
 		const struct bench_result *best = NULL, *base = t->baseline < t->n ? &t->results[t->baseline] : NULL;
@@ -298,6 +306,28 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 			csv_field(f, r->verdict, 0);
 			csv_field(f, r->reason, 0);
 			csv_field(f, r->status == BENCH_SKIPPED ? "" : r->command, 1);
+		}
+	return ferror(f) ? -1 : 0;
+}
+
+int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
+{
+	(void)info;
+	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,error\n");
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < tests[k].n; i++) {
+			const struct bench_result *r = &tests[k].results[i];
+
+			for (size_t j = 0; j < r->nruns; j++) {
+				const struct bench_run *run = &r->runs[j];
+
+				fprintf(f, "%s,", bench_test_name(tests[k].test));
+				csv_field(f, r->method->name, 0);
+				fprintf(f, "%zu,%d,%d,%.6g,%s,%llu,%.6f,%llu,%.6f,%.6f,", j + 1, run->position, run->ok,
+					run->value, bench_value_unit(tests[k].test), (unsigned long long)run->bytes,
+					run->seconds, (unsigned long long)run->transfers, run->cpu, run->first_byte);
+				csv_field(f, run->error, 1);
+			}
 		}
 	return ferror(f) ? -1 : 0;
 }

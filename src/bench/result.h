@@ -24,6 +24,7 @@ struct bench_run {
 	uint64_t transfers;  /* files: downloads that completed */
 	double seconds;	     /* how long the run took (stream: from its first byte) */
 	double first_byte;   /* stream: seconds from start to the first byte counted */
+	int position;	     /* 1-based place of the run in its round */
 	double cpu;	     /* user + system seconds of the method's whole process tree */
 	uint64_t cpu_bytes;  /* stream: every byte counted while that CPU was spent */
 	struct bench_sample *samples; /* stream: the count over time (owned) */

@@ -53,6 +53,9 @@ struct bench_opts {
 	char html_default[64];
 	char json_path[4096];	/* the JSON beside the HTML report */
 	int no_report;
+	int shuffle;		/* random order of methods within each round */
+	unsigned seed;		/* its seed, reported */
+	int csv_runs;		/* CSV: a row per run */
 	struct bench_method methods[MAX_METHODS];
 	size_t nmethods;
 };
@@ -86,7 +89,10 @@ static void usage(FILE *f)
 		"                         namespaces, e.g. 94mbit or 94mbit,20ms (root)\n"
 		"      --timeout SEC      files: give up on a run after SEC (default 300)\n"
 		"  -j, --json             JSON on stdout instead of the table\n"
-		"      --csv              CSV on stdout instead of the table\n"
+		"      --csv              CSV on stdout instead of the table, a row per method\n"
+		"      --csv-runs         CSV on stdout, a row per run\n"
+		"      --shuffle[=SEED]   methods in random order in each round (the seed is\n"
+		"                         reported; default: A B C A B C)\n"
 		"      --html FILE        write the HTML report with charts to FILE and its JSON\n"
 		"                         beside it (default: ncpv-bench-DATE.html here, unless\n"
 		"                         stdout gets JSON or CSV)\n"
@@ -123,9 +129,26 @@ static int parse_tests(const char *s, int *tests)
 	return *tests ? 0 : -1;
 }
 
+/* "--shuffle" or "--shuffle=SEED" (as typed; getopt has matched the name). */
+static int parse_shuffle(const char *typed, struct bench_opts *o)
+{
+	const char *eq = strchr(typed, '=');
+	long n;
+
+	o->shuffle = 1;
+	if (eq == NULL) {
+		o->seed = (unsigned)time(NULL) ^ (unsigned)getpid();
+		return 0;
+	}
+	if (units_parse_long(eq + 1, 0, 2147483647, &n) < 0)
+		return -1;
+	o->seed = (unsigned)n;
+	return 0;
+}
+
 static int parse_options(int argc, char **argv, struct bench_opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML, OPT_NO_REPORT };
+	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML, OPT_NO_REPORT, OPT_SHUFFLE, OPT_CSV_RUNS };
 	static const struct option longopts[] = {
 		{ "test", required_argument, NULL, 'T' }, { "duration", required_argument, NULL, 'd' },
 		{ "count", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
@@ -135,7 +158,8 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		{ "link", required_argument, NULL, 'l' }, { "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "json", no_argument, NULL, 'j' }, { "csv", no_argument, NULL, OPT_CSV },
 		{ "html", required_argument, NULL, OPT_HTML }, { "quiet", no_argument, NULL, 'q' },
-		{ "no-report", no_argument, NULL, OPT_NO_REPORT },
+		{ "no-report", no_argument, NULL, OPT_NO_REPORT }, { "shuffle", optional_argument, NULL, OPT_SHUFFLE },
+		{ "csv-runs", no_argument, NULL, OPT_CSV_RUNS },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	char err[256];
@@ -233,6 +257,13 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		case OPT_NO_REPORT:
 			o->no_report = 1;
 			break;
+		case OPT_SHUFFLE:
+			if (parse_shuffle(argv[optind - 1], o) < 0)
+				return bad("shuffle", argv[optind - 1], "expected --shuffle or --shuffle=SEED, a seed from 0 to 2147483647");
+			break;
+		case OPT_CSV_RUNS:
+			o->csv = o->csv_runs = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -270,7 +301,7 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		snprintf(o->json_path, sizeof(o->json_path), "%.*s.json", (int)base, o->html);
 	}
 	if (o->json && o->csv) {
-		cmd_error("bench", "--json and --csv conflict: pick one for stdout");
+		cmd_error("bench", "--json and %s conflict: pick one for stdout", o->csv_runs ? "--csv-runs" : "--csv");
 		return NCPV_EXIT_USAGE;
 	}
 	if (o->connect && (o->link || o->seed_server)) {
@@ -478,6 +509,18 @@ static int prepare_test(struct bench_state *st, enum bench_test test, struct ben
 	return 0;
 }
 
+/* Summarize the runs done so far (all of them, or those before a signal). */
+static void finish_test(struct bench_test_result *t)
+{
+	/* No baseline ran: compare with the first method that did. */
+	if (t->baseline >= t->n || t->results[t->baseline].status == BENCH_SKIPPED ||
+	    t->results[t->baseline].nruns == 0)
+		for (t->baseline = 0; t->baseline < t->n; t->baseline++)
+			if (t->results[t->baseline].status != BENCH_SKIPPED && t->results[t->baseline].nruns > 0)
+				break;
+	bench_summarize(t);
+}
+
 /* Interleave: every method's run 1, then every method's run 2, ... */
 static int run_test(struct bench_state *st, struct bench_test_result *t)
 {
@@ -496,16 +539,29 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 		.arg = st,
 	};
 
+	size_t order[MAX_METHODS] = { 0 };
+	unsigned rng = o->seed + (unsigned)t->test;
+
 	st->cur_test = bench_test_name(t->test);
-	for (long rep = 0; rep < o->repeat; rep++)
-		for (size_t i = 0; i < t->n; i++) {
-			struct bench_result *r = &t->results[i];
+	for (long rep = 0; rep < o->repeat; rep++) {
+		for (size_t i = 0; i < t->n; i++)
+			order[i] = i;
+		/* Fisher-Yates with the reported seed: the same seed, the same order. */
+		for (size_t i = t->n; o->shuffle && i > 1; i--) {
+			size_t j = (size_t)rand_r(&rng) % i, tmp = order[i - 1];
+
+			order[i - 1] = order[j];
+			order[j] = tmp;
+		}
+		for (size_t pos = 0; pos < t->n; pos++) {
+			struct bench_result *r = &t->results[order[pos]];
 			struct bench_run *run;
 			int rc;
 
 			if (r->status == BENCH_SKIPPED)
 				continue;
 			run = &r->runs[rep];
+			run->position = (int)pos + 1;
 			st->cur_method = r->method->name;
 			st->cur_repeat = rep + 1;
 			st->last_draw = 0;
@@ -513,21 +569,24 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 				rc = runner_stream(&ctx, r->argv, o->duration, run);
 			else
 				rc = runner_files(&ctx, r->argv, o->count, o->size, o->timeout, run);
-			r->nruns = (size_t)rep + 1;
-			if (rc < 0 || stop_signal)
+			/* A run the signal cut short is left out; one it followed is kept. */
+			r->nruns = rc < 0 ? (size_t)rep : (size_t)rep + 1;
+			if (rc < 0) {
+				free(run->samples);
+				memset(run, 0, sizeof(*run));
+			}
+			if (rc < 0 || stop_signal) {
+				finish_test(t);
 				return -1;
+			}
 			run_done(st, t->test, run);
 			if (!run->ok && r->status == BENCH_OK) {
 				r->status = BENCH_FAILED;
 				snprintf(r->reason, sizeof(r->reason), "%s", run->error);
 			}
 		}
-	/* No baseline ran: compare with the first method that did. */
-	if (t->baseline >= t->n || t->results[t->baseline].status == BENCH_SKIPPED)
-		for (t->baseline = 0; t->baseline < t->n; t->baseline++)
-			if (t->results[t->baseline].status != BENCH_SKIPPED)
-				break;
-	bench_summarize(t);
+	}
+	finish_test(t);
 	return 0;
 }
 
@@ -688,6 +747,8 @@ static int write_reports(struct bench_state *st, const struct bench_info *info, 
 	}
 	if (o->json)
 		report_json(stdout, info, st->tests, st->ntests);
+	else if (o->csv_runs)
+		report_csv_runs(stdout, info, st->tests, st->ntests);
 	else if (o->csv)
 		report_csv(stdout, info, st->tests, st->ntests);
 	else
@@ -710,6 +771,7 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 {
 	const struct bench_opts *o = st->o;
 
+	memset(info, 0, sizeof(*info));
 	if (o->connect)
 		snprintf(server, slen, "remote %s", o->connect);
 	else if (o->seed_server)
@@ -737,6 +799,31 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 	info->size = o->size;
 	info->repeat = o->repeat;
 	info->alpha = ALPHA;
+	info->shuffle = o->shuffle;
+	info->seed = o->seed;
+}
+
+/* How long the runs will take, before they start (a 60 s, 8-method, 5-run
+ * stream test is 40 minutes: say so). Stream runs last --duration plus the
+ * time to the first byte and the stop; files runs as long as the methods. */
+static void say_estimate(const struct bench_opts *o)
+{
+	const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
+	char missing[64], msg[256];
+	size_t ready = 0, n = 0;
+
+	for (size_t i = 0; i < o->nmethods; i++)
+		ready += method_missing_tool(&o->methods[i], BENCH_STREAM, path, missing, sizeof(missing)) == 0;
+	if (o->tests & BENCH_STREAM) {
+		double s = (double)ready * (double)o->repeat * (o->duration + 0.3);
+
+		n += (size_t)snprintf(msg, sizeof(msg), "%zu methods x %ld runs: the stream test takes about %.0f %s",
+				      ready, o->repeat, s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
+	}
+	if (o->tests & BENCH_FILES && n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - n, "%s%zu files runs (%llu downloads each) as long as the methods take",
+			 n ? ", then " : "", ready * (size_t)o->repeat, (unsigned long long)o->count);
+	fprintf(stderr, "ncpv bench: %s\n", msg);
 }
 
 /* The environment before any run: the load now, and the versions of the
@@ -804,6 +891,8 @@ int cmd_bench(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	rc = setup(&st);
+	if (rc == 0 && !o.quiet)
+		say_estimate(&o);
 	for (int test = BENCH_STREAM; rc == 0 && test <= BENCH_FILES; test <<= 1) {
 		struct bench_test_result *t = &st.tests[st.ntests];
 
@@ -831,9 +920,20 @@ int cmd_bench(int argc, char **argv)
 		if (rc == 0 && failed)
 			rc = NCPV_EXIT_FAIL;
 	} else if (rc > 128) {
+		size_t done = 0;
+
 		if (st.tty && !o.quiet)
 			fputs("\r\033[K", stderr);
 		cmd_error("bench", "interrupted: stopped the methods and the servers%s", o.link ? ", removed the link" : "");
+		/* What finished is still worth reading: the reports, marked partial. */
+		for (size_t k = 0; k < st.ntests; k++)
+			for (size_t i = 0; i < st.tests[k].n; i++)
+				done += st.tests[k].results[i].nruns;
+		if (done > 0) {
+			info.interrupted = 1;
+			write_reports(&st, &info, html);
+			html = NULL;
+		}
 	}
 	if (html != NULL) {
 		/* Opened (and so emptied) at the start, never written: leave no empty report. */

@@ -633,3 +633,61 @@ wait_all_gone() {
 	# The same method keeps its colour whatever else ran.
 	grep -q '<rect class="median" data-method="ncpv" [^>]*fill="#1f77b4"' "$SCRATCH/lin.html"
 }
+
+# Issue 16: an interrupted bench still reports what finished, marked partial.
+@test "an interrupted bench prints the runs that finished, marked partial, and exits 130" {
+	"$NCPV" bench --json -T stream -d 0.5 -r 50 -M ncpv,bash-read >"$SCRATCH/out.json" 2>"$SCRATCH/err" &
+	local pid=$! i
+	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 600; i++)); do
+		grep -q "stream bash-read run 1/50" "$SCRATCH/err" && break
+		sleep 0.05
+	done
+	grep -q "stream bash-read run 1/50" "$SCRATCH/err"
+	kill -INT "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	grep -q "interrupted: stopped the methods and the servers" "$SCRATCH/err"
+	jq -e '.interrupted and (.headline | startswith("Interrupted: partial results")) and
+		(.tests[0].methods[] | select(.name == "ncpv") | .runs_ok >= 1 and (.runs | all(.ok)))' "$SCRATCH/out.json"
+}
+
+# Issue 16: random order within rounds, reproducible from the reported seed;
+# a row per run in CSV; the time the runs will take, said before they start.
+@test "--shuffle orders each round from its seed, reported, and --csv-runs gives a row per run" {
+	local m='-M ncpv,nc,cat-devtcp,bash-read,ncat,socat,nc-pv,pv-devtcp' a b c
+	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=42
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,error" ]
+	a=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
+	# Every round holds each position once.
+	[ -z "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f3,4 | sort | uniq -d)" ]
+	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=42
+	b=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
+	[ "$a" = "$b" ]
+	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=43
+	c=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
+	[ "$a" != "$c" ]
+	bench_json -T files -n 1 -s 256 -r 1 -M ncpv --shuffle=42
+	jq -e '.order == "shuffled" and .seed == 42' "$SCRATCH/out.json"
+	bench_json -T files -n 1 -s 256 -r 1 -M ncpv
+	jq -e '.order == "interleaved" and (has("seed") | not) and .tests[0].methods[0].runs[0].position == 1' "$SCRATCH/out.json"
+}
+
+@test "the bench says how long it will take before it starts" {
+	run "$NCPV" bench --no-report -T stream -d 30 -r 5 -M ncpv,bash-read --connect 127.0.0.1:1
+	[ "$status" -eq 4 ] # (no server: it stops before the estimate)
+	start_serve
+	"$NCPV" bench --no-report -T stream -d 30 -r 5 -M ncpv,bash-read --connect "127.0.0.1:$SERVE_PORT" \
+		>/dev/null 2>"$SCRATCH/err" &
+	local pid=$! i
+	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 400; i++)); do
+		grep -q "stream test takes" "$SCRATCH/err" && break
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	wait "$pid" || true
+	grep -q "^ncpv bench: 2 methods x 5 runs: the stream test takes about 5 min$" "$SCRATCH/err"
+}
