@@ -637,13 +637,9 @@ wait_all_gone() {
 # Issue 16: an interrupted bench still reports what finished, marked partial.
 @test "an interrupted bench prints the runs that finished, marked partial, and exits 130" {
 	"$NCPV" bench --json -T stream -d 0.5 -r 50 -M ncpv,bash-read >"$SCRATCH/out.json" 2>"$SCRATCH/err" &
-	local pid=$! i
+	local pid=$!
 	STARTED_PIDS+=("$pid")
-	for ((i = 0; i < 600; i++)); do
-		grep -q "stream bash-read run 1/50" "$SCRATCH/err" && break
-		sleep 0.05
-	done
-	grep -q "stream bash-read run 1/50" "$SCRATCH/err"
+	wait_for "$SCRATCH/err" "stream bash-read run 1/50" 30
 	kill -INT "$pid"
 	local rc=0
 	wait "$pid" || rc=$?
@@ -681,12 +677,9 @@ wait_all_gone() {
 	start_serve
 	"$NCPV" bench --no-report -T stream -d 30 -r 5 -M ncpv,bash-read --connect "127.0.0.1:$SERVE_PORT" \
 		>/dev/null 2>"$SCRATCH/err" &
-	local pid=$! i
+	local pid=$!
 	STARTED_PIDS+=("$pid")
-	for ((i = 0; i < 400; i++)); do
-		grep -q "stream test takes" "$SCRATCH/err" && break
-		sleep 0.05
-	done
+	wait_for "$SCRATCH/err" "stream test takes" 20
 	kill -INT "$pid"
 	wait "$pid" || true
 	grep -q "^ncpv bench: 2 methods x 5 runs: the stream test takes about 5 min$" "$SCRATCH/err"
