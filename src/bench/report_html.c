@@ -299,8 +299,12 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 {
 	char a[32], b[32], c[32], v[64], line[METHOD_CMD_MAX * 8];
 
-	fprintf(f, "<table><tr><th>Method</th><th>Command</th><th>%s</th><th>Rate (median)</th><th>min..max</th><th>vs baseline</th></tr>\n",
-		t->test == BENCH_STREAM ? "Total data" : "Runs ok");
+	int stream = t->test == BENCH_STREAM;
+
+	fprintf(f, "<table><tr><th>Method</th><th>Command</th><th>%s</th><th>Rate (median)</th><th>min..max</th>"
+		   "<th>CPU %s</th>%s<th>vs baseline</th></tr>\n",
+		stream ? "Total data" : "Runs ok", stream ? "per GiB" : "per download",
+		stream ? "<th>Retransmits per run</th><th>RTT</th>" : "");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bench_result *r = &t->results[i];
 
@@ -312,7 +316,7 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 		esc(f, r->status == BENCH_SKIPPED ? "" : method_shell_line(r->shell, r->command, line, sizeof(line)));
 		fputs("</code></td>", f);
 		if (r->ok_runs == 0) {
-			fprintf(f, "<td colspan=\"4\">%s: ", r->status == BENCH_SKIPPED ? "skipped" : "failed");
+			fprintf(f, "<td colspan=\"%d\">%s: ", stream ? 7 : 5, r->status == BENCH_SKIPPED ? "skipped" : "failed");
 			esc(f, r->reason);
 			fputs("</td></tr>\n", f);
 			continue;
@@ -323,7 +327,17 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 			snprintf(a, sizeof(a), "%zu of %zu", r->ok_runs, r->nruns);
 		fprintf(f, "<td>%s</td><td>%s</td>", a, report_value(b, sizeof(b), t->test, r->median));
 		fprintf(f, "<td>%s..", report_value(c, sizeof(c), t->test, r->min));
-		fprintf(f, "%s</td><td>", report_value(c, sizeof(c), t->test, r->max));
+		fprintf(f, "%s</td><td>%s</td>", report_value(c, sizeof(c), t->test, r->max),
+			report_cpu(c, sizeof(c), r->cpu));
+		if (stream && r->retrans >= 0)
+			fprintf(f, "<td>%.0f</td>", r->retrans);
+		else if (stream)
+			fputs("<td>-</td>", f);
+		if (stream && r->rtt_ms >= 0)
+			fprintf(f, "<td>%.3g ms</td>", r->rtt_ms);
+		else if (stream)
+			fputs("<td>-</td>", f);
+		fputs("<td>", f);
 		esc(f, report_verdict(v, sizeof(v), r));
 		fputs("</td></tr>\n", f);
 	}

@@ -27,7 +27,8 @@ static void run_json(FILE *f, enum bench_test test, const struct bench_run *run)
 		json_number(run->seconds), (unsigned long long)run->transfers);
 	fprintf(f, "\"cpu\":%.6f,\"position\":%d,", json_number(run->cpu), run->position);
 	if (test == BENCH_STREAM)
-		fprintf(f, "\"first_byte\":%.6f,", json_number(run->first_byte));
+		fprintf(f, "\"first_byte\":%.6f,\"retrans\":%ld,\"rtt_ms\":%.3f,", json_number(run->first_byte),
+			run->retrans, json_number(run->rtt_ms));
 	str(f, "error", run->error, "");
 	if (test == BENCH_STREAM) {
 		fputs(",\"samples\":[", f);
@@ -55,6 +56,8 @@ static void method_json(FILE *f, enum bench_test test, const struct bench_result
 	str(f, "verdict", r->verdict, ",");
 	fprintf(f, "\"cpu\":%.6g,\"cpu_unit\":\"%s\",", json_number(r->cpu),
 		test == BENCH_STREAM ? "s/GiB" : "s/download");
+	if (test == BENCH_STREAM)
+		fprintf(f, "\"retrans\":%.6g,\"rtt_ms\":%.6g,", json_number(r->retrans), json_number(r->rtt_ms));
 	str(f, "verdict_without_unstable", r->verdict_stable, ",");
 	fprintf(f, "\"p_without_unstable\":%.6g,", json_number(r->p_stable));
 	fputs("\"runs\":[", f);

@@ -313,7 +313,7 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,error\n");
+	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,error\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
 			const struct bench_result *r = &tests[k].results[i];
@@ -326,6 +326,14 @@ int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_t
 				fprintf(f, "%zu,%d,%d,%.6g,%s,%llu,%.6f,%llu,%.6f,%.6f,", j + 1, run->position, run->ok,
 					run->value, bench_value_unit(tests[k].test), (unsigned long long)run->bytes,
 					run->seconds, (unsigned long long)run->transfers, run->cpu, run->first_byte);
+				if (tests[k].test == BENCH_STREAM && run->retrans >= 0)
+					fprintf(f, "%ld,", run->retrans);
+				else
+					fputc(',', f);
+				if (tests[k].test == BENCH_STREAM && run->rtt_ms >= 0)
+					fprintf(f, "%.3f,", run->rtt_ms);
+				else
+					fputc(',', f);
 				csv_field(f, run->error, 1);
 			}
 		}

@@ -25,6 +25,10 @@ struct bench_run {
 	double seconds;	     /* how long the run took (stream: from its first byte) */
 	double first_byte;   /* stream: seconds from start to the first byte counted */
 	int position;	     /* 1-based place of the run in its round */
+	/* stream: TCP's view at the end of the run, from tcp_info (-1: unknown) */
+	long retrans;	     /* segments the server sent again (its sockets) */
+	double rtt_ms;	     /* mean smoothed RTT of the server's sockets, or the
+			      * client's receive-side estimate for --connect */
 	double cpu;	     /* user + system seconds of the method's whole process tree */
 	uint64_t cpu_bytes;  /* stream: every byte counted while that CPU was spent */
 	struct bench_sample *samples; /* stream: the count over time (owned) */
@@ -49,6 +53,7 @@ struct bench_result {
 	double median, min, max, median_bytes;
 	double ratio;		/* median / the baseline's median; 0 when unknown */
 	double cpu;		/* median CPU seconds per GiB (stream) or per download (files); 0 unknown */
+	double retrans, rtt_ms;	/* stream: medians over the runs; -1 unknown */
 	double p;		/* Mann-Whitney p against the baseline; 1 when untested */
 	int is_baseline;
 	const char *verdict;	/* "baseline", "faster", "slower", "within spread", "too few runs", "n/a" */

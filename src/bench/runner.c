@@ -388,6 +388,36 @@ static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *soc
 	return total;
 }
 
+/* TCP's view of the run, read before it is stopped: the server's sockets
+ * (its retransmits, its RTT) when the server is ours, else the client's
+ * receive-side RTT estimate. */
+static void tcp_view(const struct runner_ctx *c, struct bench_run *run)
+{
+	struct tcpdiag_sock socks[MAX_SOCKS];
+	int server = c->server != NULL && c->server_diag_fd >= 0;
+	int n = server ? tcpdiag_query(c->server_diag_fd, c->port, TCPDIAG_LOCAL_PORT, socks, MAX_SOCKS)
+		       : tcpdiag_query(c->diag_fd, c->port, TCPDIAG_REMOTE_PORT, socks, MAX_SOCKS);
+	double rtt = 0;
+	long retrans = 0;
+	int k = 0;
+
+	run->retrans = -1;
+	run->rtt_ms = -1;
+	for (int i = 0; i < n && i < MAX_SOCKS; i++) {
+		uint32_t us = server ? socks[i].rtt_us : socks[i].rcv_rtt_us;
+
+		retrans += socks[i].total_retrans;
+		if (us > 0) {
+			rtt += us / 1000.0;
+			k++;
+		}
+	}
+	if (n > 0 && server)
+		run->retrans = retrans;
+	if (k > 0)
+		run->rtt_ms = rtt / k;
+}
+
 /* Sockets to the port from before this run (a previous method's, closing):
  * entered in socks with their count, which is subtracted, so that only
  * bytes arriving from now on are counted. Returns their total. */
@@ -469,6 +499,10 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	}
 	if (started != 1)
 		t = loop_now() - tstart;
+	if (started == 1 && !exited)
+		tcp_view(c, run);
+	else
+		run->retrans = -1, run->rtt_ms = -1;
 	if (exited) {
 		if (pfd >= 0)
 			waitpid(pid, &status, 0);

@@ -40,6 +40,17 @@ static size_t good_values(const struct bench_result *r, double *v, double *bytes
 	return n;
 }
 
+/* The median of v[0..n), or -1 when n is 0 (nothing known). */
+static double median_or_unknown(double *v, size_t n)
+{
+	struct stats_summary s;
+
+	if (n == 0)
+		return -1;
+	stats_summarize(v, n, &s);
+	return s.median;
+}
+
 static void summarize_one(struct bench_result *r, enum bench_test test)
 {
 	double *v = calloc(r->nruns + 1, sizeof(double)), *b = calloc(r->nruns + 1, sizeof(double));
@@ -51,6 +62,7 @@ static void summarize_one(struct bench_result *r, enum bench_test test)
 	r->p = r->p_stable = 1;
 	r->verdict = r->verdict_stable = "n/a";
 	r->cpu = 0;
+	r->retrans = r->rtt_ms = -1;
 	if (v != NULL && b != NULL && r->status != BENCH_SKIPPED) {
 		size_t nc = 0;
 
@@ -65,6 +77,17 @@ static void summarize_one(struct bench_result *r, enum bench_test test)
 		}
 		stats_summarize(v, nc, &s);
 		r->cpu = s.median;
+		/* TCP's view: over the good runs that have it. */
+		nc = 0;
+		for (size_t i = 0; i < r->nruns; i++)
+			if (r->runs[i].ok && r->runs[i].retrans >= 0)
+				v[nc++] = (double)r->runs[i].retrans;
+		r->retrans = median_or_unknown(v, nc);
+		nc = 0;
+		for (size_t i = 0; i < r->nruns; i++)
+			if (r->runs[i].ok && r->runs[i].rtt_ms >= 0)
+				v[nc++] = r->runs[i].rtt_ms;
+		r->rtt_ms = median_or_unknown(v, nc);
 		r->ok_runs = good_values(r, v, b);
 		stats_summarize(v, r->ok_runs, &s);
 		stats_summarize(b, r->ok_runs, &sb);

@@ -655,7 +655,7 @@ wait_all_gone() {
 	local m='-M ncpv,nc,cat-devtcp,bash-read,ncat,socat,nc-pv,pv-devtcp' a b c
 	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=42
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,error" ]
+	[ "${lines[0]}" = "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,error" ]
 	a=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
 	# Every round holds each position once.
 	[ -z "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f3,4 | sort | uniq -d)" ]
@@ -683,4 +683,18 @@ wait_all_gone() {
 	kill -INT "$pid"
 	wait "$pid" || true
 	grep -q "^ncpv bench: 2 methods x 5 runs: the stream test takes about 5 min$" "$SCRATCH/err"
+}
+
+# Issue 16: TCP's view per method, from the server's sockets' tcp_info.
+@test "stream runs report TCP's retransmits and RTT" {
+	bench_json -T stream -d 0.3 -r 1 -M ncpv,bash-read --html "$SCRATCH/r.html"
+	[ "$status" -eq 0 ]
+	jq -e '[.tests[0].methods[] | .retrans >= 0 and .rtt_ms > 0 and
+		all(.runs[]; .retrans >= 0 and .rtt_ms > 0)] | all' "$SCRATCH/out.json"
+	grep -q '<th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
+	need_netns
+	# A shaped link queues: its RTT is far above loopback's.
+	bench_json -T stream -d 1 -r 1 -M ncpv --link 20mbit
+	[ "$status" -eq 0 ]
+	jq -e '.tests[0].methods[0] | .retrans >= 0 and .rtt_ms >= 1' "$SCRATCH/out.json"
 }
