@@ -1,324 +1,207 @@
 /* SPDX-License-Identifier: ISC */
-/* json.c - a small JSON reader (see json.h): recursive descent over the
- * text with a depth bound, every allocation checked. */
+/* json.c - the JSON writer: string escaping (RFC 8259: quote, backslash and control characters)
+ * and the commas between values, into a caller's buffer or one that grows. */
 #include "json.h"
 
-#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct reader {
-	const char *s;
-	size_t len, pos;
-	char *err;
-	size_t errlen;
-};
-
-static int fail(struct reader *r, int err, const char *what)
+void json_init(struct json *j, char *buf, size_t cap)
 {
-	if (r->err[0] == '\0')
-		snprintf(r->err, r->errlen, "offset %zu: %s", r->pos, what);
-	errno = err;
-	return -1;
+	memset(j, 0, sizeof(*j));
+	j->buf = buf;
+	j->cap = cap;
+	if (cap > 0)
+		buf[0] = '\0';
+	else
+		j->failed = 1;
 }
 
-static void skip_space(struct reader *r)
+void json_init_grow(struct json *j)
 {
-	while (r->pos < r->len && strchr(" \t\r\n", r->s[r->pos]) != NULL && r->s[r->pos] != '\0')
-		r->pos++;
+	memset(j, 0, sizeof(*j));
+	j->growable = 1;
 }
 
-static int literal(struct reader *r, const char *word)
+void json_free(struct json *j)
 {
-	size_t n = strlen(word);
-
-	if (r->len - r->pos < n || memcmp(r->s + r->pos, word, n) != 0)
-		return fail(r, EINVAL, "expected a value");
-	r->pos += n;
-	return 0;
+	if (j->growable)
+		free(j->buf);
+	j->buf = NULL;
+	j->len = j->cap = 0;
 }
 
-static int hex4(struct reader *r, unsigned *out)
+/* Room for n more bytes and the NUL; 0, or -1 (and failed) when there is none. */
+static int reserve(struct json *j, size_t n)
 {
-	*out = 0;
-	for (int i = 0; i < 4; i++, r->pos++) {
-		char c = r->pos < r->len ? r->s[r->pos] : '\0';
+	size_t want;
+	char *p;
 
-		*out <<= 4;
-		if (c >= '0' && c <= '9')
-			*out |= (unsigned)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			*out |= (unsigned)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			*out |= (unsigned)(c - 'A' + 10);
-		else
-			return fail(r, EINVAL, "bad \\u escape");
-	}
-	return 0;
-}
-
-/* A string at r->pos (its opening quote), decoded into a new buffer. */
-static int string(struct reader *r, char **out)
-{
-	/* Decoded UTF-8 is never longer than the escaped text. */
-	char *buf = NULL;
-	size_t n = 0, start = ++r->pos;
-
-	while (r->pos < r->len && r->s[r->pos] != '"')
-		r->pos += r->s[r->pos] == '\\' ? 2 : 1;
-	if (r->pos >= r->len)
-		return fail(r, EINVAL, "unterminated string");
-	if ((buf = malloc(r->pos - start + 1)) == NULL)
-		return fail(r, ENOMEM, "out of memory");
-	for (r->pos = start; r->s[r->pos] != '"';) {
-		unsigned char c = (unsigned char)r->s[r->pos++];
-		unsigned u, lo;
-
-		if (c < 0x20) {
-			free(buf);
-			return fail(r, EINVAL, "control character in a string");
-		}
-		if (c != '\\') {
-			buf[n++] = (char)c;
-			continue;
-		}
-		c = (unsigned char)r->s[r->pos++];
-		switch (c) {
-		case '"': case '\\': case '/': buf[n++] = (char)c; break;
-		case 'b': buf[n++] = '\b'; break;
-		case 'f': buf[n++] = '\f'; break;
-		case 'n': buf[n++] = '\n'; break;
-		case 'r': buf[n++] = '\r'; break;
-		case 't': buf[n++] = '\t'; break;
-		case 'u':
-			if (hex4(r, &u) < 0) {
-				free(buf);
-				return -1;
-			}
-			/* A surrogate pair is one code point; a lone half becomes U+FFFD. */
-			if (u >= 0xd800 && u < 0xdc00 && r->len - r->pos >= 6 && r->s[r->pos] == '\\' &&
-			    r->s[r->pos + 1] == 'u') {
-				r->pos += 2;
-				if (hex4(r, &lo) < 0) {
-					free(buf);
-					return -1;
-				}
-				u = lo >= 0xdc00 && lo < 0xe000 ? 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00) : 0xfffd;
-			} else if (u >= 0xd800 && u < 0xe000) {
-				u = 0xfffd;
-			}
-			if (u < 0x80) {
-				buf[n++] = (char)u;
-			} else if (u < 0x800) {
-				buf[n++] = (char)(0xc0 | u >> 6);
-				buf[n++] = (char)(0x80 | (u & 0x3f));
-			} else if (u < 0x10000) {
-				buf[n++] = (char)(0xe0 | u >> 12);
-				buf[n++] = (char)(0x80 | (u >> 6 & 0x3f));
-				buf[n++] = (char)(0x80 | (u & 0x3f));
-			} else {
-				buf[n++] = (char)(0xf0 | u >> 18);
-				buf[n++] = (char)(0x80 | (u >> 12 & 0x3f));
-				buf[n++] = (char)(0x80 | (u >> 6 & 0x3f));
-				buf[n++] = (char)(0x80 | (u & 0x3f));
-			}
-			break;
-		default:
-			free(buf);
-			return fail(r, EINVAL, "bad escape in a string");
-		}
-	}
-	r->pos++;
-	buf[n] = '\0';
-	*out = buf;
-	return 0;
-}
-
-static int number(struct reader *r, double *out)
-{
-	char tmp[64], *end;
-	size_t n = 0;
-
-	while (r->pos + n < r->len && n + 1 < sizeof(tmp) && strchr("+-0123456789.eE", r->s[r->pos + n]) != NULL &&
-	       r->s[r->pos + n] != '\0') {
-		tmp[n] = r->s[r->pos + n];
-		n++;
-	}
-	tmp[n] = '\0';
-	if (n == 0 || (tmp[0] != '-' && (tmp[0] < '0' || tmp[0] > '9')))
-		return fail(r, EINVAL, "expected a value");
-	*out = strtod(tmp, &end);
-	if ((size_t)(end - tmp) != n)
-		return fail(r, EINVAL, "bad number");
-	r->pos += n;
-	return 0;
-}
-
-static int value(struct reader *r, struct json *v, int depth);
-
-/* Append one (zeroed) item to an array or object; returns it or NULL. */
-static struct json *grow(struct json *v, size_t *cap)
-{
-	if (v->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 4;
-		struct json *items = realloc(v->items, c * sizeof(*items));
-
-		if (items == NULL)
-			return NULL;
-		v->items = items;
-		if (v->type == JSON_OBJECT) {
-			char **keys = realloc(v->keys, c * sizeof(*keys));
-
-			if (keys == NULL)
-				return NULL;
-			v->keys = keys;
-		}
-		*cap = c;
-	}
-	memset(&v->items[v->n], 0, sizeof(v->items[0]));
-	if (v->type == JSON_OBJECT)
-		v->keys[v->n] = NULL;
-	return &v->items[v->n++];
-}
-
-static int container(struct reader *r, struct json *v, int depth)
-{
-	char close = v->type == JSON_ARRAY ? ']' : '}';
-	size_t cap = 0;
-
-	r->pos++;
-	skip_space(r);
-	if (r->pos < r->len && r->s[r->pos] == close) {
-		r->pos++;
+	if (j->failed)
+		return -1;
+	if (j->len + n < j->cap)
 		return 0;
-	}
-	for (;;) {
-		struct json *item = grow(v, &cap);
-		char *key = NULL;
-
-		if (item == NULL)
-			return fail(r, ENOMEM, "out of memory");
-		skip_space(r);
-		if (v->type == JSON_OBJECT) {
-			if (r->pos >= r->len || r->s[r->pos] != '"' || string(r, &key) < 0)
-				return fail(r, EINVAL, "expected a key");
-			v->keys[v->n - 1] = key;
-			skip_space(r);
-			if (r->pos >= r->len || r->s[r->pos] != ':')
-				return fail(r, EINVAL, "expected ':'");
-			r->pos++;
-		}
-		if (value(r, item, depth + 1) < 0)
-			return -1;
-		skip_space(r);
-		if (r->pos < r->len && r->s[r->pos] == ',') {
-			r->pos++;
-			continue;
-		}
-		if (r->pos < r->len && r->s[r->pos] == close) {
-			r->pos++;
-			return 0;
-		}
-		return fail(r, EINVAL, v->type == JSON_ARRAY ? "expected ',' or ']'" : "expected ',' or '}'");
-	}
-}
-
-static int value(struct reader *r, struct json *v, int depth)
-{
-	if (depth > JSON_MAX_DEPTH)
-		return fail(r, EINVAL, "nested too deep");
-	skip_space(r);
-	if (r->pos >= r->len)
-		return fail(r, EINVAL, "expected a value");
-	switch (r->s[r->pos]) {
-	case '{':
-		v->type = JSON_OBJECT;
-		return container(r, v, depth);
-	case '[':
-		v->type = JSON_ARRAY;
-		return container(r, v, depth);
-	case '"':
-		v->type = JSON_STRING;
-		return string(r, &v->string);
-	case 't':
-		v->type = JSON_TRUE;
-		return literal(r, "true");
-	case 'f':
-		v->type = JSON_FALSE;
-		return literal(r, "false");
-	case 'n':
-		v->type = JSON_NULL;
-		return literal(r, "null");
-	default:
-		v->type = JSON_NUMBER;
-		return number(r, &v->number);
-	}
-}
-
-int json_parse(const char *text, size_t len, struct json **out, char *err, size_t errlen)
-{
-	struct reader r = { text, len, 0, err, errlen };
-	struct json *v = calloc(1, sizeof(*v));
-
-	*out = NULL;
-	if (errlen > 0)
-		err[0] = '\0';
-	if (v == NULL)
-		return fail(&r, ENOMEM, "out of memory");
-	if (value(&r, v, 0) < 0) {
-		json_free(v);
+	if (!j->growable) {
+		j->failed = 1;
 		return -1;
 	}
-	skip_space(&r);
-	if (r.pos != len) {
-		json_free(v);
-		return fail(&r, EINVAL, "text after the value");
+	want = j->cap ? j->cap : 256;
+	while (want <= j->len + n)
+		want *= 2;
+	if ((p = realloc(j->buf, want)) == NULL) {
+		j->failed = 1;
+		return -1;
 	}
-	*out = v;
+	j->buf = p;
+	j->cap = want;
 	return 0;
 }
 
-const struct json *json_get(const struct json *v, const char *key)
+static void put(struct json *j, const char *s, size_t n)
 {
-	if (v == NULL || v->type != JSON_OBJECT)
-		return NULL;
-	for (size_t i = 0; i < v->n; i++)
-		if (v->keys[i] != NULL && strcmp(v->keys[i], key) == 0)
-			return &v->items[i];
-	return NULL;
-}
-
-double json_number(const struct json *v, const char *key, double def)
-{
-	const struct json *m = json_get(v, key);
-
-	return m != NULL && m->type == JSON_NUMBER ? m->number : def;
-}
-
-const char *json_string(const struct json *v, const char *key, const char *def)
-{
-	const struct json *m = json_get(v, key);
-
-	return m != NULL && m->type == JSON_STRING ? m->string : def;
-}
-
-static void free_inside(struct json *v)
-{
-	for (size_t i = 0; i < v->n; i++) {
-		free_inside(&v->items[i]);
-		if (v->type == JSON_OBJECT)
-			free(v->keys[i]);
-	}
-	free(v->items);
-	free(v->keys);
-	free(v->string);
-}
-
-void json_free(struct json *v)
-{
-	if (v == NULL)
+	if (reserve(j, n) < 0)
 		return;
-	free_inside(v);
-	free(v);
+	memcpy(j->buf + j->len, s, n);
+	j->len += n;
+	j->buf[j->len] = '\0';
+}
+
+static void putf(struct json *j, const char *fmt, ...)
+{
+	char tmp[512]; /* %.*f of the largest double with a few decimals */
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		j->failed = 1;
+		return;
+	}
+	put(j, tmp, (size_t)n);
+}
+
+/* The escape of one byte: itself, a backslash pair, or \u00XX. Returns its length. */
+static size_t escape_char(unsigned char c, char out[7])
+{
+	if (c == '"' || c == '\\') {
+		out[0] = '\\';
+		out[1] = (char)c;
+		return 2;
+	}
+	if (c < 0x20)
+		return (size_t)snprintf(out, 7, "\\u%04x", c);
+	out[0] = (char)c;
+	return 1;
+}
+
+static void put_escaped(struct json *j, const char *s)
+{
+	char e[7];
+
+	for (; *s; s++)
+		put(j, e, escape_char((unsigned char)*s, e));
+}
+
+/* The comma before a value (not the first in its object or array) and its key. Top-level
+ * values follow each other without one: one per line, say. */
+static void begin_value(struct json *j, const char *key)
+{
+	if (j->depth > 0 && j->has_item[j->depth])
+		put(j, ",", 1);
+	j->has_item[j->depth] = 1;
+	if (key) {
+		put(j, "\"", 1);
+		put_escaped(j, key);
+		put(j, "\":", 2);
+	}
+}
+
+static void open_level(struct json *j, const char *key, const char *brackets)
+{
+	begin_value(j, key);
+	if (j->depth >= JSON_DEPTH) {
+		j->failed = 1;
+		return;
+	}
+	put(j, brackets, 1);
+	j->closer[j->depth] = brackets[1];
+	j->has_item[++j->depth] = 0;
+}
+
+void json_object(struct json *j, const char *key)
+{
+	open_level(j, key, "{}");
+}
+
+void json_array(struct json *j, const char *key)
+{
+	open_level(j, key, "[]");
+}
+
+void json_end(struct json *j)
+{
+	if (j->depth == 0) {
+		j->failed = 1;
+		return;
+	}
+	j->depth--;
+	put(j, &j->closer[j->depth], 1);
+}
+
+void json_string(struct json *j, const char *key, const char *s)
+{
+	begin_value(j, key);
+	put(j, "\"", 1);
+	put_escaped(j, s ? s : "");
+	put(j, "\"", 1);
+}
+
+void json_uint(struct json *j, const char *key, unsigned long long v)
+{
+	begin_value(j, key);
+	putf(j, "%llu", v);
+}
+
+void json_int(struct json *j, const char *key, long long v)
+{
+	begin_value(j, key);
+	putf(j, "%lld", v);
+}
+
+void json_bool(struct json *j, const char *key, int v)
+{
+	begin_value(j, key);
+	put(j, v ? "true" : "false", v ? 4 : 5);
+}
+
+void json_fixed(struct json *j, const char *key, double v, int decimals)
+{
+	begin_value(j, key);
+	putf(j, "%.*f", decimals, isfinite(v) ? v : 0.0);
+}
+
+void json_general(struct json *j, const char *key, double v, int digits)
+{
+	begin_value(j, key);
+	putf(j, "%.*g", digits, isfinite(v) ? v : 0.0);
+}
+
+void json_raw(struct json *j, const char *text)
+{
+	put(j, text, strlen(text));
+}
+
+int json_status(const struct json *j)
+{
+	return j->failed || j->depth != 0 ? -1 : 0;
+}
+
+const char *json_text(const struct json *j)
+{
+	return j->buf ? j->buf : "";
 }

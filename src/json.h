@@ -1,36 +1,46 @@
 /* SPDX-License-Identifier: ISC */
-/* json.h - a small JSON reader (RFC 8259) for what ncpv itself wrote, such as
- * bench's saved runs: a tree of values, bounded depth, no I/O. */
+/* json.h - a JSON writer into memory: objects, arrays, escaped strings and numbers, commas placed
+ * for the caller. No I/O: the caller prints json_text() where it wants. */
 #ifndef NCPV_JSON_H
 #define NCPV_JSON_H
 
 #include <stddef.h>
 
-enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
+#define JSON_DEPTH 16
 
-/* Objects keep their members in order: keys[i] names items[i]. */
 struct json {
-	enum json_type type;
-	double number;		/* JSON_NUMBER */
-	char *string;		/* JSON_STRING: UTF-8, NUL-terminated (a \u0000 ends it early) */
-	struct json *items;	/* JSON_ARRAY, JSON_OBJECT: n values */
-	char **keys;		/* JSON_OBJECT: n keys */
-	size_t n;
+	char *buf;    /* the text so far, always NUL-terminated (once cap > 0) */
+	size_t len, cap;
+	int growable; /* buf is ours (json_init_grow): realloc'd as needed, json_free releases it */
+	int failed;   /* a fixed buffer was too small, memory ran out, or nesting went past JSON_DEPTH */
+	int depth;
+	unsigned char has_item[JSON_DEPTH + 1]; /* per level: a value was written, the next needs a comma */
+	char closer[JSON_DEPTH];		/* per open level: '}' or ']' */
 };
 
-#define JSON_MAX_DEPTH 64
+/* Write into the caller's buffer of cap bytes (borrowed; the text stays there). */
+void json_init(struct json *j, char *buf, size_t cap);
+/* Write into memory json grows itself; release it with json_free. */
+void json_init_grow(struct json *j);
+void json_free(struct json *j);
 
-/* Parse len bytes of text into *out (free with json_free). Returns 0, or -1
- * with "offset N: what was wrong" in err (and errno EINVAL, or ENOMEM). */
-int json_parse(const char *text, size_t len, struct json **out, char *err, size_t errlen);
+/* Each value takes a key (inside an object) or NULL (inside an array, or at the top). */
+void json_object(struct json *j, const char *key);
+void json_array(struct json *j, const char *key);
+void json_end(struct json *j); /* closes the innermost object or array */
+void json_string(struct json *j, const char *key, const char *s); /* NULL writes "" */
+void json_uint(struct json *j, const char *key, unsigned long long v);
+void json_int(struct json *j, const char *key, long long v);
+void json_bool(struct json *j, const char *key, int v);
+/* A number with `decimals` digits after the point ("%.*f"), or `digits` significant ones ("%.*g").
+ * JSON has no NaN or infinity: those are written as 0. */
+void json_fixed(struct json *j, const char *key, double v, int decimals);
+void json_general(struct json *j, const char *key, double v, int digits);
+/* Text written as it is (a newline to end a JSON line, say). */
+void json_raw(struct json *j, const char *text);
 
-/* The member key of an object, or NULL (also when v is not an object). */
-const struct json *json_get(const struct json *v, const char *key);
-
-/* The number or string of a member, or def when it is missing or another type. */
-double json_number(const struct json *v, const char *key, double def);
-const char *json_string(const struct json *v, const char *key, const char *def);
-
-void json_free(struct json *v);
+/* 0 when the text is complete (every value fitted), -1 otherwise. */
+int json_status(const struct json *j);
+const char *json_text(const struct json *j);
 
 #endif

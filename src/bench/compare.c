@@ -10,35 +10,35 @@
 #include "../stats.h"
 
 /* The tests array of a bench document, or NULL. */
-static const struct json *tests_of(const struct json *doc)
+static const struct jvalue *tests_of(const struct jvalue *doc)
 {
-	const struct json *t = json_get(doc, "tests");
+	const struct jvalue *t = jv_get(doc, "tests");
 
-	return t != NULL && t->type == JSON_ARRAY ? t : NULL;
+	return t != NULL && t->type == JV_ARRAY ? t : NULL;
 }
 
-static const struct json *find_named(const struct json *arr, const char *key, const char *name)
+static const struct jvalue *find_named(const struct jvalue *arr, const char *key, const char *name)
 {
 	for (size_t i = 0; arr != NULL && i < arr->n; i++)
-		if (strcmp(json_string(&arr->items[i], key, ""), name) == 0)
+		if (strcmp(jv_string(&arr->items[i], key, ""), name) == 0)
 			return &arr->items[i];
 	return NULL;
 }
 
 /* The values of a method's good runs (malloc'd into *v); returns the count. */
-static size_t good_runs(const struct json *method, double **v)
+static size_t good_runs(const struct jvalue *method, double **v)
 {
-	const struct json *runs = json_get(method, "runs");
+	const struct jvalue *runs = jv_get(method, "runs");
 	size_t n = 0;
 
 	*v = NULL;
-	if (runs == NULL || runs->type != JSON_ARRAY || (*v = calloc(runs->n + 1, sizeof(double))) == NULL)
+	if (runs == NULL || runs->type != JV_ARRAY || (*v = calloc(runs->n + 1, sizeof(double))) == NULL)
 		return 0;
 	for (size_t i = 0; i < runs->n; i++) {
-		const struct json *ok = json_get(&runs->items[i], "ok");
+		const struct jvalue *ok = jv_get(&runs->items[i], "ok");
 
-		if (ok != NULL && ok->type == JSON_TRUE)
-			(*v)[n++] = json_number(&runs->items[i], "value", 0);
+		if (ok != NULL && ok->type == JV_TRUE)
+			(*v)[n++] = jv_number(&runs->items[i], "value", 0);
 	}
 	return n;
 }
@@ -56,17 +56,17 @@ static double median(double *v, size_t n)
 	return s.median;
 }
 
-static void fill(struct compare_row *row, const char *test, const struct json *ma, const struct json *mb,
+static void fill(struct compare_row *row, const char *test, const struct jvalue *ma, const struct jvalue *mb,
 		 double alpha)
 {
 	double *va = NULL, *vb = NULL;
-	const struct json *m = ma ? ma : mb;
+	const struct jvalue *m = ma ? ma : mb;
 	struct stats_test st;
 
 	memset(row, 0, sizeof(*row));
 	snprintf(row->test, sizeof(row->test), "%s", test);
-	snprintf(row->method, sizeof(row->method), "%s", json_string(m, "name", "?"));
-	snprintf(row->unit, sizeof(row->unit), "%s", json_string(m, "unit", ""));
+	snprintf(row->method, sizeof(row->method), "%s", jv_string(m, "name", "?"));
+	snprintf(row->unit, sizeof(row->unit), "%s", jv_string(m, "unit", ""));
 	row->p = 1;
 	row->na = ma ? good_runs(ma, &va) : 0;
 	row->nb = mb ? good_runs(mb, &vb) : 0;
@@ -89,10 +89,10 @@ out:
 	free(vb);
 }
 
-int compare_runs(const struct json *a, const struct json *b, double alpha, struct compare_row *rows,
+int compare_runs(const struct jvalue *a, const struct jvalue *b, double alpha, struct compare_row *rows,
 		 size_t max, int *more, char *err, size_t errlen)
 {
-	const struct json *ta = tests_of(a), *tb = tests_of(b);
+	const struct jvalue *ta = tests_of(a), *tb = tests_of(b);
 	size_t n = 0;
 
 	*more = 0;
@@ -102,16 +102,16 @@ int compare_runs(const struct json *a, const struct json *b, double alpha, struc
 	}
 	/* A's tests and methods in A's order, then what only B has. */
 	for (int side = 0; side < 2; side++) {
-		const struct json *mine = side ? tb : ta, *other = side ? ta : tb;
+		const struct jvalue *mine = side ? tb : ta, *other = side ? ta : tb;
 
 		for (size_t i = 0; i < mine->n; i++) {
-			const char *test = json_string(&mine->items[i], "test", "?");
-			const struct json *ot = find_named(other, "test", test);
-			const struct json *ms = json_get(&mine->items[i], "methods"), *om = json_get(ot, "methods");
+			const char *test = jv_string(&mine->items[i], "test", "?");
+			const struct jvalue *ot = find_named(other, "test", test);
+			const struct jvalue *ms = jv_get(&mine->items[i], "methods"), *om = jv_get(ot, "methods");
 
-			for (size_t k = 0; ms != NULL && ms->type == JSON_ARRAY && k < ms->n; k++) {
-				const struct json *m = &ms->items[k];
-				const struct json *o = find_named(om, "name", json_string(m, "name", ""));
+			for (size_t k = 0; ms != NULL && ms->type == JV_ARRAY && k < ms->n; k++) {
+				const struct jvalue *m = &ms->items[k];
+				const struct jvalue *o = find_named(om, "name", jv_string(m, "name", ""));
 
 				if (side == 1 && o != NULL)
 					continue; /* already a row from A's side */

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../json.h"
+#include "../jsonread.h"
 
 struct compare_row {
 	char test[16];
@@ -25,7 +25,7 @@ struct compare_row {
  * Returns the number of rows (at most max; *more set when some did not
  * fit), or -1 when either is not a bench document: err then starts with
  * "A" or "B", saying which. */
-int compare_runs(const struct json *a, const struct json *b, double alpha, struct compare_row *rows,
+int compare_runs(const struct jvalue *a, const struct jvalue *b, double alpha, struct compare_row *rows,
 		 size_t max, int *more, char *err, size_t errlen);
 
 #endif

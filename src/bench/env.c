@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../loop.h"
+#include "../clock.h"
 #include "../shquote.h"
 
 #define VERSION_WAIT_S 2.0
@@ -55,7 +55,7 @@ static void tool_version(const char *tool, char *out, size_t len)
 	size_t n = 0;
 	int pfd[2];
 	pid_t pid;
-	double deadline = loop_now() + VERSION_WAIT_S;
+	double deadline = clock_now() + VERSION_WAIT_S;
 
 	snprintf(out, len, "unknown");
 	if (pipe2(pfd, O_CLOEXEC) < 0)
@@ -75,7 +75,7 @@ static void tool_version(const char *tool, char *out, size_t len)
 		close(pfd[0]);
 		return;
 	}
-	while (n + 1 < sizeof(text) && loop_now() < deadline) {
+	while (n + 1 < sizeof(text) && clock_now() < deadline) {
 		struct pollfd p = { pfd[0], POLLIN, 0 };
 		ssize_t r;
 

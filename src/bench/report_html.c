@@ -350,7 +350,7 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ncpv bench</title>\n"
 	      "<style>body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}"
-	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}code{font-size:90%}"
+	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}code{font-size:90%;word-break:break-all}"
 	      "figure{margin:1em 0}svg{background:#fff;border:1px solid #eee}</style></head><body>\n"
 	      "<h1>ncpv bench</h1>\n<p>", f);
 	report_headline(caution, sizeof(caution), info, tests, n);

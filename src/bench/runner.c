@@ -18,6 +18,7 @@
 
 #include "guard.h"
 #include "tcpdiag.h"
+#include "../clock.h"
 #include "../loop.h"
 #include "../net.h"
 #include "../shquote.h"
@@ -32,13 +33,6 @@
 #define START_POLL_MS 5
 /* How long a stopped process group gets before SIGKILL. */
 #define STOP_GRACE_MS 2000
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* fork + exec argv in a new process group, stdin from /dev/null, stdout to
  * out_fd (or /dev/null when -1), stderr to err_fd (or the stdout's). */
@@ -83,7 +77,7 @@ static int stop_group(pid_t pid)
 			kill(-pid, SIGKILL); /* stragglers of the group (pv of nc | pv) */
 			return status;
 		}
-		sleep_ms(10);
+		clock_sleep(0.010);
 	}
 	kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -111,7 +105,7 @@ static void reap_group(pid_t pgid)
 			;
 		if (kill(-pgid, 0) < 0 && errno == ESRCH)
 			return;
-		sleep_ms(5);
+		clock_sleep(0.005);
 	}
 }
 
@@ -166,7 +160,7 @@ int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const cha
 	char *argv[] = { (char *)ncpv, "serve", "--json", "--max-conns", "100000", "--size", sizearg, at, NULL };
 	int pfd[2];
 	size_t len = 0;
-	double deadline = loop_now() + 5;
+	double deadline = clock_now() + 5;
 
 	memset(s, 0, sizeof(*s));
 	s->size = size;
@@ -191,7 +185,7 @@ int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const cha
 		return -1;
 	}
 	/* The first line says where it listens, or why it cannot. */
-	while (len + 1 < sizeof(line) && loop_now() < deadline) {
+	while (len + 1 < sizeof(line) && clock_now() < deadline) {
 		ssize_t n;
 
 		if (net_wait(s->log_fd, POLLIN, 100) == 0)
@@ -235,15 +229,15 @@ static int free_port(const char *host)
 
 static int wait_listening(int diag_fd, int port, double seconds)
 {
-	double deadline = loop_now() + seconds;
+	double deadline = clock_now() + seconds;
 
 	do {
 		int rc = tcpdiag_listening(diag_fd, port, NULL);
 
 		if (rc != 0)
 			return rc;
-		sleep_ms(5);
-	} while (loop_now() < deadline);
+		clock_sleep(0.005);
+	} while (clock_now() < deadline);
 	return 0;
 }
 
@@ -309,7 +303,7 @@ static void first_log_line(const char *path, char *out, size_t len)
  * one the last run used (socket cookies are never reused). */
 static int seed_ready(struct bench_server *s, int diag_fd, double seconds)
 {
-	double deadline = loop_now() + seconds;
+	double deadline = clock_now() + seconds;
 
 	do {
 		struct tcpdiag_sock socks[MAX_SOCKS];
@@ -323,8 +317,8 @@ static int seed_ready(struct bench_server *s, int diag_fd, double seconds)
 			s->listener = cookie;
 			return 1;
 		}
-		sleep_ms(5);
-	} while (loop_now() < deadline);
+		clock_sleep(0.005);
+	} while (clock_now() < deadline);
 	return 0;
 }
 
@@ -428,22 +422,21 @@ static uint64_t count_before(const struct runner_ctx *c, struct tcpdiag_sock *so
 	return count_bytes(c, socks, nsocks, &ignored);
 }
 
-/* Wait for the method's first byte (past the warm-up: a shaped link's
- * bucket): a tool that starts slowly (ncat loads its CA bundle) is not
- * charged for it in a stream run. Returns 1 when bytes
+/* Wait for the method's first byte: a tool that starts slowly (ncat loads
+ * its CA bundle) is not charged for it in a stream run. Returns 1 when bytes
  * came (time and count in *t0, *b0), 0 when the method exited or the wait
  * ended first (*exited says which), -1 when *stop. */
 static int wait_first_byte(const struct runner_ctx *c, pid_t pid, int pfd, struct tcpdiag_sock *socks,
 			   size_t *nsocks, int *query_errno, uint64_t old, double *t0, uint64_t *b0, int *exited,
 			   int *status)
 {
-	double deadline = loop_now() + STREAM_START_MAX;
+	double deadline = clock_now() + STREAM_START_MAX;
 
 	while (!*c->stop) {
 		uint64_t bytes = count_bytes(c, socks, nsocks, query_errno) - old;
 
-		if (bytes > c->warmup_bytes) {
-			*t0 = loop_now();
+		if (bytes > 0) {
+			*t0 = clock_now();
 			*b0 = bytes;
 			return 1;
 		}
@@ -453,8 +446,8 @@ static int wait_first_byte(const struct runner_ctx *c, pid_t pid, int pfd, struc
 			return 0;
 		}
 		if (pfd < 0)
-			sleep_ms(START_POLL_MS);
-		if (loop_now() > deadline)
+			clock_sleep(START_POLL_MS / 1000.0);
+		if (clock_now() > deadline)
 			return 0;
 	}
 	return -1;
@@ -464,7 +457,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 {
 	struct tcpdiag_sock socks[MAX_SOCKS];
 	size_t nsocks = 0;
-	double tstart = loop_now(), t0 = tstart, t = 0;
+	double tstart = clock_now(), t0 = tstart, t = 0;
 	uint64_t bytes = 0, b0 = 0, old = count_before(c, socks, &nsocks);
 	double cpu0 = children_cpu();
 	pid_t pid = start_method(c, argv, run);
@@ -477,14 +470,14 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	run->first_byte = started == 1 ? t0 - tstart : 0;
 	bench_run_add_sample(run, 0, 0);
 	while (started == 1 && !*c->stop) {
-		double left = duration - (loop_now() - t0);
+		double left = duration - (clock_now() - t0);
 		int wait = left * 1000 < SAMPLE_MS ? (int)(left * 1000) : SAMPLE_MS;
 
 		if (wait > 0 && pfd >= 0 && net_wait(pfd, POLLIN, wait) != 0)
 			exited = 1;
 		else if (wait > 0 && pfd < 0)
-			sleep_ms(wait);
-		t = loop_now() - t0;
+			clock_sleep(wait / 1000.0);
+		t = clock_now() - t0;
 		bytes = count_bytes(c, socks, &nsocks, &query_errno) - old - b0;
 		bench_run_add_sample(run, t, bytes);
 		runner_drain_server(c->server);
@@ -498,7 +491,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 			break; /* within a millisecond of the end: this was the last sample */
 	}
 	if (started != 1)
-		t = loop_now() - tstart;
+		t = clock_now() - tstart;
 	if (started == 1 && !exited)
 		tcp_view(c, run);
 	else
@@ -536,7 +529,7 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 {
 	struct bench_server *srv = c->server;
 	uint64_t done0 = srv ? srv->done : 0;
-	double t0 = loop_now(), t = 0, end, cpu0 = children_cpu();
+	double t0 = clock_now(), t = 0, end, cpu0 = children_cpu();
 	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0;
 
@@ -548,7 +541,7 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 
 		if (poll(p, 2, SAMPLE_MS) < 0 && errno != EINTR)
 			break;
-		t = loop_now() - t0;
+		t = clock_now() - t0;
 		if ((p[0].revents & POLLIN) || waitpid(pid, &status, WNOHANG) == pid)
 			exited = 1;
 		runner_drain_server(srv);
@@ -569,8 +562,8 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 	if (*c->stop)
 		return -1;
 	/* The server logs each download when the client closes: let it catch up. */
-	end = loop_now() + 2;
-	while (srv && srv->done - done0 < count && loop_now() < end) {
+	end = clock_now() + 2;
+	while (srv && srv->done - done0 < count && clock_now() < end) {
 		net_wait(srv->log_fd, POLLIN, 50);
 		runner_drain_server(srv);
 	}

@@ -53,7 +53,6 @@ struct runner_ctx {
 	int port;		/* counted: client sockets connected to this port */
 	struct bench_server *server; /* NULL for --connect */
 	int server_diag_fd;	/* for the seed's server: is it listening again? */
-	uint64_t warmup_bytes;	/* stream: the clock starts once more than this arrived */
 	const char *log_path;	/* the method's stderr goes here */
 	volatile sig_atomic_t *stop; /* set by a signal handler: end now */
 	runner_progress_fn *progress;
@@ -61,7 +60,7 @@ struct runner_ctx {
 };
 
 /* Run argv (argv[0] looked up on PATH) and, from the first byte its sockets
- * receive past c->warmup_bytes (within 30 s), count the bytes for duration seconds; then stop
+ * receive (within 30 s), count the bytes for duration seconds; then stop
  * it. Fills run (ok, or error). Returns 0, or -1 when *stop ended the run
  * (then run is incomplete). */
 int runner_stream(const struct runner_ctx *c, char *const argv[], double duration, struct bench_run *run);

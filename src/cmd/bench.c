@@ -17,6 +17,7 @@
 #include "bench_opts.h"
 #include "cmd.h"
 #include "../addr.h"
+#include "../clock.h"
 #include "../display.h"
 #include "../loop.h"
 #include "../net.h"
@@ -88,7 +89,7 @@ static void on_progress(void *arg, double elapsed, uint64_t bytes, uint64_t tran
 {
 	struct bench_state *st = arg;
 	char line[200], amount[32];
-	double now = loop_now();
+	double now = clock_now();
 
 	if (st->o->quiet || !st->tty || now - st->last_draw < 0.2)
 		return;
@@ -186,8 +187,6 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 		.port = stream ? st->stream_port : st->files_port,
 		.server = o->connect ? NULL : stream ? &st->stream_srv : &st->files_srv,
 		.server_diag_fd = st->server_diag,
-		/* tbf's bucket passes at once: measure the rate the link holds after it. */
-		.warmup_bytes = o->link ? (uint64_t)link_burst(o->link_bits) : 0,
 		.log_path = st->log_path,
 		.stop = &stop_signal,
 		.progress = on_progress,
@@ -251,10 +250,10 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 static int remote_is_endless(int fd, uint64_t size)
 {
 	uint64_t limit = size * 16 > (1u << 20) ? size * 16 : (1u << 20), got = 0;
-	double deadline = loop_now() + PROBE_SECONDS;
+	double deadline = clock_now() + PROBE_SECONDS;
 	char buf[65536];
 
-	while (got <= limit && loop_now() < deadline && !stop_signal) {
+	while (got <= limit && clock_now() < deadline && !stop_signal) {
 		ssize_t n;
 
 		if (net_wait(fd, POLLIN, 100) == 0)
@@ -341,7 +340,7 @@ static int setup(struct bench_state *st)
 		return rc;
 	}
 	if (o->link) {
-		if (link_setup(&st->link, o->link_bits, o->link_delay, err, sizeof(err)) < 0) {
+		if (link_setup(&st->link, o->link_bits, o->link_delay, o->link_loss, err, sizeof(err)) < 0) {
 			cmd_error("bench", "%s", err);
 			return NCPV_EXIT_FAIL;
 		}
@@ -436,8 +435,8 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 		snprintf(server, slen, "ncpv serve on %s (fresh random data%s)", st->host,
 			 o->tests & BENCH_FILES ? "; --size for files" : "");
 	if (o->link)
-		snprintf(path, plen, "link %s between two network namespaces (veth, tc tbf%s)", o->link,
-			 o->link_delay > 0 ? " + netem delay" : "");
+		snprintf(path, plen, "link %s between two network namespaces (TUN devices and ncpv's delay line)",
+			 o->link);
 	else
 		snprintf(path, plen, "%s", o->connect ? "network" : "loopback");
 	info->version = NCPV_VERSION;
@@ -502,7 +501,7 @@ static void collect_env(const struct bench_opts *o, struct bench_env *env, int a
 	env_collect(env, argc, argv, tools);
 }
 
-int cmd_bench_parse(int argc, char **argv)
+enum cmd_parse cmd_bench_parse(int argc, char **argv)
 {
 	struct bench_opts o;
 
@@ -511,6 +510,7 @@ int cmd_bench_parse(int argc, char **argv)
 
 int cmd_bench(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct bench_opts o;
 	struct bench_state st;
 	struct bench_info info;
@@ -522,8 +522,8 @@ int cmd_bench(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return cmd_bench_compare(argc - 1, argv + 1);
-	if ((rc = bench_parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = bench_parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if ((rc = bench_select_methods(&o)) != 0)
 		return rc;
 	/* Find out now, not after minutes of runs, that the report cannot be written. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "../json.h"
+#include "../jsonread.h"
 #include "../bench/compare.h"
 #include "../bench/report.h"
 
@@ -27,12 +27,12 @@ static void compare_usage(FILE *f)
 }
 
 /* Read and parse path; prints the error and returns NULL on failure. */
-static struct json *load(const char *path)
+static struct jvalue *load(const char *path)
 {
 	FILE *f = fopen(path, "re");
 	char *text = NULL, err[256];
 	size_t len = 0, cap = 0;
-	struct json *doc = NULL;
+	struct jvalue *doc = NULL;
 
 	if (f == NULL) {
 		cmd_error("bench", "cannot read %s: %s", path, strerror(errno));
@@ -61,7 +61,7 @@ static struct json *load(const char *path)
 	}
 	if (ferror(f)) {
 		cmd_error("bench", "cannot read %s: %s", path, strerror(errno));
-	} else if (json_parse(text, len, &doc, err, sizeof(err)) < 0) {
+	} else if (jv_parse(text, len, &doc, err, sizeof(err)) < 0) {
 		cmd_error("bench", "%s is not JSON: %s", path, err);
 		doc = NULL;
 	}
@@ -82,7 +82,7 @@ static char *value(char *buf, size_t len, const struct compare_row *r, double v,
 int cmd_bench_compare(int argc, char **argv)
 {
 	struct compare_row *rows;
-	struct json *a, *b;
+	struct jvalue *a, *b;
 	char err[256], va[32], vb[32], verdict[48];
 	int n, more;
 
@@ -97,7 +97,7 @@ int cmd_bench_compare(int argc, char **argv)
 	if ((a = load(argv[1])) == NULL)
 		return NCPV_EXIT_FILE;
 	if ((b = load(argv[2])) == NULL) {
-		json_free(a);
+		jv_free(a);
 		return NCPV_EXIT_FILE;
 	}
 	rows = calloc(COMPARE_MAX_ROWS, sizeof(*rows));
@@ -108,8 +108,8 @@ int cmd_bench_compare(int argc, char **argv)
 	} else if (n < 0) {
 		cmd_error("bench", "out of memory");
 	} else {
-		printf("A: %s (ncpv %s)\nB: %s (ncpv %s)\n", argv[1], json_string(a, "ncpv", "?"), argv[2],
-		       json_string(b, "ncpv", "?"));
+		printf("A: %s (ncpv %s)\nB: %s (ncpv %s)\n", argv[1], jv_string(a, "ncpv", "?"), argv[2],
+		       jv_string(b, "ncpv", "?"));
 		printf("%-7s %-13s %10s %10s %8s  %s\n", "Test", "Method", "A median", "B median", "B/A", "B vs A");
 		for (int i = 0; i < n; i++) {
 			const struct compare_row *r = &rows[i];
@@ -133,7 +133,7 @@ int cmd_bench_compare(int argc, char **argv)
 		       "difference beyond run-to-run spread (p < %.2g), otherwise same.\n", COMPARE_ALPHA);
 	}
 	free(rows);
-	json_free(a);
-	json_free(b);
+	jv_free(a);
+	jv_free(b);
 	return n < 0 ? NCPV_EXIT_FILE : fflush(stdout) == 0 ? NCPV_EXIT_OK : NCPV_EXIT_FAIL;
 }

@@ -34,8 +34,9 @@ static void usage(FILE *f)
 		"  -b, --baseline NAME    compare with NAME (default nc-pv, the seed's)\n"
 		"  -S, --server KIND      ncpv (default: ncpv serve) or seed (its nc -l loop)\n"
 		"  -c, --connect HOST:PORT  measure a remote server instead of loopback\n"
-		"  -l, --link RATE[,RTT]  a tc-shaped veth link between two network\n"
-		"                         namespaces, e.g. 94mbit or 94mbit,20ms (root)\n"
+		"  -l, --link RATE[,RTT[,LOSS]]\n"
+		"                         server and clients at the two ends of an emulated\n"
+		"                         link (ncpv link's), e.g. 94mbit or 94mbit,20ms,1%%\n"
 		"      --timeout SEC      files: give up on a run after SEC (default 300)\n"
 		"  -j, --json             JSON on stdout instead of the table\n"
 		"      --csv              CSV on stdout instead of the table, a row per method\n"
@@ -54,7 +55,7 @@ static void usage(FILE *f)
 		"3-5 --connect failed, 6 --html not written, 7 no server, 128+N signal N.\n");
 }
 
-static int bad(const char *option, const char *arg, const char *reason)
+static enum cmd_parse bad(const char *option, const char *arg, const char *reason)
 {
 	return cmd_bad_value("bench", option, arg, reason);
 }
@@ -95,7 +96,7 @@ static int parse_shuffle(const char *typed, struct bench_opts *o)
 	return 0;
 }
 
-int bench_parse_options(int argc, char **argv, struct bench_opts *o)
+enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 {
 	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML, OPT_NO_REPORT, OPT_SHUFFLE, OPT_CSV_RUNS };
 	static const struct option longopts[] = {
@@ -157,17 +158,17 @@ int bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		case 'm':
 			if (o->nmethods >= MAX_METHODS) {
 				cmd_error("bench", "too many methods (at most %d)", MAX_METHODS);
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
 			if (method_parse_user(optarg, &o->methods[o->nmethods], err, sizeof(err)) < 0) {
 				cmd_error("bench", "%s", err);
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
 			for (size_t i = 0; i < o->nmethods; i++)
 				if (strcmp(o->methods[i].name, o->methods[o->nmethods].name) == 0) {
 					cmd_error("bench", "method '%s' already exists: pick another name",
 						  o->methods[i].name);
-					return NCPV_EXIT_USAGE;
+					return CMD_PARSE_USAGE;
 				}
 			o->nmethods++;
 			break;
@@ -187,7 +188,7 @@ int bench_parse_options(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'l':
 			o->link = optarg;
-			if (link_parse(optarg, &o->link_bits, &o->link_delay, err, sizeof(err)) < 0)
+			if (link_parse(optarg, &o->link_bits, &o->link_delay, &o->link_loss, err, sizeof(err)) < 0)
 				return bad("link", optarg, err);
 			break;
 		case OPT_TIMEOUT:
@@ -218,7 +219,7 @@ int bench_parse_options(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("bench", optopt, argv[optind - 1]);
 		default:
@@ -227,11 +228,11 @@ int bench_parse_options(int argc, char **argv, struct bench_opts *o)
 	}
 	if (optind < argc) {
 		cmd_error("bench", "unexpected argument '%s' (bench takes options only)", argv[optind]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->html && o->no_report) {
 		cmd_error("bench", "--html and --no-report conflict: pick one");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	/* Plain `ncpv bench` keeps its report: HTML and JSON in files, named by the time. */
 	if (o->html == NULL && !o->no_report && !o->json && !o->csv) {
@@ -251,12 +252,12 @@ int bench_parse_options(int argc, char **argv, struct bench_opts *o)
 	}
 	if (o->json && o->csv) {
 		cmd_error("bench", "--json and %s conflict: pick one for stdout", o->csv_runs ? "--csv-runs" : "--csv");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->connect && (o->link || o->seed_server)) {
 		cmd_error("bench", "--connect measures a remote server: it conflicts with %s",
 			  o->link ? "--link" : "--server seed");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	/* A run that moves a handful of TCP segments measures the segments, not the link. */
 	if (o->link && (o->tests & BENCH_STREAM) && o->duration * o->link_bits / 8 < LINK_MIN_SEGMENTS * 1448)
@@ -266,14 +267,14 @@ int bench_parse_options(int argc, char **argv, struct bench_opts *o)
 	if (o->seed_server) {
 		if (o->tests_given && (o->tests & BENCH_FILES)) {
 			cmd_error("bench", "--server seed sends one endless stream: it cannot serve the files test");
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		}
 		if (!o->tests_given)
 			cmd_error("bench", "--server seed sends one endless stream: running the stream test only "
 					   "(-T stream says so and silences this)");
 		o->tests = BENCH_STREAM;
 	}
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 /* Apply --methods: keep only the named methods, in the order named. */

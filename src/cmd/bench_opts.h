@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "cmd.h"
 #include "../addr.h"
 #include "../bench/method.h"
 
@@ -24,7 +25,7 @@ struct bench_opts {
 	const char *connect;
 	struct addr_spec remote;
 	const char *link;
-	double link_bits, link_delay;
+	double link_bits, link_delay, link_loss;
 	int json, csv, quiet;
 	const char *html;	/* --html FILE, or the default report's name */
 	char html_default[64];
@@ -37,9 +38,9 @@ struct bench_opts {
 	size_t nmethods;
 };
 
-/* Parse argv into o (which it fills from scratch). Returns 0, -1 after
- * --help (printed), or an exit code after a one-line error. */
-int bench_parse_options(int argc, char **argv, struct bench_opts *o);
+/* Parse argv into o (which it fills from scratch), printing --help or a
+ * one-line error as it goes. */
+enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o);
 
 /* Apply --methods and check --baseline. Returns 0 or an exit code after a
  * one-line error. */
