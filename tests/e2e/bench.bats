@@ -634,7 +634,8 @@ wait_all_gone() {
 }
 
 @test "the comparison chart turns logarithmic when methods differ by orders of magnitude, colours fixed by name" {
-	"$NCPV" bench -q -T files -n 2 -s 256 -r 2 -M ncpv,slow --method 'slow=sleep 0.3; {ncpv} get -q {host} {port}' \
+	# ncpv makes its 10 downloads in one process; slow waits 1 s before each: 50x or more apart.
+	"$NCPV" bench -q -T files -n 10 -s 256 -r 1 -M ncpv,slow --method 'slow=sleep 1; {ncpv} get -q {host} {port}' \
 		--html "$SCRATCH/log.html" >/dev/null
 	grep -q '<svg class="chart compare files" data-scale="log"' "$SCRATCH/log.html"
 	grep -q '<rect class="median" data-method="ncpv" [^>]*fill="#1f77b4"' "$SCRATCH/log.html"
