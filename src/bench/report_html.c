@@ -297,7 +297,7 @@ static void comparison_chart(FILE *f, const struct bench_test_result *t)
 
 static void html_table(FILE *f, const struct bench_test_result *t)
 {
-	char a[32], b[32], c[32], v[64], line[METHOD_CMD_MAX * 8];
+	char a[32], b[32], c[32], cpu[32], v[64], line[METHOD_CMD_MAX * 8];
 
 	int stream = t->test == BENCH_STREAM;
 
@@ -328,7 +328,7 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 		fprintf(f, "<td>%s</td><td>%s</td>", a, report_value(b, sizeof(b), t->test, r->median));
 		fprintf(f, "<td>%s..", report_value(c, sizeof(c), t->test, r->min));
 		fprintf(f, "%s</td><td>%s</td>", report_value(c, sizeof(c), t->test, r->max),
-			report_cpu(c, sizeof(c), r->cpu));
+			report_cpu(cpu, sizeof(cpu), r->cpu));
 		if (stream && r->retrans >= 0)
 			fprintf(f, "<td>%.0f</td>", r->retrans);
 		else if (stream)
@@ -350,7 +350,7 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ncpv bench</title>\n"
 	      "<style>body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}"
-	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}code{font-size:90%;word-break:break-all}"
+	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}code{font-size:90%;overflow-wrap:anywhere}"
 	      "figure{margin:1em 0}svg{background:#fff;border:1px solid #eee}</style></head><body>\n"
 	      "<h1>ncpv bench</h1>\n<p>", f);
 	report_headline(caution, sizeof(caution), info, tests, n);

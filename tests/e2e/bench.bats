@@ -704,6 +704,8 @@ wait_all_gone() {
 	jq -e '[.tests[0].methods[] | .retrans >= 0 and .rtt_ms > 0 and
 		all(.runs[]; .retrans >= 0 and .rtt_ms > 0)] | all' "$SCRATCH/out.json"
 	grep -q '<th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
+	# Each method's CPU cell holds a time, not another rate.
+	[ "$(grep -Eo '</td><td>[0-9.]+(us|ms|s)</td><td>[0-9]+</td><td>[0-9.]+ ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
 	need_netns
 	# A shaped link queues: its RTT is far above loopback's.
 	bench_json -T stream -d 1 -r 1 -M ncpv --link 20mbit
