@@ -26,6 +26,7 @@ int cmd_pv(int argc, char **argv);
 int cmd_devtcp(int argc, char **argv);
 int cmd_nc(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_compare(int argc, char **argv); /* argv[0] is "compare" */
 int cmd_link(int argc, char **argv);
 
 /* What every command's option parser returns, having printed what there was to say. */
