@@ -28,7 +28,7 @@ void progress_draw(struct progress *p, double now, int final)
 	meter_read(&p->meter, now, p->size, &r);
 	if (final && r.elapsed > 0)
 		r.rate = r.average; /* pv shows the overall rate on its last line */
-	display_frame_from(&f, &r, p->size, final);
+	display_frame_from(&f, &r, p->size, final, time(NULL));
 	display_line(&p->disp, &f, line, sizeof(line));
 	fprintf(stderr, "%s\r%s", line, final ? "\n" : "");
 	p->shown = 1;

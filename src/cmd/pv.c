@@ -130,7 +130,7 @@ static void draw(struct pv_run *r, double now, int final)
 	meter_read(&r->meter, now, r->size, &mr);
 	if (final && mr.elapsed > 0)
 		mr.rate = mr.average = (double)mr.bytes / mr.elapsed; /* pv's last line: overall rate */
-	display_frame_from(&f, &mr, r->size, final);
+	display_frame_from(&f, &mr, r->size, final, time(NULL));
 	f.buffer_percent = pv_xfer_buffer_percent(&r->x);
 	f.last = r->x.last;
 	f.last_len = r->x.last_len;
@@ -419,21 +419,18 @@ static void copy_all(struct pv_run *r)
 static void print_stats(struct pv_run *r)
 {
 	const struct display_opts *d = &r->disp.o;
-	const char *unit = d->lines ? "/s" : d->bits ? "b/s" : "B/s";
 	double k = d->bits && !d->lines ? 8 : 1;
 	struct meter_stats s;
-	char a[4][48], line[256];
+	char line[256];
 	int n;
 
+	/* pv 1.10's wording and raw figures, even when nothing was sampled. */
 	meter_stats(&r->meter, &s);
 	if (s.samples == 0)
-		return;
-	display_amount(a[0], sizeof(a[0]), s.min * k, d->lines || d->si, unit);
-	display_amount(a[1], sizeof(a[1]), s.mean * k, d->lines || d->si, unit);
-	display_amount(a[2], sizeof(a[2]), s.max * k, d->lines || d->si, unit);
-	display_amount(a[3], sizeof(a[3]), s.mdev * k, d->lines || d->si, unit);
-	n = snprintf(line, sizeof(line), "rate min/avg/max/mdev = %s/%s/%s/%s\n", a[0], a[1], a[2],
-		     a[3]);
+		n = snprintf(line, sizeof(line), "rate not measured\n");
+	else
+		n = snprintf(line, sizeof(line), "rate min/avg/max/mdev = %.3f/%.3f/%.3f/%.3f %s\n",
+			     s.min * k, s.mean * k, s.max * k, s.mdev * k, d->bits ? "b/s" : "B/s");
 	emit(r, line, (size_t)n);
 }
 
@@ -520,9 +517,9 @@ int cmd_pv(int argc, char **argv)
 		draw(&r, now_mono(), 1);
 		if (!o.numeric && r.shown)
 			emit(&r, "\n", 1);
-		if (o.stats)
-			print_stats(&r);
 	}
+	if (o.stats)
+		print_stats(&r);
 	if (out > STDERR_FILENO && close(out) < 0) {
 		cmd_error("pv", "%s: %s", o.output, strerror(errno));
 		r.status |= PV_EXIT_TRANSFER;

@@ -138,7 +138,7 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown)
 	case 'a': d->average = *shown = 1; break;
 	case 'b': d->bytes = *shown = 1; break;
 	case 'T': d->bufpercent = *shown = o->no_splice = 1; break;
-	case '8': d->bits = 1; break;
+	case '8': d->bits = d->bytes = *shown = 1; break; /* pv 1.10: -8 shows the count in bits */
 	case 'k': d->si = 1; break;
 	case 'A':
 		if ((rc = parse_int("--last-written", arg, 0, DISPLAY_LAST_MAX, &v)) == 0) {
@@ -249,9 +249,12 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o)
 		o->disp.lines = keep.lines;
 		o->disp.width = keep.width;
 		o->disp.name = keep.name;
+		o->disp.format = keep.format;
 		if (o->numeric)
-			o->disp.bytes = o->disp.timer = 0;
+			o->disp.bytes = o->disp.timer = o->disp.rate = 0;
 	}
+	o->disp.numeric = o->numeric;
+	o->disp.pv110 = 1;
 	if (o->output && o->discard) {
 		cmd_error("pv", "--output and --discard conflict");
 		return PV_EXIT_USAGE;

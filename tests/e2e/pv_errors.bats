@@ -144,7 +144,7 @@ teardown() {
 
 @test "the stats line summarises the rates at the end" {
 	head -c 40000 /dev/zero | "$NCPV" pv -f -v -b -L 40000 -i 0.2 2>"$SCRATCH/err" >/dev/null
-	grep -q '^rate min/avg/max/mdev = .*B/s/.*B/s/.*B/s/.*B/s$' "$SCRATCH/err"
+	grep -Eq '^rate min/avg/max/mdev = [0-9]+\.[0-9]{3}(/[0-9]+\.[0-9]{3}){3} B/s$' "$SCRATCH/err"
 }
 
 @test "skip errors replaces unreadable ranges with zeros and reports them" {
