@@ -13,10 +13,19 @@
 static int pv_parse(int argc, char **argv)
 {
 	struct pv_opts o;
-	int rc = pv_parse_options(argc, argv, &o);
+	struct pv_parse_err e;
 
-	/* pv's own exit statuses: 64 for a usage error (pv(1)); 0 to run, -1 after --help. */
-	return rc == PV_EXIT_USAGE ? NCPV_EXIT_USAGE : rc;
+	/* The parser never prints; the message must be one or two lines, never empty. */
+	switch (pv_parse_options(argc, argv, &o, &e)) {
+	case PV_PARSE_RUN:
+		return 0;
+	case PV_PARSE_ERROR:
+		if (e.msg[0] == '\0')
+			__builtin_trap();
+		return NCPV_EXIT_USAGE;
+	default:
+		return -1;
+	}
 }
 
 static int nc_parse(int argc, char **argv)

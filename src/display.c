@@ -504,7 +504,7 @@ static void format_bar(const struct display *d, enum item item, const struct dis
 		}
 		return;
 	}
-	if (d->o.numeric) {
+	if (d->o.numeric && item == ITEM_AMOUNT_ONLY) {
 		/* pv 1.10: the percentage rounded; the bar's step when the size is unknown. */
 		if (f->size > 0)
 			snprintf(out, len, "%.0f", display_percent_exact(f->count, f->size));
@@ -554,8 +554,9 @@ static void format_bar(const struct display *d, enum item item, const struct dis
 	}
 	if (item == ITEM_AMOUNT_ONLY)
 		return;
+	/* pv 1.10 leaves the bar out rather than squeeze "<=>" into no room. */
 	inner = room - (brackets ? 2 : 0);
-	if (inner < 3 || (size_t)inner + 2 >= len)
+	if (inner < (brackets ? 4 : 5) || (size_t)inner + 2 >= len)
 		return;
 	{
 		int step = d->bounce > 100 ? 200 - d->bounce : d->bounce;

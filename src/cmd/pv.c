@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* pv.c - "ncpv pv": pv 1.6's pipe viewer: copy the inputs to the output, showing progress. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "../pv/opts.h"
 #include "../pv/tty.h"
 #include "../pv/xfer.h"
+#include "../version.h"
 
 /* Read/write buffer when -B is not given: big enough for few system calls,
  * small enough to stay in the CPU cache (bench/pv-perf.sh). */
@@ -29,6 +31,56 @@
 #define PV_RATE_CHUNK 0.005
 
 static volatile sig_atomic_t tick_due, resized, stop_signal;
+
+/* "pv: message", as pv 1.10 prints it, whether run as pv or as "ncpv pv". */
+static void pv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void pv_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_verror("pv", fmt, ap);
+	va_end(ap);
+}
+
+static void pv_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ncpv pv [OPTION]... [FILE]...\n"
+		"Concatenate FILE(s), or standard input, to standard output, showing progress\n"
+		"on standard error (a drop-in for pv 1.10.5; also runs as 'pv' through a symlink).\n\n"
+		"Display:\n"
+		"  -p, --progress           progress bar          -t, --timer      elapsed time\n"
+		"  -e, --eta                time left             -I, --fineta     time of arrival\n"
+		"  -r, --rate               current rate          -a, --average-rate  average rate\n"
+		"  -b, --bytes              bytes (lines) so far  -T, --buffer-percent  buffer in use\n"
+		"  -8, --bits               count bits            -k, --si         powers of 1000\n"
+		"  -A, --last-written NUM   last NUM bytes written\n"
+		"  -F, --format FORMAT      %%p %%t %%e %%I %%r %%a %%b %%T %%nA %%N %%%% or %%{progress} %%{rate} ...\n"
+		"  -n, --numeric            percentages (or -b counts, -t times) one per line\n"
+		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
+		"Modifiers:\n"
+		"  -W, --wait               show nothing until the first byte\n"
+		"  -D, --delay-start SEC    show nothing for SEC seconds\n"
+		"  -s, --size SIZE          expected size (K, M, G, T suffixes; @FILE: FILE's size)\n"
+		"  -l, --line-mode          count lines            -0, --null       lines end with NUL\n"
+		"  -i, --interval SEC       update every SEC seconds (default 1)\n"
+		"  -m, --average-rate-window SEC  average rate over the last SEC seconds\n"
+		"  -w, --width N  -H, --height N  -N, --name NAME  -f, --force\n"
+		"Transfer:\n"
+		"  -L, --rate-limit RATE    at most RATE bytes per second, without bursts\n"
+		"  -B, --buffer-size BYTES  read/write buffer size (implies -C)\n"
+		"  -C, --no-splice          never use splice(2)  -E, --skip-errors  skip read errors\n"
+		"  -S, --stop-at-size       stop after --size    -Y, --sync       fdatasync each write\n"
+		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
+		"  -P, --pidfile FILE       save the process ID in FILE\n"
+		"  -h, --help  -V, --version\n"
+		"Not supported (refused by name): -c -d -R -Q -U -g -x -u -K -O -Z.\n"
+		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
+		"16 transfer error, 32 signal, 64 bad option.\n");
+}
+
+
 
 static void on_alarm(int sig)
 {
@@ -60,6 +112,8 @@ struct pv_run {
 	double begin;	     /* start of the run (for -D) */
 	double tokens, token_time; /* -L bucket */
 	int status;	     /* pv exit bits */
+	int opened;	     /* inputs that could be opened */
+	int write_failed;    /* the output refused data */
 };
 
 static double now_mono(void)
@@ -199,7 +253,24 @@ static uint64_t rate_allowance(struct pv_run *r)
 	return (uint64_t)r->tokens;
 }
 
-/* The size of the inputs, when every one of them is a regular file or block device. */
+/* Line mode: the lines (eol bytes) in a regular file from offset at on, read with pread so
+ * that a shared stdin keeps its offset; -1 when it cannot be read. */
+static int64_t count_lines(int fd, off_t at, unsigned char eol)
+{
+	static unsigned char buf[1 << 16];
+	int64_t lines = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), at)) > 0) {
+		for (unsigned char *p = buf, *end = buf + n; (p = memchr(p, eol, (size_t)(end - p))) != NULL; p++)
+			lines++;
+		at += n;
+	}
+	return n < 0 ? -1 : lines;
+}
+
+/* The size of the inputs, when every one of them is a regular file or block device;
+ * in line mode (as pv 1.10 does) the lines in them, when they are all regular files. */
 static uint64_t inputs_size(const struct pv_opts *o)
 {
 	uint64_t total = 0;
@@ -214,8 +285,17 @@ static uint64_t inputs_size(const struct pv_opts *o)
 		/* stat, not open: opening a FIFO would block, and would disturb its writer. */
 		if ((std ? fstat(STDIN_FILENO, &st) : stat(name, &st)) < 0)
 			continue; /* reported when it is opened for copying */
-		if (S_ISREG(st.st_mode)) {
+		if (S_ISREG(st.st_mode) && o->lines) {
+			int fd = std ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+			off_t at = std ? lseek(fd, 0, SEEK_CUR) : 0;
+
+			end = fd >= 0 && at >= 0 ? count_lines(fd, at, o->null ? '\0' : '\n') : -1;
+			if (fd >= 0 && !std)
+				close(fd);
+		} else if (S_ISREG(st.st_mode)) {
 			end = st.st_size;
+		} else if (o->lines) {
+			end = -1;
 		} else if (S_ISBLK(st.st_mode)) {
 			int fd = std ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
 
@@ -243,13 +323,13 @@ static int resolve_size(struct pv_run *r)
 
 	if (o->size_file) {
 		if (stat(o->size_file, &st) < 0) {
-			cmd_error("pv", "%s: %s", o->size_file, strerror(errno));
+			pv_error("%s: %s", o->size_file, strerror(errno));
 			return PV_EXIT_ACCESS;
 		}
 		r->size = (uint64_t)st.st_size;
 	} else if (o->has_size) {
 		r->size = o->size;
-	} else if (!o->lines) {
+	} else {
 		r->size = inputs_size(o);
 	}
 	return 0;
@@ -259,7 +339,7 @@ static int open_output(const struct pv_opts *o)
 {
 	int fd;
 
-	if (o->discard)
+	if (o->discard && o->output == NULL)
 		return -1;
 	if (o->output == NULL)
 		return STDOUT_FILENO;
@@ -267,7 +347,7 @@ static int open_output(const struct pv_opts *o)
 	 * would destroy the data before we find out. */
 	fd = open(o->output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
-		cmd_error("pv", "%s: %s", o->output, strerror(errno));
+		pv_error("%s: %s", o->output, strerror(errno));
 	return fd;
 }
 
@@ -286,12 +366,12 @@ static int check_and_truncate_output(const struct pv_opts *o, int out)
 
 		if ((std ? fstat(STDIN_FILENO, &is) : stat(name, &is)) == 0 && S_ISREG(is.st_mode) &&
 		    is.st_dev == os.st_dev && is.st_ino == os.st_ino) {
-			cmd_error("pv", "input file is output file: %s", std ? "(standard input)" : name);
+			pv_error("input file is output file: %s", std ? "(standard input)" : name);
 			return PV_EXIT_SAME;
 		}
 	}
 	if (ftruncate(out, 0) < 0) {
-		cmd_error("pv", "%s: %s", o->output, strerror(errno));
+		pv_error("%s: %s", o->output, strerror(errno));
 		return PV_EXIT_ACCESS;
 	}
 	return 0;
@@ -332,17 +412,20 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 				max = r->size - r->count;
 		}
 		if (o->rate_limit) {
+			/* In line mode, as in pv, the limit counts lines. */
 			uint64_t allow = rate_allowance(r);
 
 			if (allow == 0)
 				continue;
-			if (allow < max)
+			if (o->lines && allow < max_lines)
+				max_lines = allow;
+			else if (!o->lines && allow < max)
 				max = allow;
 		}
 		step = pv_xfer_step(&r->x, max, max_lines, &bytes, &lines);
 		if (o->rate_limit)
-			r->tokens -= (double)bytes;
-		if (bytes > 0 && !r->started) {
+			r->tokens -= (double)(o->lines ? lines : bytes);
+		if ((o->lines ? lines : bytes) > 0 && !r->started) {
 			r->started = 1;
 			if (o->wait)
 				meter_start(&r->meter, now_mono());
@@ -358,25 +441,27 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 		case PV_STEP_SKIPPED:
 			/* pv's wording: one warning per file, then each range unless -EE. */
 			if (!warned)
-				cmd_error("pv", "%s: warning: read errors detected: %s", name,
+				pv_error("%s: warning: read errors detected: %s", name,
 					  strerror(r->x.skip_errno));
 			if (o->skip_errors < 2)
-				cmd_error("pv", "%s: skipped past read error: %llu - %llu (%llu B)", name,
+				pv_error("%s: skipped past read error: %llu - %llu (%llu B)", name,
 					  (unsigned long long)r->x.skip_at,
 					  (unsigned long long)r->x.skip_at + r->x.skip_len,
 					  (unsigned long long)r->x.skip_len);
 			warned = 1;
+			r->status |= PV_EXIT_TRANSFER; /* pv 1.10: data was lost, even if skipped */
 			break;
 		case PV_STEP_READ_ERR:
-			cmd_error("pv", "%s: read failed: %s", name, strerror(errno));
+			pv_error("%s: read failed: %s", name, strerror(errno));
 			r->status |= PV_EXIT_TRANSFER;
 			return COPY_NEXT;
 		case PV_STEP_WRITE_ERR:
 			/* A reader that went away ends the run quietly, as pv does. */
 			if (errno != EPIPE) {
-				cmd_error("pv", "write failed: %s", strerror(errno));
+				pv_error("write failed: %s", strerror(errno));
 				r->status |= PV_EXIT_TRANSFER;
 			}
+			r->write_failed = 1;
 			return COPY_STOP;
 		}
 	}
@@ -394,13 +479,13 @@ static void copy_all(struct pv_run *r)
 		enum copy_end end;
 
 		if (in < 0) {
-			cmd_error("pv", "%s: %s", name, strerror(errno));
+			pv_error("failed to read file: %s: %s", name, strerror(errno));
 			r->status |= PV_EXIT_ACCESS;
 			continue;
 		}
 		opened++;
 		if (same_as_output(in, r->x.out)) {
-			cmd_error("pv", "input file is output file: %s", name);
+			pv_error("input file is output file: %s", name);
 			r->status |= PV_EXIT_SAME;
 		} else {
 			if (!r->x.no_splice)
@@ -412,8 +497,7 @@ static void copy_all(struct pv_run *r)
 		if (!std && close(in) < 0)
 			r->status |= PV_EXIT_CLOSE;
 	}
-	if (opened == 0)
-		r->status |= PV_EXIT_CLOSE;
+	r->opened = opened;
 }
 
 static void print_stats(struct pv_run *r)
@@ -439,7 +523,7 @@ static int write_pidfile(const char *path)
 	FILE *f = fopen(path, "w");
 
 	if (f == NULL || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
-		cmd_error("pv", "%s: %s", path, strerror(errno));
+		pv_error("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -465,8 +549,22 @@ int cmd_pv(int argc, char **argv)
 	int rc, out;
 	size_t bufsize;
 
-	if ((rc = pv_parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? 0 : rc;
+	struct pv_parse_err perr;
+
+	switch (pv_parse_options(argc, argv, &o, &perr)) {
+	case PV_PARSE_RUN:
+		break;
+	case PV_PARSE_HELP:
+		pv_usage(stdout);
+		return 0;
+	case PV_PARSE_VERSION:
+		printf("ncpv pv %s (pv 1.10.5 compatible)\n", NCPV_VERSION);
+		return 0;
+	default:
+		/* Printed whole: getopt's complaints take two lines, as in pv. */
+		fprintf(stderr, "pv: %s\n", perr.msg);
+		return PV_EXIT_USAGE;
+	}
 	/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
 	 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
 	signal(SIGXFSZ, SIG_IGN);
@@ -477,7 +575,7 @@ int cmd_pv(int argc, char **argv)
 	if (o.pidfile && write_pidfile(o.pidfile) < 0)
 		return PV_EXIT_PIDFILE;
 	out = open_output(&o);
-	rc = out < 0 && !o.discard ? PV_EXIT_ACCESS : check_and_truncate_output(&o, out);
+	rc = out < 0 && (!o.discard || o.output) ? PV_EXIT_ACCESS : check_and_truncate_output(&o, out);
 	if (rc != 0) {
 		if (out > STDERR_FILENO)
 			close(out);
@@ -487,7 +585,7 @@ int cmd_pv(int argc, char **argv)
 	}
 	bufsize = o.buffer_size ? (size_t)o.buffer_size : PV_BUFFER_DEFAULT;
 	if (pv_xfer_init(&r.x, out, bufsize) < 0) {
-		cmd_error("pv", "buffer of %zu bytes: %s", bufsize, strerror(errno));
+		pv_error("buffer of %zu bytes: %s", bufsize, strerror(errno));
 		return PV_EXIT_USAGE;
 	}
 	r.x.no_splice = o.no_splice;
@@ -513,7 +611,10 @@ int cmd_pv(int argc, char **argv)
 	stop_ticks();
 	if (stop_signal)
 		r.status |= PV_EXIT_SIGNAL;
-	if (may_draw(&r, now_mono())) {
+	/* pv 1.10 draws no last line when no input could be opened, the input was the output,
+	 * the output failed or a signal ended the run. */
+	if (r.opened > 0 && !stop_signal && !r.write_failed && !(r.status & PV_EXIT_SAME) &&
+	    may_draw(&r, now_mono())) {
 		draw(&r, now_mono(), 1);
 		if (!o.numeric && r.shown)
 			emit(&r, "\n", 1);
@@ -521,7 +622,7 @@ int cmd_pv(int argc, char **argv)
 	if (o.stats)
 		print_stats(&r);
 	if (out > STDERR_FILENO && close(out) < 0) {
-		cmd_error("pv", "%s: %s", o.output, strerror(errno));
+		pv_error("%s: %s", o.output, strerror(errno));
 		r.status |= PV_EXIT_TRANSFER;
 	}
 	pv_xfer_free(&r.x);

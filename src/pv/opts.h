@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* opts.h - "ncpv pv" command line: pv's options parsed once into struct pv_opts. */
+/* opts.h - "ncpv pv" command line: pv's options parsed once into struct pv_opts (never prints). */
 #ifndef NCPV_PV_OPTS_H
 #define NCPV_PV_OPTS_H
 
@@ -25,15 +25,29 @@ struct pv_opts {
 	int has_size, has_width, height;
 	double delay_start, interval, avg_window;
 	uint64_t size, rate_limit, buffer_size;
+	const char *size_arg, *rate_arg, *buffer_arg; /* read once -k is known */
 	const char *output, *pidfile, *size_file;
 	char **files; /* borrowed from argv */
 	int nfiles;
 };
 
-/*
- * Parse argv into o. Returns 0 to run, a pv exit status (> 0) after
- * printing a one-line error, or -1 after --help/--version (exit 0).
- */
-int pv_parse_options(int argc, char **argv, struct pv_opts *o);
+/* The largest -B: a bigger request is served with this (pv would allocate it). */
+#define PV_BUFFER_MAX ((uint64_t)1 << 30)
+
+/* What pv_parse_options found. */
+enum pv_parse {
+	PV_PARSE_RUN = 0,	/* o is filled: run */
+	PV_PARSE_HELP,		/* --help: the caller prints the usage, exit 0 */
+	PV_PARSE_VERSION,	/* --version: likewise */
+	PV_PARSE_ERROR		/* e->msg says what, in pv 1.10's words; exit PV_EXIT_USAGE */
+};
+
+/* An error message, without the program name in front; may hold two lines. */
+struct pv_parse_err {
+	char msg[512];
+};
+
+/* Parse argv into o (strings borrowed from argv). Prints nothing. */
+int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_err *e);
 
 #endif

@@ -49,7 +49,7 @@ void pv_xfer_free(struct pv_xfer *x)
 void pv_xfer_set_input(struct pv_xfer *x, int in)
 {
 	x->in = in;
-	x->pend_off = x->pend_len = 0;
+	x->pend_off = x->pend_len = x->tail_len = 0;
 	x->skip = 1;
 	/* splice needs a pipe on one side; the bytes are never seen then. */
 	x->in_splice = !x->no_splice && !x->count_lines && !x->discard && !x->sync &&
@@ -167,7 +167,14 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 {
 	if (max == 0)
 		return PV_STEP_MOVED;
-	if (x->pend_len == 0) {
+	int fresh = x->pend_len == 0; /* bytes not counted yet */
+
+	if (x->pend_len == 0 && x->tail_len > 0) {
+		/* Line mode: what a line limit held back last time goes first. */
+		x->pend_off = x->tail_off;
+		x->pend_len = x->tail_len;
+		x->tail_len = 0;
+	} else if (x->pend_len == 0) {
 		size_t want = max < x->size ? (size_t)max : x->size;
 		ssize_t n;
 
@@ -188,12 +195,15 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 		x->skip = 1;
 		x->pend_off = 0;
 		x->pend_len = (size_t)n;
-		if (x->count_lines) {
-			size_t cut;
+	}
+	if (x->count_lines && fresh) {
+		size_t cut;
 
-			*lines += count_eol(x->buf, x->pend_len, x->eol, max_lines, &cut);
-			x->pend_len = cut; /* -S in line mode: nothing after the last line */
-		}
+		*lines += count_eol(x->buf + x->pend_off, x->pend_len, x->eol, max_lines, &cut);
+		/* Past max_lines (-L or -S in line mode): the rest waits for the next step. */
+		x->tail_off = x->pend_off + cut;
+		x->tail_len = x->pend_len - cut;
+		x->pend_len = cut;
 	}
 	while (x->pend_len > 0) {
 		ssize_t n;

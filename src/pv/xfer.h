@@ -35,6 +35,7 @@ struct pv_xfer {
 	unsigned char *buf;
 	size_t size;		/* buffer size */
 	size_t pend_off, pend_len; /* read but not yet written */
+	size_t tail_off, tail_len; /* line mode: read, beyond the line limit, not yet counted */
 	unsigned char last[DISPLAY_LAST_MAX]; /* the last bytes written, for -A */
 	size_t last_len;
 	uint64_t skip, skip_at, skip_len; /* -E: next skip size, and the range last skipped */
