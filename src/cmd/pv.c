@@ -101,7 +101,7 @@ static void on_stop(int sig)
 
 struct pv_run {
 	const struct pv_opts *o;
-	struct pv_xfer x;
+	struct pv_xfer *x;
 	struct meter meter;
 	struct display disp;
 	uint64_t size;	     /* expected total (bytes or lines); 0 unknown */
@@ -185,9 +185,8 @@ static void draw(struct pv_run *r, double now, int final)
 	if (final && mr.elapsed > 0)
 		mr.rate = mr.average = (double)mr.bytes / mr.elapsed; /* pv's last line: overall rate */
 	display_frame_from(&f, &mr, r->size, final, time(NULL));
-	f.buffer_percent = pv_xfer_buffer_percent(&r->x);
-	f.last = r->x.last;
-	f.last_len = r->x.last_len;
+	f.buffer_percent = pv_xfer_buffer_percent(r->x);
+	f.last = pv_xfer_last(r->x, &f.last_len);
 	if (!o->has_width && resized) {
 		resized = 0;
 		r->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
@@ -394,7 +393,7 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 	const struct pv_opts *o = r->o;
 	int warned = 0;
 
-	pv_xfer_set_input(&r->x, in);
+	pv_xfer_set_input(r->x, in);
 	for (;;) {
 		uint64_t max = UINT64_MAX, max_lines = UINT64_MAX, bytes = 0, lines = 0;
 		enum pv_step step;
@@ -422,7 +421,7 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 			else if (!o->lines && allow < max)
 				max = allow;
 		}
-		step = pv_xfer_step(&r->x, max, max_lines, &bytes, &lines);
+		step = pv_xfer_step(r->x, max, max_lines, &bytes, &lines);
 		if (o->rate_limit)
 			r->tokens -= (double)(o->lines ? lines : bytes);
 		if ((o->lines ? lines : bytes) > 0 && !r->started) {
@@ -438,19 +437,22 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 			break;
 		case PV_STEP_EOF:
 			return COPY_NEXT;
-		case PV_STEP_SKIPPED:
+		case PV_STEP_SKIPPED: {
+			uint64_t at, len;
+			int err;
+
 			/* pv's wording: one warning per file, then each range unless -EE. */
+			pv_xfer_skipped(r->x, &at, &len, &err);
 			if (!warned)
-				pv_error("%s: warning: read errors detected: %s", name,
-					  strerror(r->x.skip_errno));
+				pv_error("%s: warning: read errors detected: %s", name, strerror(err));
 			if (o->skip_errors < 2)
 				pv_error("%s: skipped past read error: %llu - %llu (%llu B)", name,
-					  (unsigned long long)r->x.skip_at,
-					  (unsigned long long)r->x.skip_at + r->x.skip_len,
-					  (unsigned long long)r->x.skip_len);
+					 (unsigned long long)at, (unsigned long long)(at + len),
+					 (unsigned long long)len);
 			warned = 1;
 			r->status |= PV_EXIT_TRANSFER; /* pv 1.10: data was lost, even if skipped */
 			break;
+		}
 		case PV_STEP_READ_ERR:
 			pv_error("%s: read failed: %s", name, strerror(errno));
 			r->status |= PV_EXIT_TRANSFER;
@@ -484,11 +486,11 @@ static void copy_all(struct pv_run *r)
 			continue;
 		}
 		opened++;
-		if (same_as_output(in, r->x.out)) {
+		if (same_as_output(in, pv_xfer_output(r->x))) {
 			pv_error("input file is output file: %s", name);
 			r->status |= PV_EXIT_SAME;
 		} else {
-			if (!r->x.no_splice)
+			if (!o->no_splice)
 				pv_xfer_grow_pipe(in, PV_PIPE_SIZE);
 			end = copy_input(r, in, std ? "(standard input)" : name);
 			if (end == COPY_STOP)
@@ -548,6 +550,7 @@ int cmd_pv(int argc, char **argv)
 	struct pv_run r;
 	int rc, out;
 	size_t bufsize;
+	struct pv_xfer_opts xo;
 
 	struct pv_parse_err perr;
 
@@ -584,17 +587,18 @@ int cmd_pv(int argc, char **argv)
 		return rc;
 	}
 	bufsize = o.buffer_size ? (size_t)o.buffer_size : PV_BUFFER_DEFAULT;
-	if (pv_xfer_init(&r.x, out, bufsize) < 0) {
+	xo.buffer_size = bufsize;
+	xo.no_splice = o.no_splice;
+	xo.count_lines = o.lines;
+	xo.eol = o.null ? '\0' : '\n';
+	xo.sync = o.sync;
+	xo.discard = o.discard;
+	xo.skip_errors = o.skip_errors;
+	if ((r.x = pv_xfer_new(out, &xo)) == NULL) {
 		pv_error("buffer of %zu bytes: %s", bufsize, strerror(errno));
 		return PV_EXIT_USAGE;
 	}
-	r.x.no_splice = o.no_splice;
-	r.x.count_lines = o.lines;
-	r.x.eol = o.null ? '\0' : '\n';
-	r.x.sync = o.sync;
-	r.x.discard = o.discard;
-	r.x.skip_errors = o.skip_errors;
-	if (r.x.out_pipe && !o.no_splice)
+	if (pv_xfer_output_is_pipe(r.x) && !o.no_splice)
 		pv_xfer_grow_pipe(out, PV_PIPE_SIZE);
 
 	if (!o.has_width)
@@ -625,7 +629,7 @@ int cmd_pv(int argc, char **argv)
 		pv_error("%s: %s", o.output, strerror(errno));
 		r.status |= PV_EXIT_TRANSFER;
 	}
-	pv_xfer_free(&r.x);
+	pv_xfer_free(r.x);
 	if (o.pidfile)
 		unlink(o.pidfile);
 	return r.status;

@@ -28,22 +28,80 @@ static int is_pipe(int fd)
 	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
-int pv_xfer_init(struct pv_xfer *x, int out, size_t size)
+struct pv_xfer {
+	int in, out;
+	int in_splice;		/* splice may be tried for this input */
+	int no_splice;		/* -C, or something needs the bytes themselves */
+	int out_pipe;		/* the output is a pipe */
+	int count_lines;	/* -l: count eol bytes */
+	unsigned char eol;	/* '\n', or '\0' with -0 */
+	int sync;		/* -Y: fdatasync after each write */
+	int discard;		/* -X: read, count, write nothing */
+	int skip_errors;	/* -E */
+	unsigned char *buf;
+	size_t size;		/* buffer size */
+	size_t pend_off, pend_len; /* read but not yet written */
+	size_t tail_off, tail_len; /* line mode: read, beyond the line limit, not yet counted */
+	unsigned char last[DISPLAY_LAST_MAX]; /* the last bytes written, for -A */
+	size_t last_len;
+	uint64_t skip, skip_at, skip_len; /* -E: next skip size, and the range last skipped */
+	int skip_errno;
+};
+
+struct pv_xfer *pv_xfer_new(int out, const struct pv_xfer_opts *o)
 {
-	memset(x, 0, sizeof(*x));
+	struct pv_xfer *x = calloc(1, sizeof(*x));
+
+	if (x == NULL)
+		return NULL;
 	x->in = -1;
 	x->out = out;
-	x->eol = '\n';
-	x->size = size;
+	x->size = o->buffer_size;
+	x->no_splice = o->no_splice;
+	x->count_lines = o->count_lines;
+	x->eol = o->eol;
+	x->sync = o->sync;
+	x->discard = o->discard;
+	x->skip_errors = o->skip_errors;
 	x->out_pipe = out >= 0 && is_pipe(out);
-	x->buf = malloc(size);
-	return x->buf ? 0 : -1;
+	x->buf = malloc(x->size);
+	if (x->buf == NULL) {
+		free(x);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return x;
 }
 
 void pv_xfer_free(struct pv_xfer *x)
 {
+	if (x == NULL)
+		return;
 	free(x->buf);
-	x->buf = NULL;
+	free(x);
+}
+
+int pv_xfer_output(const struct pv_xfer *x)
+{
+	return x->out;
+}
+
+int pv_xfer_output_is_pipe(const struct pv_xfer *x)
+{
+	return x->out_pipe;
+}
+
+const unsigned char *pv_xfer_last(const struct pv_xfer *x, size_t *len)
+{
+	*len = x->last_len;
+	return x->last;
+}
+
+void pv_xfer_skipped(const struct pv_xfer *x, uint64_t *at, uint64_t *len, int *err)
+{
+	*at = x->skip_at;
+	*len = x->skip_len;
+	*err = x->skip_errno;
 }
 
 void pv_xfer_set_input(struct pv_xfer *x, int in)
