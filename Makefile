@@ -51,7 +51,7 @@ $(BUILD)/ncpv: $(OBJ)
 # The /dev/tcp preload library: its hooks plus the foundation modules it reuses,
 # position-independent, everything hidden but the interposed symbols. Sanitizers
 # stay out of it: it is loaded into programs that are not built with them.
-DEVTCP_SRC := $(wildcard src/devtcp/*.c) src/addr.c src/net.c src/units.c
+DEVTCP_SRC := $(wildcard src/devtcp/*.c) src/addr.c src/clock.c src/net.c src/units.c
 DEVTCP_OBJ := $(DEVTCP_SRC:%.c=$(BUILD)/pic/%.o)
 DEVTCP_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
             -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks $(filter-out -fsanitize=%,$(CFLAGS)) -MMD -MP
@@ -113,6 +113,12 @@ stress: ncpv $(BUILD)/tests/stressor
 	NCPV=$(abspath ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/stress/stress.sh
 
 check: all unit replay e2e hardening
+
+# The end-to-end suite SOAK_RUNS times under CPU load (stress-ng): how often each test fails.
+SOAK_RUNS ?= 5
+.PHONY: check-loaded
+check-loaded: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
+	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/soak -n $(SOAK_RUNS) $(E2E_TESTS)
 
 # The release binary really is PIE, full RELRO, stack-protected and fortified (level 3).
 hardening: $(BUILD)/ncpv
@@ -243,6 +249,11 @@ clean:
 	rm -rf build ncpv ncpv-static libncpv-devtcp.so
 
 -include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d) $(DEVTCP_OBJ:.o=.d)
+
+# The Debian packages every test needs, only the missing ones (apt-get; sudo unless root).
+.PHONY: deps
+deps:
+	tools/deps check
 
 # The README's first command: every download method side by side on loopback,
 # interleaved and repeated (about 3 minutes; BENCH_ARGS adds options, e.g.

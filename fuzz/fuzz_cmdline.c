@@ -10,36 +10,35 @@
 
 #define MAX_ARGS 64
 
-static int pv_parse(int argc, char **argv)
+/* pv's engine-side parser prints nothing: an error must come with its message. */
+static enum cmd_parse pv_parse(int argc, char **argv)
 {
 	struct pv_opts o;
 	struct pv_parse_err e;
 
-	/* The parser never prints; the message must be one or two lines, never empty. */
 	switch (pv_parse_options(argc, argv, &o, &e)) {
 	case PV_PARSE_RUN:
-		return 0;
+		return CMD_PARSE_RUN;
 	case PV_PARSE_ERROR:
-		if (e.msg[0] == '\0')
-			__builtin_trap();
-		return NCPV_EXIT_USAGE;
+		return e.msg[0] != '\0' ? CMD_PARSE_USAGE : (enum cmd_parse)99;
 	default:
-		return -1;
+		return CMD_PARSE_DONE;
 	}
 }
 
-static int nc_parse(int argc, char **argv)
+/* nc's parser keeps its own convention: 0 go on, 1 after --help, -1 after an error. Anything
+ * else comes back as a value outside the enum, which the harness treats as a finding. */
+static enum cmd_parse nc_parse(int argc, char **argv)
 {
 	struct nc_opts o;
 	int rc = nc_parse_options(argc, argv, &o);
 
-	/* nc's own convention: 0 go on, 1 after --help, -1 after an error (exit 1). */
-	return rc == 1 ? -1 : rc == -1 ? NCPV_EXIT_USAGE : rc;
+	return rc == 0 ? CMD_PARSE_RUN : rc == 1 ? CMD_PARSE_DONE : rc == -1 ? CMD_PARSE_USAGE : (enum cmd_parse)99;
 }
 
 static const struct {
 	const char *name;
-	int (*parse)(int argc, char **argv);
+	enum cmd_parse (*parse)(int argc, char **argv);
 } commands[] = {
 	{ "serve", cmd_serve_parse },
 	{ "get", cmd_get_parse },
@@ -69,7 +68,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s, *argv[MAX_ARGS + 2];
-	int argc = 1, rc;
+	int argc = 1;
+	enum cmd_parse rc;
 	size_t which;
 
 	if (size == 0)
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	argv[argc] = NULL;
 	rc = commands[which].parse(argc, argv);
-	if (rc != 0 && rc != -1 && rc != NCPV_EXIT_USAGE)
+	if (rc != CMD_PARSE_RUN && rc != CMD_PARSE_DONE && rc != CMD_PARSE_USAGE)
 		abort(); /* parsing alone may only accept, show help, or refuse as a usage error */
 	free(s);
 	return 0;

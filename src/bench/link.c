@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "method.h"
 #include "../units.h"
 
@@ -49,14 +50,16 @@ static int run_tool(char *const argv[], char *err, size_t errlen)
 	int pfd[2], status = 0;
 	char out[512];
 	ssize_t n, len = 0;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid == 0) {
+		guard_child(parent);
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
 		execvp(argv[0], argv);

@@ -17,7 +17,9 @@
 #include "cmd.h"
 #include "get.h"
 #include "../addr.h"
+#include "../clock.h"
 #include "../display.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../meter.h"
 #include "../net.h"
@@ -63,7 +65,7 @@ static void usage(FILE *f)
 		"  -h, --help           show this help\n");
 }
 
-static int parse_options(int argc, char **argv, struct get_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, 'w' },
@@ -122,7 +124,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		case 'u':
 			/* nc's and iperf3's -u: refuse it rather than quietly upload over TCP. */
 			cmd_error("get", "option '-u' (UDP) is not supported; --send uploads over TCP");
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		case 'S':
 			o->source = optarg;
 			break;
@@ -159,7 +161,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("get", optopt, argv[optind - 1]);
 		default:
@@ -168,11 +170,11 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	}
 	if (optind >= argc) {
 		cmd_error("get", "missing HOST[:PORT] (try 'ncpv get --help')");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (argc - optind > 2) {
 		cmd_error("get", "too many arguments: '%s'", argv[optind + 2]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (argc - optind == 2) {
 		char spec[ADDR_HOST_MAX + ADDR_PORT_MAX + 4];
@@ -183,34 +185,34 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			 argv[optind + 1]);
 		if (addr_parse(spec, NULL, NULL, &o->at, err, sizeof(err)) < 0) {
 			cmd_error("get", "%s", err);
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		}
 	} else if (addr_parse(argv[optind], NULL, NCPV_DEFAULT_PORT, &o->at, err, sizeof(err)) < 0) {
 		cmd_error("get", "%s", err);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->at.host[0] == '\0') {
 		cmd_error("get", "missing host in '%s'", argv[optind]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->parallel && !o->count) {
 		cmd_error("get", "--parallel needs --count");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->count && (o->send || o->output || o->duration > 0 || o->max_bytes)) {
 		cmd_error("get", "--count makes whole downloads: it does not combine with %s",
 			  o->send ? "--send" : o->output ? "--output" : o->duration > 0 ? "--time" : "--bytes");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->send && o->output) {
 		cmd_error("get", "--send and --output conflict: an upload writes nothing");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (!o->parallel)
 		o->parallel = 1;
 	o->net.timeout_ms = o->timeout > 0 ? net_ms_until(o->timeout, 0) : 0;
 	o->net.cancel = &interrupted;
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 /* ---- the progress line, shared with get_batch.c ------------------------- */
@@ -433,7 +435,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 				 errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		now = loop_now();
+		now = clock_now();
 		if (interrupted) {
 			res->ended = "interrupted";
 			return 0;
@@ -508,7 +510,7 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 				 errno == EPIPE || errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		now = loop_now();
+		now = clock_now();
 		if (interrupted) {
 			res->ended = "interrupted";
 			break;
@@ -529,7 +531,7 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 		res->ended = "bytes";
 	/* Half-close, then wait for the server's close: only then is every byte known to be read. */
 	shutdown(sock, SHUT_WR);
-	for (double until = loop_now() + CLOSE_WAIT_MS / 1000.0; loop_now() < until;) {
+	for (double until = clock_now() + CLOSE_WAIT_MS / 1000.0; clock_now() < until;) {
 		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
 
 		if (n == 0)
@@ -540,7 +542,7 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 				 errno == ECONNRESET ? "reset the connection" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, loop_now()),
+		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, clock_now()),
 					     &interrupted) <= 0)
 			break;
 	}
@@ -550,14 +552,21 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 static void print_summary(const struct get_opts *o, const struct result *res, const char *dir)
 {
 	double rate = res->seconds > 0 ? (double)res->bytes / res->seconds : 0;
-	char amount[32], r[32];
+	char amount[32], r[32], line[1024];
 	FILE *jf = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
+	struct json j;
 
 	if (o->json) {
-		fprintf(jf,
-			"{\"direction\":\"%s\",\"peer\":\"%s\",\"bytes\":%llu,\"seconds\":%.6f,"
-			"\"rate\":%.0f,\"ended\":\"%s\"}\n",
-			dir, res->peer, (unsigned long long)res->bytes, res->seconds, rate, res->ended);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "direction", dir);
+		json_string(&j, "peer", res->peer);
+		json_uint(&j, "bytes", res->bytes);
+		json_fixed(&j, "seconds", res->seconds, 6);
+		json_fixed(&j, "rate", rate, 0);
+		json_string(&j, "ended", res->ended);
+		json_end(&j);
+		fprintf(jf, "%s\n", json_text(&j));
 		fflush(jf);
 	}
 	if (o->quiet)
@@ -599,15 +608,15 @@ static int run_single(const struct get_opts *o)
 	}
 	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
-	get_progress_init(&p, o, loop_now());
+	get_progress_init(&p, o, clock_now());
 	if (o->send)
 		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
 	else
 		rc = receive(o, &st, &p, &res, err, sizeof(err));
 	res.bytes = p.meter.bytes;
-	res.seconds = loop_now() - p.meter.start;
+	res.seconds = clock_now() - p.meter.start;
 	if (p.shown || (p.show && rc == 0))
-		progress_draw(&p, loop_now(), 1);
+		progress_draw(&p, clock_now(), 1);
 	close(sock);
 	stream_cleanup(&st, o->output);
 	source_free(src);
@@ -624,7 +633,7 @@ static int run_single(const struct get_opts *o)
 	return NCPV_EXIT_OK;
 }
 
-int cmd_get_parse(int argc, char **argv)
+enum cmd_parse cmd_get_parse(int argc, char **argv)
 {
 	struct get_opts o;
 
@@ -633,12 +642,12 @@ int cmd_get_parse(int argc, char **argv)
 
 int cmd_get(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct get_opts o;
 	struct sigaction sa;
-	int rc;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (o.parallel > o.count && o.count > 0)
 		o.parallel = o.count;
 	memset(&sa, 0, sizeof(sa));

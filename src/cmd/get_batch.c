@@ -11,6 +11,8 @@
 
 #include "cmd.h"
 #include "get.h"
+#include "../clock.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../stats.h"
 #include "../units.h"
@@ -76,24 +78,24 @@ static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
 			 * was queued ahead of it: a short read emptied the queue, and the
 			 * read that would return 0 can be skipped. */
 			if ((size_t)n < NET_DISCARD_MAX && (events & EPOLLRDHUP) && !(events & EPOLLERR)) {
-				slot_end(b, s, 1, NULL, loop_now());
+				slot_end(b, s, 1, NULL, clock_now());
 				return;
 			}
 			continue;
 		}
 		if (n == 0) {
-			slot_end(b, s, 1, NULL, loop_now());
+			slot_end(b, s, 1, NULL, clock_now());
 			return;
 		}
 		if (errno == EAGAIN) {
-			s->last = loop_now();
+			s->last = clock_now();
 			return;
 		}
 		if (errno != EINTR) {
 			char why[128];
 
 			snprintf(why, sizeof(why), "%s", strerror(errno));
-			slot_end(b, s, 0, why, loop_now());
+			slot_end(b, s, 0, why, clock_now());
 			return;
 		}
 	}
@@ -124,7 +126,8 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 {
 	struct batch b;
 	struct stats_summary lat;
-	char err[512], peer[64], amount[32], rate[32];
+	char err[512], peer[64], amount[32], rate[32], line[1024];
+	struct json j;
 	double elapsed;
 	int rc;
 
@@ -149,21 +152,21 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 		goto out;
 	}
 	net_raise_fd_limit();
-	get_progress_init(&b.p, o, loop_now());
+	get_progress_init(&b.p, o, clock_now());
 	for (long i = 0; i < o->parallel && b.started < o->count; i++) {
 		b.slots[i].b = &b;
 		b.slots[i].fd = -1;
-		slot_start(&b, &b.slots[i], loop_now());
+		slot_start(&b, &b.slots[i], clock_now());
 	}
 	while (b.active > 0 && !*b.stop) {
-		double now = loop_now();
+		double now = clock_now();
 		int wait = b.p.show ? (int)((b.p.next - now) * 1000) + 1 : 250;
 
 		if (wait > 250)
 			wait = 250;
 		if (loop_poll(b.loop, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
 			break;
-		now = loop_now();
+		now = clock_now();
 		progress_tick(&b.p, now);
 		/* A transfer silent for longer than -w fails, so one stuck server cannot hang us. */
 		if (o->timeout > 0)
@@ -175,18 +178,30 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 			if (b.slots[i].fd < 0 && b.slots[i].b)
 				slot_start(&b, &b.slots[i], now);
 	}
-	elapsed = loop_now() - b.p.meter.start;
+	elapsed = clock_now() - b.p.meter.start;
 	if (b.p.shown)
-		progress_draw(&b.p, loop_now(), 1);
+		progress_draw(&b.p, clock_now(), 1);
 	stats_summarize(b.latency, (size_t)b.done, &lat);
-	if (o->json)
-		printf("{\"direction\":\"receive\",\"peer\":\"%s\",\"transfers\":%ld,\"failed\":%ld,"
-		       "\"bytes\":%llu,\"seconds\":%.6f,\"transfers_per_s\":%.1f,\"rate\":%.0f,"
-		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
-		       peer, b.done, b.failed, (unsigned long long)b.p.meter.bytes, elapsed,
-		       elapsed > 0 ? b.done / elapsed : 0,
-		       elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, lat.median * 1e3,
-		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
+	if (o->json) {
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "direction", "receive");
+		json_string(&j, "peer", peer);
+		json_int(&j, "transfers", b.done);
+		json_int(&j, "failed", b.failed);
+		json_uint(&j, "bytes", b.p.meter.bytes);
+		json_fixed(&j, "seconds", elapsed, 6);
+		json_fixed(&j, "transfers_per_s", elapsed > 0 ? b.done / elapsed : 0, 1);
+		json_fixed(&j, "rate", elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, 0);
+		json_object(&j, "latency_ms");
+		json_fixed(&j, "p50", lat.median * 1e3, 3);
+		json_fixed(&j, "p90", lat.p90 * 1e3, 3);
+		json_fixed(&j, "p99", lat.p99 * 1e3, 3);
+		json_fixed(&j, "max", lat.max * 1e3, 3);
+		json_end(&j);
+		json_end(&j);
+		printf("%s\n", json_text(&j));
+	}
 	fflush(stdout);
 	if (!o->quiet)
 		fprintf(stderr,

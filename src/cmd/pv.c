@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
 #include "../pv/opts.h"
@@ -116,14 +117,6 @@ struct pv_run {
 	int write_failed;    /* the output refused data */
 };
 
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void catch_signal(int sig, void (*fn)(int))
 {
 	struct sigaction sa, old;
@@ -216,7 +209,7 @@ static void tick(struct pv_run *r)
 	double now;
 
 	tick_due = 0;
-	now = now_mono();
+	now = clock_now();
 	if (may_draw(r, now))
 		draw(r, now, 0);
 }
@@ -229,7 +222,7 @@ static void tick(struct pv_run *r)
  */
 static uint64_t rate_allowance(struct pv_run *r)
 {
-	double rate = (double)r->o->rate_limit, now = now_mono();
+	double rate = (double)r->o->rate_limit, now = clock_now();
 	double chunk = rate * PV_RATE_CHUNK, cap = rate * PV_RATE_SLICE;
 
 	if (chunk < 1)
@@ -243,10 +236,7 @@ static uint64_t rate_allowance(struct pv_run *r)
 	if (r->tokens > cap)
 		r->tokens = cap;
 	if (r->tokens < chunk) {
-		double wait = (chunk - r->tokens) / rate;
-		struct timespec ts = { (time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9) };
-
-		nanosleep(&ts, NULL);
+		clock_sleep((chunk - r->tokens) / rate);
 		return 0;
 	}
 	return (uint64_t)r->tokens;
@@ -427,7 +417,7 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 		if ((o->lines ? lines : bytes) > 0 && !r->started) {
 			r->started = 1;
 			if (o->wait)
-				meter_start(&r->meter, now_mono());
+				meter_start(&r->meter, clock_now());
 		}
 		r->count += o->lines ? lines : bytes;
 		meter_add(&r->meter, o->lines ? lines : bytes);
@@ -544,30 +534,38 @@ static void setup_signals(const struct pv_run *r)
 		start_ticks(r->o->interval);
 }
 
+/* Parse pv's options into o and say what there was to say: --help, --version, or pv's
+ * message (getopt's complaints take two lines, as in pv). */
+static enum cmd_parse parse_into(int argc, char **argv, struct pv_opts *o)
+{
+	struct pv_parse_err perr;
+
+	switch (pv_parse_options(argc, argv, o, &perr)) {
+	case PV_PARSE_RUN:
+		return CMD_PARSE_RUN;
+	case PV_PARSE_HELP:
+		pv_usage(stdout);
+		return CMD_PARSE_DONE;
+	case PV_PARSE_VERSION:
+		printf("ncpv pv %s (pv 1.10.5 compatible)\n", NCPV_VERSION);
+		return CMD_PARSE_DONE;
+	default:
+		fprintf(stderr, "pv: %s\n", perr.msg);
+		return CMD_PARSE_USAGE;
+	}
+}
+
 int cmd_pv(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct pv_opts o;
 	struct pv_run r;
 	int rc, out;
 	size_t bufsize;
 	struct pv_xfer_opts xo;
 
-	struct pv_parse_err perr;
-
-	switch (pv_parse_options(argc, argv, &o, &perr)) {
-	case PV_PARSE_RUN:
-		break;
-	case PV_PARSE_HELP:
-		pv_usage(stdout);
-		return 0;
-	case PV_PARSE_VERSION:
-		printf("ncpv pv %s (pv 1.10.5 compatible)\n", NCPV_VERSION);
-		return 0;
-	default:
-		/* Printed whole: getopt's complaints take two lines, as in pv. */
-		fprintf(stderr, "pv: %s\n", perr.msg);
-		return PV_EXIT_USAGE;
-	}
+	if ((parsed = parse_into(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
 	/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
 	 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
 	signal(SIGXFSZ, SIG_IGN);
@@ -605,7 +603,7 @@ int cmd_pv(int argc, char **argv)
 		o.disp.width = pv_tty_width(STDERR_FILENO, 80);
 	display_init(&r.disp, &o.disp);
 	r.show = !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO));
-	r.begin = r.token_time = now_mono();
+	r.begin = r.token_time = clock_now();
 	meter_set_window(&r.meter, o.avg_window);
 	meter_start(&r.meter, r.begin);
 	setup_signals(&r);
@@ -618,8 +616,8 @@ int cmd_pv(int argc, char **argv)
 	/* pv 1.10 draws no last line when no input could be opened, the input was the output,
 	 * the output failed or a signal ended the run. */
 	if (r.opened > 0 && !stop_signal && !r.write_failed && !(r.status & PV_EXIT_SAME) &&
-	    may_draw(&r, now_mono())) {
-		draw(&r, now_mono(), 1);
+	    may_draw(&r, clock_now())) {
+		draw(&r, clock_now(), 1);
 		if (!o.numeric && r.shown)
 			emit(&r, "\n", 1);
 	}

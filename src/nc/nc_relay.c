@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "nc.h"
+#include "../clock.h"
 #include "../cmd/progress.h"
 #include "../loop.h"
 
@@ -51,7 +52,7 @@ struct nc_meter *nc_meter_new(const struct nc_opts *o)
 
 	if (!o->progress || (m = calloc(1, sizeof(*m))) == NULL)
 		return NULL;
-	progress_init(&m->p, 1, 1, 0, loop_now());
+	progress_init(&m->p, 1, 1, 0, clock_now());
 	return m;
 }
 
@@ -61,7 +62,7 @@ void nc_meter_tick(struct nc_meter *m, const struct nc_totals *t, int final)
 
 	if (m == NULL)
 		return;
-	now = loop_now();
+	now = clock_now();
 	m->p.meter.bytes = t->sent + t->received; /* both directions count */
 	if (final)
 		progress_draw(&m->p, now, 1);
@@ -104,11 +105,12 @@ size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *ou
 	return n;
 }
 
+/* All of s seconds, a signal notwithstanding. */
 static void sleep_seconds(double s)
 {
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	double end = clock_now() + s;
 
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+	while (clock_sleep(end - clock_now()) < 0)
 		;
 }
 
@@ -238,7 +240,7 @@ static void set_interest(struct relay *r)
 /* Poll timeout: the idle limit (-w) and the meter's next refresh. */
 static int wait_ms(const struct relay *r, double last_activity)
 {
-	double now = loop_now(), until = 0;
+	double now = clock_now(), until = 0;
 
 	if (r->o->timeout_ms > 0)
 		until = last_activity + r->o->timeout_ms / 1000.0;
@@ -330,7 +332,7 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 	     struct nc_totals *t, struct nc_meter *m)
 {
 	struct relay r;
-	double last_activity = loop_now();
+	double last_activity = clock_now();
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
@@ -370,20 +372,20 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 			break;
 		nc_meter_tick(m, t, 0);
 		if (n == 0) {
-			if (o->timeout_ms > 0 && loop_now() >= last_activity + o->timeout_ms / 1000.0)
+			if (o->timeout_ms > 0 && clock_now() >= last_activity + o->timeout_ms / 1000.0)
 				break; /* -w: idle for too long */
 			continue;
 		}
-		last_activity = loop_now();
+		last_activity = clock_now();
 		handle_conditions(&r);
 		move_data(&r);
 	}
 	close(fd);
 	if (o->quit_after > 0) {
-		double until = loop_now() + o->quit_after;
+		double until = clock_now() + o->quit_after;
 
-		while (loop_now() < until) {
-			double left = until - loop_now(), step = m ? 1 : left;
+		while (clock_now() < until) {
+			double left = until - clock_now(), step = m ? 1 : left;
 
 			sleep_seconds(left < step ? left : step);
 			nc_meter_tick(m, t, 0);
