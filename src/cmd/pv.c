@@ -16,6 +16,7 @@
 #include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
+#include "../pv/cursor.h"
 #include "../pv/opts.h"
 #include "../pv/tty.h"
 #include "../pv/xfer.h"
@@ -60,6 +61,7 @@ static void pv_usage(FILE *f)
 		"  -F, --format FORMAT      %%p %%t %%e %%I %%r %%a %%b %%T %%nA %%N %%%% or %%{progress} %%{rate} ...\n"
 		"  -n, --numeric            percentages (or -b counts, -t times) one per line\n"
 		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
+		"  -c, --cursor             several pv in a pipeline, each on its own terminal row\n"
 		"Modifiers:\n"
 		"  -W, --wait               show nothing until the first byte\n"
 		"  -D, --delay-start SEC    show nothing for SEC seconds\n"
@@ -76,7 +78,7 @@ static void pv_usage(FILE *f)
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -c -d -R -Q -U -g -x -u -K -O -Z.\n"
+		"Not supported (refused by name): -d -R -Q -U -g -x -u -K -O -Z -M.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }
@@ -115,6 +117,7 @@ struct pv_run {
 	int status;	     /* pv exit bits */
 	int opened;	     /* inputs that could be opened */
 	int write_failed;    /* the output refused data */
+	struct pv_cursor *cursor; /* -c: our row among the pipeline's, or NULL */
 };
 
 static void catch_signal(int sig, void (*fn)(int))
@@ -186,6 +189,12 @@ static void draw(struct pv_run *r, double now, int final)
 	}
 	if (o->numeric) {
 		n = display_numeric(&r->disp, &f, line, sizeof(line));
+	} else if (r->cursor) {
+		/* -c: on our own row; the line stays there, no "\r" or "\n". */
+		n = display_line(&r->disp, &f, line, sizeof(line));
+		if (pv_tty_foreground(STDERR_FILENO) && pv_cursor_draw(r->cursor, line, n) == 0)
+			r->shown = 1;
+		return;
 	} else {
 		n = display_line(&r->disp, &f, line, sizeof(line) - 2);
 		line[n++] = '\r';
@@ -603,6 +612,12 @@ int cmd_pv(int argc, char **argv)
 		o.disp.width = pv_tty_width(STDERR_FILENO, 80);
 	display_init(&r.disp, &o.disp);
 	r.show = !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO));
+	if (r.show && o.cursor && !o.numeric) {
+		char why[128];
+
+		/* Without a terminal that answers, -c falls back to the usual line, as pv's does. */
+		r.cursor = pv_cursor_open(STDERR_FILENO, why, sizeof(why));
+	}
 	r.begin = r.token_time = clock_now();
 	meter_set_window(&r.meter, o.avg_window);
 	meter_start(&r.meter, r.begin);
@@ -618,7 +633,7 @@ int cmd_pv(int argc, char **argv)
 	if (r.opened > 0 && !stop_signal && !r.write_failed && !(r.status & PV_EXIT_SAME) &&
 	    may_draw(&r, clock_now())) {
 		draw(&r, clock_now(), 1);
-		if (!o.numeric && r.shown)
+		if (!o.numeric && r.shown && r.cursor == NULL)
 			emit(&r, "\n", 1);
 	}
 	if (o.stats)
@@ -628,6 +643,7 @@ int cmd_pv(int argc, char **argv)
 		r.status |= PV_EXIT_TRANSFER;
 	}
 	pv_xfer_free(r.x);
+	pv_cursor_close(r.cursor);
 	if (o.pidfile)
 		unlink(o.pidfile);
 	return r.status;

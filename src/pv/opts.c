@@ -9,7 +9,7 @@
 
 #include "../units.h"
 
-#define SHORT_OPTS ":ptIerabT8kA:F:nqvWD:s:l0i:m:w:H:N:fL:B:CESYXo:P:hVcd:R:Q:U:gx:u:KOZ:"
+#define SHORT_OPTS ":ptIerabT8kA:F:nqvWD:s:l0i:m:w:H:N:fL:B:CESYXo:P:hVcd:R:Q:U:gx:u:KOZ:M"
 #define PV_TRY_HELP "Try `pv --help' for more information."
 
 /* In pv 1.10's order, so that an ambiguous abbreviation lists the same possibilities. */
@@ -39,6 +39,7 @@ static const struct option longopts[] = {
 	{ "query", required_argument, NULL, 'Q' },	{ "pidfile", required_argument, NULL, 'P' },
 	{ "watchfd", required_argument, NULL, 'd' },	{ "output", required_argument, NULL, 'o' },
 	{ "average-rate-window", required_argument, NULL, 'm' },
+	{ "monitor", no_argument, NULL, 'M' }, /* not in pv 1.10.5; refused by name all the same */
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -123,6 +124,7 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 		if (display_format_needs_buffer(arg))
 			o->no_splice = 1; /* %A and %T need the bytes in our buffer */
 		break;
+	case 'c': o->cursor = 1; break;
 	case 'n': o->numeric = 1; break;
 	case 'q': o->quiet = 1; break;
 	case 'v': o->stats = 1; break;

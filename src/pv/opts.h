@@ -20,7 +20,7 @@ enum pv_exit {
 
 struct pv_opts {
 	struct display_opts disp;
-	int numeric, quiet, force, wait, lines, null, stats;
+	int numeric, quiet, force, wait, lines, null, stats, cursor;
 	int no_splice, skip_errors, stop_at_size, sync, discard;
 	int has_size, has_width, height;
 	double delay_start, interval, avg_window;

@@ -13,8 +13,8 @@ teardown() {
 
 @test "every pv option ncpv lacks is refused with a one-line error naming it" {
 	local o
-	for o in "-c" "-d 1" "-R 1" "-Q 1" "-U f" "-g" "-x x" "-u x" "-K" "-O" "-Z 1" \
-		"--cursor" "--watchfd=1" "--remote=1" "--query=1" "--gauge" "--sparse"; do
+	for o in "-d 1" "-R 1" "-Q 1" "-U f" "-g" "-x x" "-u x" "-K" "-O" "-M" "-Z 1" \
+		"--watchfd=1" "--remote=1" "--query=1" "--gauge" "--sparse" "--monitor"; do
 		# shellcheck disable=SC2086
 		run "$NCPV" pv $o </dev/null
 		[ "$status" -eq 64 ]
@@ -117,8 +117,8 @@ teardown() {
 	head -c 1024 /dev/zero >"$SCRATCH/in"
 	run bash -c '"$1" -f -b <"$2" 2>&1 >/dev/null' _ "$SCRATCH/pv" "$SCRATCH/in"
 	[ "$output" = $'1.00KiB\r' ]
-	run "$SCRATCH/pv" -c
-	[[ "$output" == *"-c (--cursor) is not supported"* ]]
+	run "$SCRATCH/pv" -g
+	[[ "$output" == *"-g (--gauge) is not supported"* ]]
 }
 
 @test "the pidfile holds our PID while running and is removed after" {
