@@ -251,22 +251,6 @@ static uint64_t rate_allowance(struct pv_run *r)
 	return (uint64_t)r->tokens;
 }
 
-/* Line mode: the lines (eol bytes) in a regular file from offset at on, read with pread so
- * that a shared stdin keeps its offset; -1 when it cannot be read. */
-static int64_t count_lines(int fd, off_t at, unsigned char eol)
-{
-	static unsigned char buf[1 << 16];
-	int64_t lines = 0;
-	ssize_t n;
-
-	while ((n = pread(fd, buf, sizeof(buf), at)) > 0) {
-		for (unsigned char *p = buf, *end = buf + n; (p = memchr(p, eol, (size_t)(end - p))) != NULL; p++)
-			lines++;
-		at += n;
-	}
-	return n < 0 ? -1 : lines;
-}
-
 /* The size of the inputs, when every one of them is a regular file or block device;
  * in line mode (as pv 1.10 does) the lines in them, when they are all regular files. */
 static uint64_t inputs_size(const struct pv_opts *o)
@@ -287,7 +271,7 @@ static uint64_t inputs_size(const struct pv_opts *o)
 			int fd = std ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
 			off_t at = std ? lseek(fd, 0, SEEK_CUR) : 0;
 
-			end = fd >= 0 && at >= 0 ? count_lines(fd, at, o->null ? '\0' : '\n') : -1;
+			end = fd >= 0 && at >= 0 ? pv_count_lines(fd, at, o->null ? '\0' : '\n') : -1;
 			if (fd >= 0 && !std)
 				close(fd);
 		} else if (S_ISREG(st.st_mode)) {
@@ -327,7 +311,8 @@ static int resolve_size(struct pv_run *r)
 		r->size = (uint64_t)st.st_size;
 	} else if (o->has_size) {
 		r->size = o->size;
-	} else {
+	} else if (!o->lines || r->show) {
+		/* Counting the lines reads every file once more: only when a display shows it. */
 		r->size = inputs_size(o);
 	}
 	return 0;
@@ -580,6 +565,7 @@ int cmd_pv(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	memset(&r, 0, sizeof(r));
 	r.o = &o;
+	r.show = !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO));
 	if ((rc = resolve_size(&r)) != 0)
 		return rc;
 	if (o.pidfile && write_pidfile(o.pidfile) < 0)
@@ -611,7 +597,6 @@ int cmd_pv(int argc, char **argv)
 	if (!o.has_width)
 		o.disp.width = pv_tty_width(STDERR_FILENO, 80);
 	display_init(&r.disp, &o.disp);
-	r.show = !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO));
 	if (r.show && o.cursor && !o.numeric) {
 		char why[128];
 

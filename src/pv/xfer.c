@@ -149,13 +149,41 @@ static void remember_last(struct pv_xfer *x, const unsigned char *p, size_t n)
 	x->last_len += n;
 }
 
+uint64_t pv_count_byte(const unsigned char *p, size_t n, unsigned char c)
+{
+	const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
+	const uint64_t pattern = ones * c;
+	uint64_t total = 0;
+	size_t i = 0;
+
+	/* Eight bytes at a time: a byte equal to c becomes 0 after the XOR, and only a zero
+	 * byte keeps its high bit clear in (v & 0x7f..) + 0x7f.. | v. Exact, no false hits;
+	 * -0 on NUL-dense data is one line per byte, where a memchr per line costs 10x. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v, z;
+
+		memcpy(&v, p + i, 8);
+		v ^= pattern;
+		z = ~(((v & low7) + low7) | v) & ~low7;
+		total += ((z >> 7) * ones) >> 56;
+	}
+	for (; i < n; i++)
+		total += p[i] == c;
+	return total;
+}
+
 static uint64_t count_eol(const unsigned char *p, size_t n, unsigned char eol, uint64_t limit,
 			  size_t *cut)
 {
 	const unsigned char *end = p + n, *q = p;
-	uint64_t c = 0;
+	uint64_t c;
 
 	*cut = n;
+	/* Usually the buffer holds fewer lines than the limit: count them at full speed. */
+	c = pv_count_byte(p, n, eol);
+	if (c < limit)
+		return c;
+	c = 0;
 	while (q < end && (q = memchr(q, eol, (size_t)(end - q))) != NULL) {
 		q++;
 		if (++c == limit) {
@@ -164,6 +192,19 @@ static uint64_t count_eol(const unsigned char *p, size_t n, unsigned char eol, u
 		}
 	}
 	return c;
+}
+
+int64_t pv_count_lines(int fd, off_t at, unsigned char eol)
+{
+	static unsigned char buf[1 << 16];
+	int64_t lines = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), at)) > 0) {
+		lines += (int64_t)pv_count_byte(buf, (size_t)n, eol);
+		at += n;
+	}
+	return n < 0 ? -1 : lines;
 }
 
 static enum pv_step splice_step(struct pv_xfer *x, uint64_t max, uint64_t *bytes)

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../display.h"
 
@@ -63,6 +64,13 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 
 /* Bytes waiting in the buffer, as a percentage of it (-T); -1 when splicing. */
 int pv_xfer_buffer_percent(const struct pv_xfer *x);
+
+/* How many bytes of p[0..n) equal c (the lines of a buffer). Pure. */
+uint64_t pv_count_byte(const unsigned char *p, size_t n, unsigned char c);
+
+/* Line mode's size: the eol bytes in regular file fd from offset at on, read with pread so
+ * that a shared stdin keeps its offset. The count, or -1 (errno kept). */
+int64_t pv_count_lines(int fd, off_t at, unsigned char eol);
 
 /* Grow a pipe towards size bytes of capacity (fewer, larger splices); errors ignored. */
 void pv_xfer_grow_pipe(int fd, size_t size);

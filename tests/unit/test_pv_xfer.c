@@ -84,11 +84,42 @@ static void test_last_written_and_discard(void **state)
 	close(in[0]);
 }
 
+/* The eight-at-a-time count agrees with a byte-by-byte one at every length and alignment,
+ * with the eol byte and its neighbours (0x7f, 0x80, 0xff) mixed in. */
+static void test_count_byte_matches_naive(void **state)
+{
+	unsigned char buf[300];
+	unsigned seed = 12345;
+
+	(void)state;
+	for (int round = 0; round < 200; round++) {
+		static const unsigned char pick[] = { 0, '\n', 0x7f, 0x80, 0xff, 1, 'a' };
+
+		for (size_t i = 0; i < sizeof(buf); i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[i] = pick[(seed >> 16) % sizeof(pick)];
+		}
+		for (size_t off = 0; off < 9; off++) {
+			for (size_t n = 0; off + n <= sizeof(buf); n += 7) {
+				for (int k = 0; k < 3; k++) {
+					unsigned char c = k == 0 ? '\n' : k == 1 ? 0 : 0xff;
+					uint64_t want = 0;
+
+					for (size_t i = 0; i < n; i++)
+						want += buf[off + i] == c;
+					assert_int_equal(pv_count_byte(buf + off, n, c), want);
+				}
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line_limit_keeps_the_rest),
 		cmocka_unit_test(test_last_written_and_discard),
+		cmocka_unit_test(test_count_byte_matches_naive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
