@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "pv_watch.h"
 #include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
@@ -34,9 +35,7 @@
 
 static volatile sig_atomic_t tick_due, resized, stop_signal;
 
-/* "pv: message", as pv 1.10 prints it, whether run as pv or as "ncpv pv". */
-static void pv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void pv_error(const char *fmt, ...)
+void pv_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -62,6 +61,7 @@ static void pv_usage(FILE *f)
 		"  -n, --numeric            percentages (or -b counts, -t times) one per line\n"
 		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
 		"  -c, --cursor             several pv in a pipeline, each on its own terminal row\n"
+		"  -d, --watchfd PID[:FD]   watch the files process PID has open (or only FD)\n"
 		"Modifiers:\n"
 		"  -W, --wait               show nothing until the first byte\n"
 		"  -D, --delay-start SEC    show nothing for SEC seconds\n"
@@ -78,7 +78,7 @@ static void pv_usage(FILE *f)
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -d -R -Q -U -g -x -u -K -O -Z -M.\n"
+		"Not supported (refused by name): -R -Q -U -g -x -u -K -O -Z -M.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }
@@ -560,6 +560,8 @@ int cmd_pv(int argc, char **argv)
 
 	if ((parsed = parse_into(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
+	if (o.watch_pid > 0)
+		return cmd_pv_watch(&o, !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO)));
 	/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
 	 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
 	signal(SIGXFSZ, SIG_IGN);

@@ -194,10 +194,17 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 		if ((rc = check(e, c, arg, UNITS_PV_INTEGER)) != 0)
 			return rc;
 		return refuse(e, c);
-	case 'd':
+	case 'd': {
+		const char *colon = strchr(arg, ':');
+
 		if (!watchfd_valid(arg))
 			return fail(e, "-d: process ID or pid:fd pair expected");
-		return refuse(e, c);
+		o->watch_pid = (long)units_pv_size(arg, 0);
+		o->watch_fd = colon ? (int)units_pv_size(colon + 1, 0) : -1;
+		if (o->watch_pid < 1)
+			return fail(e, "-d: process ID or pid:fd pair expected");
+		break;
+	}
 	case 'Z':
 		if ((rc = check(e, c, arg, UNITS_PV_SIZE)) != 0)
 			return rc;
@@ -295,5 +302,7 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_e
 	o->disp.pv110 = 1;
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
+	if (o->watch_pid > 0 && o->nfiles > 0)
+		return fail(e, "-d: files cannot be specified with this option");
 	return PV_PARSE_RUN;
 }

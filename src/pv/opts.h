@@ -29,6 +29,8 @@ struct pv_opts {
 	const char *output, *pidfile, *size_file;
 	char **files; /* borrowed from argv */
 	int nfiles;
+	long watch_pid;	/* -d PID[:FD]: watch another process (0: not) */
+	int watch_fd;	/* its FD, or -1 for every file it has open */
 };
 
 /* The largest -B: a bigger request is served with this (pv would allocate it). */
