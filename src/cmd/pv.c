@@ -13,12 +13,13 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "pv_watch.h"
+#include "pv_modes.h"
 #include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
 #include "../pv/cursor.h"
 #include "../pv/opts.h"
+#include "../pv/remote.h"
 #include "../pv/tty.h"
 #include "../pv/xfer.h"
 #include "../version.h"
@@ -34,6 +35,15 @@
 #define PV_RATE_CHUNK 0.005
 
 static volatile sig_atomic_t tick_due, resized, stop_signal;
+/* The pid of a pv -R or -Q that sent us SIGUSR2, until we answered. */
+static volatile sig_atomic_t remote_from;
+
+static void on_remote(int sig, siginfo_t *info, void *ctx)
+{
+	(void)sig;
+	(void)ctx;
+	remote_from = (sig_atomic_t)info->si_pid;
+}
 
 void pv_error(const char *fmt, ...)
 {
@@ -62,6 +72,8 @@ static void pv_usage(FILE *f)
 		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
 		"  -c, --cursor             several pv in a pipeline, each on its own terminal row\n"
 		"  -d, --watchfd PID[:FD]   watch the files process PID has open (or only FD)\n"
+		"  -R, --remote PID         send -L -s -i -w -N -F given here to ncpv pv PID\n"
+		"  -Q, --query PID          show the progress of ncpv pv PID\n"
 		"Modifiers:\n"
 		"  -W, --wait               show nothing until the first byte\n"
 		"  -D, --delay-start SEC    show nothing for SEC seconds\n"
@@ -78,7 +90,7 @@ static void pv_usage(FILE *f)
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -R -Q -U -g -x -u -K -O -Z -M.\n"
+		"Not supported (refused by name): -U -g -x -u -K -O -Z -M.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }
@@ -103,7 +115,8 @@ static void on_stop(int sig)
 }
 
 struct pv_run {
-	const struct pv_opts *o;
+	struct pv_opts *o;	     /* changed by -R from another pv */
+	char remote_name[256], remote_format[1024]; /* what -R sent, kept here */
 	struct pv_xfer *x;
 	struct meter meter;
 	struct display disp;
@@ -369,6 +382,54 @@ static int same_as_output(int in, int out)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/*
+ * Answer the pv -R or -Q that signalled us: apply the options it sent, or write how far we
+ * are, then signal it back. Its file is read only if it is a regular file of our user.
+ */
+static void serve_remote(struct pv_run *r)
+{
+	pid_t from = (pid_t)remote_from;
+	struct pv_remote_msg m;
+	char path[256], text[2048];
+
+	remote_from = 0;
+	pv_remote_path(path, sizeof(path), from, 0);
+	if (pv_remote_take(path, text, sizeof(text)) < 0)
+		return; /* not one of ours: no answer */
+	pv_remote_parse(text, &m);
+	if (m.query) {
+		struct pv_remote_state st = { r->count, r->size, clock_now() - r->begin };
+
+		pv_remote_path(path, sizeof(path), from, 1);
+		if (pv_remote_state_format(&st, text, sizeof(text)) < 0 || pv_remote_put(path, text) < 0)
+			return;
+	} else {
+		if (m.has_rate) {
+			r->o->rate_limit = m.rate;
+			r->tokens = 0;
+			r->token_time = clock_now();
+		}
+		if (m.has_size)
+			r->size = m.size;
+		if (m.has_interval) {
+			r->o->interval = m.interval;
+			if (r->show)
+				start_ticks(m.interval);
+		}
+		if (m.has_width)
+			r->disp.o.width = m.width;
+		if (m.has_name) {
+			snprintf(r->remote_name, sizeof(r->remote_name), "%s", m.name);
+			r->disp.o.name = r->remote_name;
+		}
+		if (m.has_format) {
+			snprintf(r->remote_format, sizeof(r->remote_format), "%s", m.format);
+			r->disp.o.format = r->remote_format;
+		}
+	}
+	kill(from, SIGUSR2);
+}
+
 enum copy_end { COPY_NEXT, COPY_STOP };
 
 /* Copy one open input; returns COPY_STOP when the whole run must end. */
@@ -386,6 +447,8 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 			return COPY_STOP;
 		if (tick_due)
 			tick(r);
+		if (remote_from)
+			serve_remote(r);
 		if (o->stop_at_size && r->size > 0) {
 			if (r->count >= r->size)
 				return COPY_STOP;
@@ -522,6 +585,15 @@ static void setup_signals(const struct pv_run *r)
 	catch_signal(SIGHUP, on_stop);
 	catch_signal(SIGALRM, on_alarm);
 	catch_signal(SIGWINCH, on_winch);
+	{
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_remote;
+		sa.sa_flags = SA_SIGINFO; /* no SA_RESTART: a blocked copy returns to answer */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR2, &sa, NULL);
+	}
 	/* In the background we stay quiet ourselves; never stop for a write to the terminal. */
 	signal(SIGTTOU, SIG_IGN);
 	if (r->show)
@@ -562,6 +634,10 @@ int cmd_pv(int argc, char **argv)
 		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
 	if (o.watch_pid > 0)
 		return cmd_pv_watch(&o, !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO)));
+	if (o.remote_pid > 0)
+		return cmd_pv_remote(&o);
+	if (o.query_pid > 0)
+		return cmd_pv_query(&o, !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO)));
 	/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
 	 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
 	signal(SIGXFSZ, SIG_IGN);

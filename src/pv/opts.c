@@ -148,6 +148,7 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 			/* pv keeps the interval between 0.1 s and 10 minutes. */
 			o->interval = units_pv_decimal(arg);
 			o->interval = o->interval < 0.1 ? 0.1 : o->interval > 600 ? 600 : o->interval;
+			o->interval_given = 1;
 		}
 		break;
 	case 'm':
@@ -193,7 +194,8 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 	case 'Q':
 		if ((rc = check(e, c, arg, UNITS_PV_INTEGER)) != 0)
 			return rc;
-		return refuse(e, c);
+		*(c == 'R' ? &o->remote_pid : &o->query_pid) = (long)units_pv_size(arg, 0);
+		break;
 	case 'd': {
 		const char *colon = strchr(arg, ':');
 
@@ -304,5 +306,9 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_e
 	o->nfiles = argc - optind;
 	if (o->watch_pid > 0 && o->nfiles > 0)
 		return fail(e, "-d: files cannot be specified with this option");
+	if (o->remote_pid > 0 && o->nfiles > 0)
+		return fail(e, "-R: files cannot be specified with this option");
+	if (o->query_pid > 0 && o->nfiles > 0)
+		return fail(e, "-Q: files cannot be specified with this option");
 	return PV_PARSE_RUN;
 }

@@ -31,6 +31,9 @@ struct pv_opts {
 	int nfiles;
 	long watch_pid;	/* -d PID[:FD]: watch another process (0: not) */
 	int watch_fd;	/* its FD, or -1 for every file it has open */
+	long remote_pid; /* -R PID: send our options to that pv (0: not) */
+	long query_pid;	/* -Q PID: show that pv's progress (0: not) */
+	int interval_given; /* -i was on the command line (for -R) */
 };
 
 /* The largest -B: a bigger request is served with this (pv would allocate it). */

@@ -13,8 +13,8 @@ teardown() {
 
 @test "every pv option ncpv lacks is refused with a one-line error naming it" {
 	local o
-	for o in "-R 1" "-Q 1" "-U f" "-g" "-x x" "-u x" "-K" "-O" "-M" "-Z 1" \
-		"--remote=1" "--query=1" "--gauge" "--sparse" "--monitor" "--direct-io"; do
+	for o in "-U f" "-g" "-x x" "-u x" "-K" "-O" "-M" "-Z 1" \
+		"--gauge" "--sparse" "--monitor" "--direct-io" "--store-and-forward=f"; do
 		# shellcheck disable=SC2086
 		run "$NCPV" pv $o </dev/null
 		[ "$status" -eq 64 ]
