@@ -86,11 +86,13 @@ static void pv_usage(FILE *f)
 		"  -L, --rate-limit RATE    at most RATE bytes per second, without bursts\n"
 		"  -B, --buffer-size BYTES  read/write buffer size (implies -C)\n"
 		"  -C, --no-splice          never use splice(2)  -E, --skip-errors  skip read errors\n"
+		"  -Z, --error-skip-block BYTES  with -E, skip to the next multiple of BYTES\n"
+		"  -O, --sparse             seek over blocks of zeros instead of writing them\n"
 		"  -S, --stop-at-size       stop after --size    -Y, --sync       fdatasync each write\n"
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -U -g -x -u -K -O -Z -M.\n"
+		"Not supported (refused by name): -U -g -x -u -K -M.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }
@@ -665,6 +667,8 @@ int cmd_pv(int argc, char **argv)
 	xo.sync = o.sync;
 	xo.discard = o.discard;
 	xo.skip_errors = o.skip_errors;
+	xo.skip_block = o.skip_block;
+	xo.sparse = o.sparse;
 	if ((r.x = pv_xfer_new(out, &xo)) == NULL) {
 		pv_error("buffer of %zu bytes: %s", bufsize, strerror(errno));
 		return PV_EXIT_USAGE;
@@ -687,6 +691,10 @@ int cmd_pv(int argc, char **argv)
 	setup_signals(&r);
 
 	copy_all(&r);
+	if (pv_xfer_finish(r.x) < 0) {
+		pv_error("write failed: %s", strerror(errno));
+		r.status |= PV_EXIT_TRANSFER;
+	}
 
 	stop_ticks();
 	if (stop_signal)

@@ -184,6 +184,7 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 		}
 		break;
 	case 'C': o->no_splice = 1; break;
+	case 'O': o->sparse = 1; break;
 	case 'E': o->skip_errors++; break;
 	case 'S': o->stop_at_size = 1; break;
 	case 'Y': o->sync = 1; break;
@@ -208,9 +209,9 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 		break;
 	}
 	case 'Z':
-		if ((rc = check(e, c, arg, UNITS_PV_SIZE)) != 0)
-			return rc;
-		return refuse(e, c);
+		if ((rc = check(e, c, arg, UNITS_PV_SIZE)) == 0)
+			o->skip_block = units_pv_size(arg, 0);
+		break;
 	default: return refuse(e, c);
 	}
 	return rc;

@@ -21,10 +21,10 @@ enum pv_exit {
 struct pv_opts {
 	struct display_opts disp;
 	int numeric, quiet, force, wait, lines, null, stats, cursor;
-	int no_splice, skip_errors, stop_at_size, sync, discard;
+	int no_splice, skip_errors, stop_at_size, sync, discard, sparse;
 	int has_size, has_width, height;
 	double delay_start, interval, avg_window;
-	uint64_t size, rate_limit, buffer_size;
+	uint64_t size, rate_limit, buffer_size, skip_block;
 	const char *size_arg, *rate_arg, *buffer_arg; /* read once -k is known */
 	const char *output, *pidfile, *size_file;
 	char **files; /* borrowed from argv */

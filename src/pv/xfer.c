@@ -38,6 +38,9 @@ struct pv_xfer {
 	int sync;		/* -Y: fdatasync after each write */
 	int discard;		/* -X: read, count, write nothing */
 	int skip_errors;	/* -E */
+	uint64_t skip_block;	/* -Z: skip to the next multiple of this; 0 grows the skips */
+	int sparse;		/* -O: seek over blocks of zeros (the output is seekable) */
+	int hole_at_end;	/* the last thing done to the output was a seek */
 	unsigned char *buf;
 	size_t size;		/* buffer size */
 	size_t pend_off, pend_len; /* read but not yet written */
@@ -63,6 +66,11 @@ struct pv_xfer *pv_xfer_new(int out, const struct pv_xfer_opts *o)
 	x->sync = o->sync;
 	x->discard = o->discard;
 	x->skip_errors = o->skip_errors;
+	x->skip_block = o->skip_block;
+	/* -O needs an output that can seek; elsewhere it writes as usual. */
+	x->sparse = o->sparse && out >= 0 && lseek(out, 0, SEEK_CUR) >= 0;
+	if (x->sparse)
+		x->no_splice = 1;
 	x->out_pipe = out >= 0 && is_pipe(out);
 	x->buf = malloc(x->size);
 	if (x->buf == NULL) {
@@ -237,6 +245,49 @@ static enum pv_step splice_step(struct pv_xfer *x, uint64_t max, uint64_t *bytes
 }
 
 /* -E: replace an unreadable range with zeros and move past it. */
+/* -O works in blocks of this many bytes: a block of zeros becomes a hole. */
+#define SPARSE_BLOCK 4096
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	return n > 0 && p[0] == 0 && memcmp(p, p + 1, n - 1) == 0;
+}
+
+/* The length of the run of whole zero blocks at p (0 when the first block has data). */
+static size_t zero_run(const unsigned char *p, size_t n)
+{
+	size_t k = 0;
+
+	while (k + SPARSE_BLOCK <= n && all_zero(p + k, SPARSE_BLOCK))
+		k += SPARSE_BLOCK;
+	/* A short zero tail is a hole too when it ends the buffer. */
+	if (k < n && n - k < SPARSE_BLOCK && all_zero(p + k, n - k))
+		k = n;
+	return k;
+}
+
+/* The length of the run of blocks with data at p, up to the next zero block. */
+static size_t data_run(const unsigned char *p, size_t n)
+{
+	size_t k = 0;
+
+	do
+		k += SPARSE_BLOCK;
+	while (k + SPARSE_BLOCK <= n && !all_zero(p + k, SPARSE_BLOCK));
+	return k < n ? k : n;
+}
+
+int pv_xfer_finish(struct pv_xfer *x)
+{
+	off_t end;
+
+	/* Ending on a hole: the length that the skipped zeros stand for. */
+	if (!x->hole_at_end)
+		return 0;
+	end = lseek(x->out, 0, SEEK_CUR);
+	return end < 0 || ftruncate(x->out, end) < 0 ? -1 : 0;
+}
+
 static enum pv_step skip_error(struct pv_xfer *x, uint64_t max)
 {
 	off_t at = lseek(x->in, 0, SEEK_CUR);
@@ -245,6 +296,9 @@ static enum pv_step skip_error(struct pv_xfer *x, uint64_t max)
 	x->skip_errno = errno;
 	if (at < 0)
 		return PV_STEP_READ_ERR;
+	/* -Z: on to the next block boundary instead of growing skips. */
+	if (x->skip_block > 0)
+		n = (size_t)(x->skip_block - (uint64_t)at % x->skip_block);
 	if (n > max)
 		n = (size_t)max;
 	if (n > x->size)
@@ -307,10 +361,21 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 	while (x->pend_len > 0) {
 		ssize_t n;
 
+		size_t zeros = x->sparse ? zero_run(x->buf + x->pend_off, x->pend_len) : 0;
+
 		if (x->discard) {
 			n = (ssize_t)x->pend_len;
+		} else if (zeros > 0) {
+			/* -O: a hole instead of written zeros; the file's length is set at the end. */
+			if (lseek(x->out, (off_t)zeros, SEEK_CUR) < 0)
+				return PV_STEP_WRITE_ERR;
+			n = (ssize_t)zeros;
+			x->hole_at_end = 1;
 		} else {
-			n = write(x->out, x->buf + x->pend_off, x->pend_len);
+			size_t len = x->sparse ? data_run(x->buf + x->pend_off, x->pend_len) : x->pend_len;
+
+			n = write(x->out, x->buf + x->pend_off, len);
+			x->hole_at_end = 0;
 			if (n < 0) {
 				if (errno == EAGAIN)
 					wait_ready(x->out, POLLOUT);

@@ -28,6 +28,8 @@ struct pv_xfer_opts {
 	int sync;		/* -Y: fdatasync after each write */
 	int discard;		/* -X: read, count, write nothing */
 	int skip_errors;	/* -E */
+	uint64_t skip_block;	/* -Z BYTES: with -E, skip to the next multiple of BYTES; 0 adapts */
+	int sparse;		/* -O: seek over 4 KiB blocks of zeros instead of writing them */
 };
 
 /* The data path's state, opaque: only the functions below touch it. */
@@ -61,6 +63,10 @@ void pv_xfer_set_input(struct pv_xfer *x, int in);
  */
 enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, uint64_t *bytes,
 			  uint64_t *lines);
+
+/* After the last step: with -O, give the output the length its trailing hole stands for.
+ * 0, or -1 with errno. */
+int pv_xfer_finish(struct pv_xfer *x);
 
 /* Bytes waiting in the buffer, as a percentage of it (-T); -1 when splicing. */
 int pv_xfer_buffer_percent(const struct pv_xfer *x);

@@ -13,8 +13,8 @@ teardown() {
 
 @test "every pv option ncpv lacks is refused with a one-line error naming it" {
 	local o
-	for o in "-U f" "-g" "-x x" "-u x" "-K" "-O" "-M" "-Z 1" \
-		"--gauge" "--sparse" "--monitor" "--direct-io" "--store-and-forward=f"; do
+	for o in "-U f" "-g" "-x x" "-u x" "-K" "-M" \
+		"--gauge" "--monitor" "--direct-io" "--store-and-forward=f"; do
 		# shellcheck disable=SC2086
 		run "$NCPV" pv $o </dev/null
 		[ "$status" -eq 64 ]
@@ -159,4 +159,25 @@ teardown() {
 	run "$NCPV" pv -q /proc/self/mem
 	[ "$status" -eq 16 ]
 	[[ "$output" == *"read failed: Input/output error"* ]]
+}
+
+@test "-E -Z skips unreadable ranges to the next block boundary" {
+	run bash -c '"$1" pv -q -E -Z 7 -S -s 20 /proc/self/mem 2>&1 >/dev/null' _ "$NCPV"
+	[ "$status" -eq 16 ]
+	[[ "$output" == *"skipped past read error: 0 - 7 (7 B)"* ]]
+	[[ "$output" == *"skipped past read error: 7 - 14 (7 B)"* ]]
+	[[ "$output" == *"skipped past read error: 14 - 20 (6 B)"* ]]
+}
+
+@test "-O leaves holes for blocks of zeros and the same bytes, to a file or stdout" {
+	{ head -c 100000 /dev/urandom; head -c 1000000 /dev/zero; head -c 5000 /dev/urandom
+	  head -c 300000 /dev/zero; } >"$SCRATCH/in"
+	"$NCPV" pv -q -O -o "$SCRATCH/out" "$SCRATCH/in"
+	cmp "$SCRATCH/in" "$SCRATCH/out"
+	# About 1.3 MB of zeros are holes: far fewer blocks than the 1.4 MB file.
+	[ "$(du -k "$SCRATCH/out" | cut -f1)" -lt 400 ]
+	"$NCPV" pv -q -O "$SCRATCH/in" >"$SCRATCH/out2"
+	cmp "$SCRATCH/in" "$SCRATCH/out2"
+	# To a pipe it writes as usual.
+	"$NCPV" pv -q -O "$SCRATCH/in" | cmp - "$SCRATCH/in"
 }
