@@ -490,7 +490,7 @@ static void format_item(const struct display *d, const struct piece *p, const st
 static void format_bar(const struct display *d, enum item item, const struct display_frame *f,
 		       int room, char *out, size_t len)
 {
-	char pct[32];
+	char pct[64];
 	int inner, n = 0, brackets = item != ITEM_BAR_ONLY || !d->o.pv110;
 
 	out[0] = '\0';
@@ -512,18 +512,29 @@ static void format_bar(const struct display *d, enum item item, const struct dis
 			snprintf(out, len, "%d", d->bounce);
 		return;
 	}
-	if (f->size > 0) {
+	if (f->size > 0 || d->o.gauge) {
 		long p = display_percent(f->count, f->size);
 		int full;
+		const char *gap = " ";
 
 		if (d->o.pv110 && p > 100000)
 			p = 100000;
 		snprintf(pct, sizeof(pct), d->o.pv110 ? "%3ld%%" : "%ld%%", p);
+		if (f->size == 0) {
+			/* -g without a size: the rate against the highest rate seen, "[===>  ]/5.10MiB/s". */
+			char amount[48];
+
+			p = f->max_rate > 0 ? (long)(f->rate * 100 / f->max_rate) : 0;
+			display_amount_pv110(amount, sizeof(amount), f->max_rate * unit_scale(&d->o),
+					     d->o.lines || d->o.si, unit_suffix(&d->o, 1));
+			snprintf(pct, sizeof(pct), "/%s", amount);
+			gap = "";
+		}
 		if (item == ITEM_AMOUNT_ONLY) {
 			snprintf(out, len, "%s", pct);
 			return;
 		}
-		inner = room - (brackets ? 2 : 0) - (item == ITEM_BAR_ONLY ? 0 : 1 + (int)strlen(pct));
+		inner = room - (brackets ? 2 : 0) - (item == ITEM_BAR_ONLY ? 0 : (int)strlen(gap) + (int)strlen(pct));
 		if (inner < 0 || (size_t)inner + 2 >= len)
 			return;
 		/* From 200% on the bar is full whatever its width; capping there keeps a
@@ -549,7 +560,7 @@ static void format_bar(const struct display *d, enum item item, const struct dis
 			out[n++] = ']';
 		out[n] = '\0';
 		if (item != ITEM_BAR_ONLY)
-			snprintf(out + n, len - (size_t)n, " %s", pct);
+			snprintf(out + n, len - (size_t)n, "%s%s", gap, pct);
 		return;
 	}
 	if (item == ITEM_AMOUNT_ONLY)

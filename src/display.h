@@ -27,6 +27,7 @@ struct display_opts {
 	const char *format;	/* -F format string overriding the flags, or NULL (borrowed) */
 	int numeric;		/* -n: raw numbers, items joined as pv 1.10's numeric mode does */
 	int pv110;		/* pv 1.10's layout: "  B" unit field, "%3d%%" percentage */
+	int gauge;		/* -g: without a size, the bar shows the rate against max_rate */
 };
 
 /* One update's figures; every pointer is borrowed for the call. */
@@ -36,6 +37,7 @@ struct display_frame {
 	double elapsed;		/* seconds since the start */
 	double rate;		/* per second over the last interval (the average on the last line) */
 	double average;		/* per second, for %a and the ETA */
+	double max_rate;	/* -g: the highest rate so far */
 	time_t now;		/* wall clock, for the fine ETA (the caller passes it in) */
 	int final;		/* the last line: the ETA is blanked */
 	int buffer_percent;	/* -T: 0..100, or < 0 when splicing (no buffer) */

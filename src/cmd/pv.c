@@ -71,6 +71,7 @@ static void pv_usage(FILE *f)
 		"  -n, --numeric            percentages (or -b counts, -t times) one per line\n"
 		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
 		"  -c, --cursor             several pv in a pipeline, each on its own terminal row\n"
+		"  -g, --gauge              without a size, the bar shows the rate against its maximum\n"
 		"  -d, --watchfd PID[:FD]   watch the files process PID has open (or only FD)\n"
 		"  -R, --remote PID         send -L -s -i -w -N -F given here to ncpv pv PID\n"
 		"  -Q, --query PID          show the progress of ncpv pv PID\n"
@@ -92,7 +93,7 @@ static void pv_usage(FILE *f)
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -U -g -x -u -K -M.\n"
+		"Not supported (refused by name): -U -x -u -K -M.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }
@@ -132,6 +133,7 @@ struct pv_run {
 	int status;	     /* pv exit bits */
 	int opened;	     /* inputs that could be opened */
 	int write_failed;    /* the output refused data */
+	double max_rate;     /* -g: the highest rate drawn so far */
 	struct pv_cursor *cursor; /* -c: our row among the pipeline's, or NULL */
 };
 
@@ -196,6 +198,9 @@ static void draw(struct pv_run *r, double now, int final)
 	if (final && mr.elapsed > 0)
 		mr.rate = mr.average = (double)mr.bytes / mr.elapsed; /* pv's last line: overall rate */
 	display_frame_from(&f, &mr, r->size, final, time(NULL));
+	if (!final && mr.rate > r->max_rate)
+		r->max_rate = mr.rate;
+	f.max_rate = r->max_rate;
 	f.buffer_percent = pv_xfer_buffer_percent(r->x);
 	f.last = pv_xfer_last(r->x, &f.last_len);
 	if (!o->has_width && resized) {

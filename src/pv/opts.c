@@ -125,6 +125,7 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 			o->no_splice = 1; /* %A and %T need the bytes in our buffer */
 		break;
 	case 'c': o->cursor = 1; break;
+	case 'g': d->gauge = 1; break;
 	case 'n': o->numeric = 1; break;
 	case 'q': o->quiet = 1; break;
 	case 'v': o->stats = 1; break;
@@ -298,6 +299,7 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_e
 		o->disp.width = keep.width;
 		o->disp.name = keep.name;
 		o->disp.format = keep.format;
+		o->disp.gauge = keep.gauge;
 		if (o->numeric)
 			o->disp.bytes = o->disp.timer = o->disp.rate = 0;
 	}

@@ -13,8 +13,8 @@ teardown() {
 
 @test "every pv option ncpv lacks is refused with a one-line error naming it" {
 	local o
-	for o in "-U f" "-g" "-x x" "-u x" "-K" "-M" \
-		"--gauge" "--monitor" "--direct-io" "--store-and-forward=f"; do
+	for o in "-U f" "-x x" "-u x" "-K" "-M" \
+		"--monitor" "--direct-io" "--store-and-forward=f" "--bar-style=plain"; do
 		# shellcheck disable=SC2086
 		run "$NCPV" pv $o </dev/null
 		[ "$status" -eq 64 ]
@@ -117,8 +117,8 @@ teardown() {
 	head -c 1024 /dev/zero >"$SCRATCH/in"
 	run bash -c '"$1" -f -b <"$2" 2>&1 >/dev/null' _ "$SCRATCH/pv" "$SCRATCH/in"
 	[ "$output" = $'1.00KiB\r' ]
-	run "$SCRATCH/pv" -g
-	[[ "$output" == *"-g (--gauge) is not supported"* ]]
+	run "$SCRATCH/pv" -K
+	[[ "$output" == *"-K (--direct-io) is not supported"* ]]
 }
 
 @test "the pidfile holds our PID while running and is removed after" {

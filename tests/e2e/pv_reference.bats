@@ -104,3 +104,17 @@ Try \`pv --help' for more information." ]
 	[ "${lines[0]}" = "pv: invalid option -- 'j'" ]
 	[ "${lines[1]}" = "Try \`pv --help' for more information." ]
 }
+
+@test "-g: without a size the bar shows the rate against the highest rate, as pv 1.10 draws it" {
+	head -c 3000000 /dev/zero >"$SCRATCH/in"
+	# Through a pipe (no size); one last line only, so no rate was seen yet, as with pv.
+	run bash -c 'cat "$2" | "$1" -f -g -w 60 2>&1 >/dev/null' _ "$PV" "$SCRATCH/in"
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s' "$output" | sed 's/0:00:0[0-9] \[[^]]*\]/T [R]/')" = $'2.86MiB T [R] [>                   ]/0.00  B/s\r' ]
+	# With updates: "[=====>]/5.10MiB/s", the gauge and the maximum where the percentage would be.
+	run bash -c '{ head -c 1000000 "$2"; sleep 1.5; head -c 1000000 "$2"; } | "$1" -f -g -i 0.5 -w 60 2>&1 >/dev/null' _ "$PV" "$SCRATCH/in"
+	[[ "$output" =~ \[=*\>\ *\]/[\ 0-9.]+[kKMGT]?i?B/s ]]
+	# With a size, -g changes nothing: the percentage as usual.
+	run bash -c '"$1" -f -g -p -w 40 -s 6000000 <"$2" 2>&1 >/dev/null' _ "$PV" "$SCRATCH/in"
+	[[ "$output" == *" 50%"* ]]
+}
