@@ -23,7 +23,7 @@ LDLIBS   := -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
 BUILD    ?= build
-SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/bench/*.c)
+SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/bench/*.c src/link/*.c)
 LIB_SRC  := $(filter-out src/main.c,$(SRC)) src/devtcp/path.c
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -151,7 +151,7 @@ fuzz: $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
 # The end-to-end tests with every ncpv process under valgrind memcheck; VALGRIND_TESTS picks
 # bats files (CI runs a subset, see docs/RELIABILITY.md).
 VALGRIND_TESTS ?= tests/e2e
-valgrind: $(BUILD)/ncpv $(BUILD)/tests/stressor
+valgrind: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
 	STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/valgrind/run.sh $(abspath $(BUILD)/ncpv) $(VALGRIND_TESTS)
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), both clean. clang-tidy runs once per

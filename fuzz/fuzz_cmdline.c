@@ -46,6 +46,7 @@ static const struct {
 	{ "devtcp", cmd_devtcp_parse },
 	{ "nc", nc_parse },
 	{ "bench", cmd_bench_parse },
+	{ "link", cmd_link_parse },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

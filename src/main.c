@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "nc", cmd_nc, "netcat (OpenBSD nc as Debian ships it) with an optional pv-style meter" },
 	{ "pv", cmd_pv, "pipe viewer: pv 1.6 compatible progress for a pipeline" },
 	{ "devtcp", cmd_devtcp, "run a program with /dev/tcp (and a listening path) working in it" },
+	{ "link", cmd_link, "run a command behind an emulated link (rate, delay, jitter, loss)" },
 	{ "bench", cmd_bench, "compare download methods: interleaved, repeated, with a verdict" },
 };
 

@@ -39,6 +39,12 @@ static int lookup(const char *host, const char *port, const struct net_opts *o, 
 		hints.ai_flags &= ~AI_ADDRCONFIG;
 		rc = getaddrinfo(host, port, &hints, res);
 	}
+	if (rc == EAI_SERVICE && port) {
+		/* glibc's "Servname not supported for ai_socktype" names neither the port nor the fix. */
+		snprintf(err, errlen, "unknown port '%s': not a number from 0 to 65535 or a service "
+			 "name in /etc/services", port);
+		return NET_ERESOLVE;
+	}
 	if (rc != 0) {
 		snprintf(err, errlen, "%s%s%s: %s", host && *host ? host : "*",
 			 port ? " port " : "", port ? port : "",

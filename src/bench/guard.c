@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../clock.h"
+
 /* How long the supervisor and the sweep keep killing (new children of a
  * dying shell may appear for a moment). */
 #define KILL_PASSES 100
@@ -108,11 +110,10 @@ static int kill_marked(const char *mark)
 static int kill_until_none(const char *mark)
 {
 	int total = 0, n;
-	struct timespec pause = { 0, PASS_MS * 1000000L };
 
 	for (int pass = 0; pass < KILL_PASSES && (n = kill_marked(mark)) > 0; pass++) {
 		total += n;
-		nanosleep(&pause, NULL);
+		clock_sleep(PASS_MS / 1000.0);
 	}
 	return total;
 }

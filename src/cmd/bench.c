@@ -42,7 +42,7 @@ struct bench_opts {
 	const char *connect;
 	struct addr_spec remote;
 	const char *link;
-	double link_bits, link_delay;
+	double link_bits, link_delay, link_loss;
 	int json, csv, quiet;
 	const char *html;
 	struct bench_method methods[MAX_METHODS];
@@ -73,8 +73,9 @@ static void usage(FILE *f)
 		"  -b, --baseline NAME    compare with NAME (default nc-pv, the seed's)\n"
 		"  -S, --server KIND      ncpv (default: ncpv serve) or seed (its nc -l loop)\n"
 		"  -c, --connect HOST:PORT  measure a remote server instead of loopback\n"
-		"  -l, --link RATE[,RTT]  a tc-shaped veth link between two network\n"
-		"                         namespaces, e.g. 94mbit or 94mbit,20ms (root)\n"
+		"  -l, --link RATE[,RTT[,LOSS]]\n"
+		"                         server and clients at the two ends of an emulated\n"
+		"                         link (ncpv link's), e.g. 94mbit or 94mbit,20ms,1%%\n"
 		"      --timeout SEC      files: give up on a run after SEC (default 300)\n"
 		"  -j, --json             JSON on stdout instead of the table\n"
 		"      --csv              CSV on stdout instead of the table\n"
@@ -201,7 +202,7 @@ static enum cmd_parse parse_options(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'l':
 			o->link = optarg;
-			if (link_parse(optarg, &o->link_bits, &o->link_delay, err, sizeof(err)) < 0)
+			if (link_parse(optarg, &o->link_bits, &o->link_delay, &o->link_loss, err, sizeof(err)) < 0)
 				return bad("link", optarg, err);
 			break;
 		case OPT_TIMEOUT:
@@ -533,7 +534,7 @@ static int setup(struct bench_state *st)
 		return rc;
 	}
 	if (o->link) {
-		if (link_setup(&st->link, o->link_bits, o->link_delay, err, sizeof(err)) < 0) {
+		if (link_setup(&st->link, o->link_bits, o->link_delay, o->link_loss, err, sizeof(err)) < 0) {
 			cmd_error("bench", "%s", err);
 			return NCPV_EXIT_FAIL;
 		}
@@ -610,8 +611,8 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 		snprintf(server, slen, "ncpv serve on %s (fresh random data%s)", st->host,
 			 o->tests & BENCH_FILES ? "; --size for files" : "");
 	if (o->link)
-		snprintf(path, plen, "link %s between two network namespaces (veth, tc tbf%s)", o->link,
-			 o->link_delay > 0 ? " + netem delay" : "");
+		snprintf(path, plen, "link %s between two network namespaces (TUN devices and ncpv's delay line)",
+			 o->link);
 	else
 		snprintf(path, plen, "%s", o->connect ? "network" : "loopback");
 	info->version = NCPV_VERSION;

@@ -27,6 +27,7 @@ int cmd_pv(int argc, char **argv);
 int cmd_devtcp(int argc, char **argv);
 int cmd_nc(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_link(int argc, char **argv);
 
 /* What every command's option parser returns, having printed what there was to say. */
 enum cmd_parse {
@@ -49,6 +50,7 @@ enum cmd_parse cmd_serve_parse(int argc, char **argv);
 enum cmd_parse cmd_get_parse(int argc, char **argv);
 enum cmd_parse cmd_devtcp_parse(int argc, char **argv);
 enum cmd_parse cmd_bench_parse(int argc, char **argv);
+enum cmd_parse cmd_link_parse(int argc, char **argv);
 
 /* "ncpv CMD: message" on stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

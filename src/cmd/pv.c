@@ -22,6 +22,7 @@
 #include "../pv/remote.h"
 #include "../pv/tty.h"
 #include "../pv/xfer.h"
+#include "../status.h"
 #include "../version.h"
 
 /* Read/write buffer when -B is not given: big enough for few system calls,
@@ -190,35 +191,26 @@ static void draw(struct pv_run *r, double now, int final)
 {
 	const struct pv_opts *o = r->o;
 	struct meter_reading mr;
-	struct display_frame f;
-	char line[DISPLAY_LINE_MAX + 2];
+	struct status_extra x;
+	char line[STATUS_LINE_MAX];
 	size_t n;
 
-	meter_read(&r->meter, now, r->size, &mr);
-	if (final && mr.elapsed > 0)
-		mr.rate = mr.average = (double)mr.bytes / mr.elapsed; /* pv's last line: overall rate */
-	display_frame_from(&f, &mr, r->size, final, time(NULL));
+	meter_read(&r->meter, now, &mr);
 	if (!final && mr.rate > r->max_rate)
 		r->max_rate = mr.rate;
-	f.max_rate = r->max_rate;
-	f.buffer_percent = pv_xfer_buffer_percent(r->x);
-	f.last = pv_xfer_last(r->x, &f.last_len);
+	x.buffer_percent = pv_xfer_buffer_percent(r->x);
+	x.last = pv_xfer_last(r->x, &x.last_len);
+	x.max_rate = r->max_rate;
 	if (!o->has_width && resized) {
 		resized = 0;
 		r->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
 	}
-	if (o->numeric) {
-		n = display_numeric(&r->disp, &f, line, sizeof(line));
-	} else if (r->cursor) {
-		/* -c: on our own row; the line stays there, no "\r" or "\n". */
-		n = display_line(&r->disp, &f, line, sizeof(line));
-		if (pv_tty_foreground(STDERR_FILENO) && pv_cursor_draw(r->cursor, line, n) == 0)
+	n = status_render(&r->disp, &mr, r->size, final, o->numeric, &x, time(NULL), line, sizeof(line));
+	if (r->cursor && !o->numeric) {
+		/* -c: on our own row; the line stays there, without its '\r'. */
+		if (pv_tty_foreground(STDERR_FILENO) && pv_cursor_draw(r->cursor, line, n - 1) == 0)
 			r->shown = 1;
 		return;
-	} else {
-		n = display_line(&r->disp, &f, line, sizeof(line) - 2);
-		line[n++] = '\r';
-		line[n] = '\0';
 	}
 	emit(r, line, n);
 }

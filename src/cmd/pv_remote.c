@@ -12,6 +12,7 @@
 #include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
+#include "../status.h"
 #include "../pv/remote.h"
 #include "../pv/tty.h"
 
@@ -102,9 +103,8 @@ int cmd_pv_query(const struct pv_opts *o, int show)
 	start = clock_now() - s.elapsed;
 	meter_start(&meter, start);
 	while (!final) {
-		char line[DISPLAY_LINE_MAX + 2];
+		char line[STATUS_LINE_MAX + 1];
 		struct meter_reading mr;
-		struct display_frame f;
 		size_t n;
 
 		/* The other pv ended: this was its last state. */
@@ -113,19 +113,13 @@ int cmd_pv_query(const struct pv_opts *o, int show)
 			meter_add(&meter, s.count - seen);
 			seen = s.count;
 		}
-		meter_read(&meter, clock_now(), s.size, &mr);
-		if (final && mr.elapsed > 0)
-			mr.rate = mr.average = (double)mr.bytes / mr.elapsed;
-		display_frame_from(&f, &mr, s.size, final, time(NULL));
+		meter_read(&meter, clock_now(), &mr);
 		disp.o.width = o->has_width ? o->disp.width : pv_tty_width(STDERR_FILENO, 80);
-		if (show && o->numeric) {
-			n = display_numeric(&disp, &f, line, sizeof(line));
+		n = status_render(&disp, &mr, s.size, final, o->numeric, NULL, time(NULL), line, sizeof(line) - 1);
+		if (final && !o->numeric)
+			line[n++] = '\n'; /* the last line stays */
+		if (show)
 			pv_tty_write(STDERR_FILENO, line, n);
-		} else if (show) {
-			n = display_line(&disp, &f, line, sizeof(line) - 2);
-			memcpy(line + n, final ? "\r\n" : "\r", final ? 2 : 1);
-			pv_tty_write(STDERR_FILENO, line, n + (final ? 2 : 1));
-		}
 		if (!final)
 			clock_sleep(o->interval);
 	}

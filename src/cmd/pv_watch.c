@@ -13,6 +13,7 @@
 #include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
+#include "../status.h"
 #include "../pv/tty.h"
 #include "../pv/watchfd.h"
 
@@ -57,30 +58,26 @@ static void start(struct watched *s, const struct pv_opts *o, const char *cwd, d
 	s->seen = 0;
 }
 
-/* Render one descriptor's line into buf. */
+/* Render one descriptor's line into buf (STATUS_LINE_MAX bytes), without its '\r'. */
 static size_t line_of(struct watched *s, int width, double now, int final, char *buf, size_t len)
 {
 	struct meter_reading mr;
-	struct display_frame f;
+	size_t n;
 
 	if (s->w.pos > s->seen) {
 		meter_add(&s->meter, s->w.pos - s->seen);
 		s->seen = s->w.pos;
 	}
-	meter_read(&s->meter, now, s->w.size, &mr);
-	if (final && mr.elapsed > 0)
-		mr.rate = mr.average = (double)mr.bytes / mr.elapsed; /* pv's last line: overall rate */
-	display_frame_from(&f, &mr, s->w.size, final, time(NULL));
+	meter_read(&s->meter, now, &mr);
 	s->disp.o.width = width;
-	if (s->disp.o.numeric)
-		return display_numeric(&s->disp, &f, buf, len);
-	return display_line(&s->disp, &f, buf, len);
+	n = status_render(&s->disp, &mr, s->w.size, final, s->disp.o.numeric, NULL, time(NULL), buf, len);
+	return !s->disp.o.numeric && n > 0 ? n - 1 : n;
 }
 
 /* Draw every line: one as usual ("\r"), several one under another, the cursor back on the first. */
 static void draw(struct watched *set, int n, const struct pv_opts *o, int final)
 {
-	char out[(DISPLAY_LINE_MAX + 8) * 8], line[DISPLAY_LINE_MAX + 2];
+	char out[(DISPLAY_LINE_MAX + 8) * 8], line[STATUS_LINE_MAX];
 	int width = o->has_width ? o->disp.width : pv_tty_width(STDERR_FILENO, 80);
 	double now = clock_now();
 	size_t len = 0;

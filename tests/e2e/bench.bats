@@ -218,59 +218,70 @@ HTML
 	[[ "$output" == *"charts ncpv=2 bash-read=2 files=2"* ]]
 }
 
-# Skip unless this machine lets us make network namespaces and shape them.
+# Skip unless this machine lets us make the link (namespaces and TUN devices, as ncpv link).
 need_netns() {
-	[ "$(id -u)" -eq 0 ] || skip "--link needs root"
-	command -v ip >/dev/null && command -v tc >/dev/null || skip "iproute2 is not installed"
-	local probe=ncpv-bats-probe-$$
-	ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces here"
-	ip netns del "$probe"
+	"$NCPV" link -- true 2>"$SCRATCH/why" || skip "no link here: $(tail -1 "$SCRATCH/why")"
+}
+
+# running_with ARG: PIDs of processes whose command line has ARG (ending in "bit") as one
+# argument; the pattern's "[t]" keeps grep from finding its own.
+running_with() {
+	grep -lzxs -e "${1%t}[t]" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3 || true
 }
 
 @test "--link shapes the stream to the link's rate between two namespaces" {
 	need_netns
-	local pid rc=0
-	"$NCPV" bench -q --json -T stream -d 1 -r 1 -M ncpv --link 20mbit >"$SCRATCH/out.json" &
+	local pid rc=0 rate=$((20000000 + RANDOM))bit
+	"$NCPV" bench -q --json -T stream -d 1 -r 1 -M ncpv --link "$rate" >"$SCRATCH/out.json" &
 	pid=$!
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 0 ]
-	# 20 Mbit/s is 2.5 MB/s on the wire; the payload gets a bit less, so only the cap is tight.
-	jq -e '(.path | startswith("link 20mbit")) and (.tests[0].methods[0] |
-		.status == "ok" and .median > 1200000 and .median < 2600000)' "$SCRATCH/out.json"
-	# Nothing left behind (its names carry its PID; other benches may be running).
-	! ip netns list | grep -q "ncpv-bench-$pid-"
-	! ip link | grep -q "ncpv[sc]$pid"
+	# 20 Mbit/s is 2.5 MB/s of IP packets; TCP carries 96.5% of that, so only the cap is tight.
+	jq -e --arg r "$rate" '(.path | startswith("link " + $r)) and (.tests[0].methods[0] |
+		.status == "ok" and .median > 1200000 and .median < 2450000)' "$SCRATCH/out.json"
+	# Nothing left behind: no delay line (a copy of the bench) outlives it.
+	[ -z "$(running_with "$rate")" ]
 }
 
-@test "an interrupted --link bench removes its namespaces and exits 130" {
+@test "an interrupted --link bench stops its delay line and exits 130" {
 	need_netns
-	"$NCPV" bench -q -T stream -d 5 -r 3 -M ncpv --link 50mbit >/dev/null 2>"$SCRATCH/err" &
-	local pid=$! i
+	local rate=$((50000000 + RANDOM))bit i
+	"$NCPV" bench -q -T stream -d 5 -r 3 -M ncpv --link "$rate" >/dev/null 2>"$SCRATCH/err" &
+	local pid=$!
 	STARTED_PIDS+=("$pid")
+	# The server starts once the link is up.
 	for ((i = 0; i < 600; i++)); do
-		ip netns list | grep -q "ncpv-bench-$pid-c" && break
+		pgrep -P "$pid" -f " serve " >/dev/null && break
 		sleep 0.05
 	done
-	ip netns list | grep -q "ncpv-bench-$pid-c"
+	pgrep -P "$pid" -f " serve " >/dev/null
+	[ "$(running_with "$rate" | wc -l)" -ge 2 ] # the bench and its delay line
 	kill -INT "$pid"
 	wait_gone "$pid" 10
 	wait "$pid" || status=$?
 	[ "$status" -eq 130 ]
 	grep -q "interrupted: .*removed the link" "$SCRATCH/err"
-	! ip netns list | grep -q "ncpv-bench-$pid"
-	! ip link | grep -q "ncpv[sc]$pid"
+	for ((i = 0; i < 100; i++)); do
+		[ -z "$(running_with "$rate")" ] && break
+		sleep 0.05
+	done
+	[ -z "$(running_with "$rate")" ]
 }
 
-@test "--link without root says so and stops" {
+@test "--link as an ordinary user works, or says why in one line and stops" {
 	if [ "$(id -u)" -eq 0 ]; then
 		command -v setpriv >/dev/null || skip "setpriv is not installed"
-		run setpriv --reuid=65534 --regid=65534 --clear-groups "$NCPV" bench -q --link 94mbit
+		cp "$NCPV" "$SCRATCH/ncpv" && chmod 755 "$SCRATCH" "$SCRATCH/ncpv"
+		run setpriv --reuid=65534 --regid=65534 --clear-groups "$SCRATCH/ncpv" bench -q -T stream -d 1 -r 1 -M ncpv --link 94mbit
 	else
-		run "$NCPV" bench -q --link 94mbit
+		run "$NCPV" bench -q -T stream -d 1 -r 1 -M ncpv --link 94mbit
 	fi
-	[ "$status" -eq 1 ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == "ncpv bench: --link needs root"* ]]
+	echo "$output"
+	if [ "$status" -ne 0 ]; then
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "ncpv bench: --link: "* ]]
+	fi
 }
 
 @test "a bad --link rate is a usage error" {

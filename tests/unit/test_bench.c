@@ -159,19 +159,29 @@ static void test_missing_tool_is_named(void **state)
 
 static void test_link_spec_rate_and_round_trip(void **state)
 {
-	double bits, delay;
+	double bits, delay, loss;
 	char err[256];
 
 	(void)state;
-	assert_int_equal(link_parse("94mbit", &bits, &delay, err, sizeof(err)), 0);
+	assert_int_equal(link_parse("94mbit", &bits, &delay, &loss, err, sizeof(err)), 0);
 	assert_true(bits == 94e6 && delay == 0);
-	assert_int_equal(link_parse("1gbit,20ms", &bits, &delay, err, sizeof(err)), 0);
+	assert_int_equal(link_parse("1gbit,20ms", &bits, &delay, &loss, err, sizeof(err)), 0);
 	assert_true(bits == 1e9);
 	assert_float_equal(delay, 0.020, 1e-12);
-	assert_int_equal(link_parse("fast", &bits, &delay, err, sizeof(err)), -1);
-	assert_int_equal(link_parse("94mbit,soon", &bits, &delay, err, sizeof(err)), -1);
+	assert_int_equal(link_parse("fast", &bits, &delay, &loss, err, sizeof(err)), -1);
+	assert_int_equal(link_parse("94mbit,soon", &bits, &delay, &loss, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "delay 'soon'"));
-	assert_int_equal(link_parse(",20ms", &bits, &delay, err, sizeof(err)), -1);
+	assert_int_equal(link_parse(",20ms", &bits, &delay, &loss, err, sizeof(err)), -1);
+	assert_int_equal(link_parse("94mbit,20ms,1%", &bits, &delay, &loss, err, sizeof(err)), 0);
+	assert_float_equal(loss, 0.01, 1e-12);
+	assert_float_equal(delay, 0.020, 1e-12);
+	assert_int_equal(link_parse("94mbit,0,2.5", &bits, &delay, &loss, err, sizeof(err)), 0);
+	assert_true(delay == 0);
+	assert_float_equal(loss, 0.025, 1e-12);
+	assert_int_equal(link_parse("94mbit,20ms,lots", &bits, &delay, &loss, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "loss 'lots'"));
+	assert_int_equal(link_parse("94mbit,20ms,1%,x", &bits, &delay, &loss, err, sizeof(err)), -1);
+	assert_int_equal(link_parse("94mbit,,1%", &bits, &delay, &loss, err, sizeof(err)), -1);
 }
 
 static void set_runs(struct bench_result *r, const double *v, size_t n)
