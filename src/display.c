@@ -392,7 +392,7 @@ static void format_sgr(const char *names, size_t len, char *out, size_t outlen)
 		if (w > len - at)
 			w = len - at;
 		if (w > 0 && strspn(names + at, "0123456789") >= w && w < 4) {
-			code = atoi(names + at);
+			code = (int)strtol(names + at, NULL, 10);
 			if (code > 254)
 				code = -1;
 		}

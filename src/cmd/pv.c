@@ -493,7 +493,7 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 				pv_error("%s: warning: read errors detected: %s", name, strerror(err));
 			if (o->skip_errors < 2)
 				pv_error("%s: skipped past read error: %llu - %llu (%llu B)", name,
-					 (unsigned long long)at, (unsigned long long)(at + len),
+					 (unsigned long long)at, (unsigned long long)at + len,
 					 (unsigned long long)len);
 			warned = 1;
 			r->status |= PV_EXIT_TRANSFER; /* pv 1.10: data was lost, even if skipped */

@@ -109,7 +109,7 @@ static int cursor_row(int fd)
 	struct termios old, raw;
 	char buf[32];
 	size_t got = 0;
-	int row = -1, col;
+	int row = -1;
 
 	if (tcgetattr(fd, &old) < 0)
 		return -1;
@@ -137,8 +137,13 @@ static int cursor_row(int fd)
 		buf[got] = '\0';
 		const char *esc = strstr(buf, "\033[");
 
-		if (esc == NULL || sscanf(esc, "\033[%d;%dR", &row, &col) != 2)
-			row = -1;
+		if (esc != NULL) {
+			char *end;
+			long v = strtol(esc + 2, &end, 10);
+
+			/* "ESC [ROW;COLR" */
+			row = *end == ';' && v > 0 && v < 100000 ? (int)v : -1;
+		}
 	}
 	tcsetattr(fd, TCSANOW, &old);
 	return row;

@@ -99,7 +99,7 @@ void pv_remote_parse(const char *text, struct pv_remote_msg *m)
 			m->interval = strtod(line + 9, NULL);
 			m->has_interval = m->interval > 0;
 		} else if (strncmp(line, "width ", 6) == 0) {
-			m->width = atoi(line + 6);
+			m->width = (int)strtol(line + 6, NULL, 10);
 			m->has_width = m->width > 0;
 		} else if (strncmp(line, "name ", 5) == 0) {
 			snprintf(m->name, sizeof(m->name), "%.*s", (int)(n - 5), line + 5);
@@ -121,15 +121,12 @@ int pv_remote_state_format(const struct pv_remote_state *s, char *buf, size_t le
 
 int pv_remote_state_parse(const char *text, struct pv_remote_state *s)
 {
-	unsigned long long count, size;
-	double elapsed;
+	char *a, *b, *c;
 
-	if (sscanf(text, "%llu %llu %lf", &count, &size, &elapsed) != 3)
-		return -1;
-	s->count = count;
-	s->size = size;
-	s->elapsed = elapsed;
-	return 0;
+	s->count = strtoull(text, &a, 10);
+	s->size = strtoull(a, &b, 10);
+	s->elapsed = strtod(b, &c);
+	return a == text || b == a || c == b ? -1 : 0;
 }
 
 int pv_remote_signal_and_wait(pid_t target)

@@ -54,7 +54,7 @@ int pv_watch_list(pid_t pid, int *fds, int max)
 /* "pos:" from /proc/PID/fdinfo/FD. */
 static int read_pos(pid_t pid, int fd, uint64_t *pos)
 {
-	char path[96], buf[256];
+	char path[96], buf[256], *end;
 	unsigned long long v;
 	ssize_t n;
 	int f;
@@ -64,7 +64,14 @@ static int read_pos(pid_t pid, int fd, uint64_t *pos)
 		return -1;
 	n = read(f, buf, sizeof(buf) - 1);
 	close(f);
-	if (n <= 0 || (buf[n] = '\0', sscanf(buf, "pos: %llu", &v)) != 1) {
+	if (n <= 0 || strncmp(buf, "pos:", 4) != 0) {
+		errno = EIO;
+		return -1;
+	}
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf + 4, &end, 10);
+	if (end == buf + 4 || errno != 0) {
 		errno = EIO;
 		return -1;
 	}
