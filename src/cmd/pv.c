@@ -73,6 +73,7 @@ static void pv_usage(FILE *f)
 		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
 		"  -c, --cursor             several pv in a pipeline, each on its own terminal row\n"
 		"  -g, --gauge              without a size, the bar shows the rate against its maximum\n"
+		"  -x, --extra-display SPEC  windowtitle[:FORMAT]: also as the terminal's title\n"
 		"  -d, --watchfd PID[:FD]   watch the files process PID has open (or only FD)\n"
 		"  -R, --remote PID         send -L -s -i -w -N -F given here to ncpv pv PID\n"
 		"  -Q, --query PID          show the progress of ncpv pv PID\n"
@@ -94,7 +95,7 @@ static void pv_usage(FILE *f)
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -U -x -u -K -M.\n"
+		"Not supported (refused by name): -U -u -K -M, -x processtitle.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }
@@ -135,6 +136,7 @@ struct pv_run {
 	int opened;	     /* inputs that could be opened */
 	int write_failed;    /* the output refused data */
 	double max_rate;     /* -g: the highest rate drawn so far */
+	struct display title; /* -x windowtitle: its own display state */
 	struct pv_cursor *cursor; /* -c: our row among the pipeline's, or NULL */
 };
 
@@ -187,6 +189,20 @@ static void emit(struct pv_run *r, const char *s, size_t len)
 	r->shown = 1;
 }
 
+/* -x windowtitle: the line again as the terminal's title (OSC 2 ... ST), after the line as pv. */
+static void draw_title(struct pv_run *r, const struct meter_reading *mr, const struct status_extra *x,
+		       int final)
+{
+	char title[STATUS_LINE_MAX + 8];
+	size_t t;
+
+	r->title.o.width = r->disp.o.width;
+	t = status_render(&r->title, mr, r->size, final, 0, x, time(NULL), title + 4, STATUS_LINE_MAX);
+	memcpy(title, "\033]2;", 4);
+	memcpy(title + 4 + t - 1, "\033\\", 2); /* over the '\r' */
+	emit(r, title, t + 5);
+}
+
 static void draw(struct pv_run *r, double now, int final)
 {
 	const struct pv_opts *o = r->o;
@@ -210,9 +226,11 @@ static void draw(struct pv_run *r, double now, int final)
 		/* -c: on our own row; the line stays there, without its '\r'. */
 		if (pv_tty_foreground(STDERR_FILENO) && pv_cursor_draw(r->cursor, line, n - 1) == 0)
 			r->shown = 1;
-		return;
+	} else {
+		emit(r, line, n);
 	}
-	emit(r, line, n);
+	if (o->window_title)
+		draw_title(r, &mr, &x, final);
 }
 
 /* Whether the display may be updated now (-q, -W, -D). */
@@ -676,6 +694,14 @@ int cmd_pv(int argc, char **argv)
 	if (!o.has_width)
 		o.disp.width = pv_tty_width(STDERR_FILENO, 80);
 	display_init(&r.disp, &o.disp);
+	if (o.window_title) {
+		struct display_opts t = o.disp;
+
+		t.numeric = 0;
+		if (o.extra_format)
+			t.format = o.extra_format;
+		display_init(&r.title, &t);
+	}
 	if (r.show && o.cursor && !o.numeric) {
 		char why[128];
 

@@ -82,6 +82,33 @@ static int watchfd_valid(const char *arg)
 	       (colon == NULL || units_pv_check(colon + 1, UNITS_PV_INTEGER));
 }
 
+/* -x SPEC: words separated by commas (windowtitle or window; processtitle, proctitle, process
+ * or proc), then optionally ":FORMAT" for the extra display. Unknown words are ignored, as pv
+ * does; the process title is refused by name (ncpv does not rewrite its argv). */
+static int extra_display(struct pv_parse_err *e, const char *spec, struct pv_opts *o)
+{
+	const char *w = spec;
+
+	o->window_title = 0;
+	o->extra_format = NULL;
+	while (*w) {
+		size_t n = strcspn(w, ",:");
+
+		if ((n == 11 && strncmp(w, "windowtitle", n) == 0) || (n == 6 && strncmp(w, "window", n) == 0))
+			o->window_title = 1;
+		else if ((n == 12 && strncmp(w, "processtitle", n) == 0) ||
+			 (n == 9 && strncmp(w, "proctitle", n) == 0) || (n == 7 && strncmp(w, "process", n) == 0) ||
+			 (n == 4 && strncmp(w, "proc", n) == 0))
+			return fail(e, "-x %.*s: the process title is not supported by ncpv", (int)n, w);
+		if (w[n] == ':') {
+			o->extra_format = w + n + 1;
+			break;
+		}
+		w += n + (w[n] == ',');
+	}
+	return 0;
+}
+
 static int refuse(struct pv_parse_err *e, int c)
 {
 	for (const struct option *l = longopts; l->name; l++)
@@ -125,6 +152,10 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 			o->no_splice = 1; /* %A and %T need the bytes in our buffer */
 		break;
 	case 'c': o->cursor = 1; break;
+	case 'x':
+		if ((rc = extra_display(e, arg, o)) != 0)
+			return rc;
+		break;
 	case 'g': d->gauge = 1; break;
 	case 'n': o->numeric = 1; break;
 	case 'q': o->quiet = 1; break;

@@ -34,6 +34,8 @@ struct pv_opts {
 	long remote_pid; /* -R PID: send our options to that pv (0: not) */
 	long query_pid;	/* -Q PID: show that pv's progress (0: not) */
 	int interval_given; /* -i was on the command line (for -R) */
+	int window_title;	/* -x windowtitle: the display also in the terminal's title */
+	const char *extra_format; /* -x ...:FORMAT, or NULL for the main display's */
 };
 
 /* The largest -B: a bigger request is served with this (pv would allocate it). */

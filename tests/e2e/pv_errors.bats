@@ -13,7 +13,7 @@ teardown() {
 
 @test "every pv option ncpv lacks is refused with a one-line error naming it" {
 	local o
-	for o in "-U f" "-x x" "-u x" "-K" "-M" \
+	for o in "-U f" "-u x" "-K" "-M" \
 		"--monitor" "--direct-io" "--store-and-forward=f" "--bar-style=plain"; do
 		# shellcheck disable=SC2086
 		run "$NCPV" pv $o </dev/null

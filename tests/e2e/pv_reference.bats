@@ -118,3 +118,15 @@ Try \`pv --help' for more information." ]
 	run bash -c '"$1" -f -g -p -w 40 -s 6000000 <"$2" 2>&1 >/dev/null' _ "$PV" "$SCRATCH/in"
 	[[ "$output" == *" 50%"* ]]
 }
+
+@test "-x windowtitle[:FORMAT]: the display again as the terminal's title, after the line as pv writes it" {
+	head -c 5000 /dev/zero >"$SCRATCH/in"
+	run bash -c 'cat "$2" | "$1" -f -b -x "window:%b|%N" -N nm 2>&1 >/dev/null' _ "$PV" "$SCRATCH/in"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'       nm: 4.88KiB\r\e]2;4.88KiB|       nm:\e\\' ]
+	run bash -c '"$1" -f -b -x windowtitle "$2" 2>&1 >/dev/null' _ "$PV" "$SCRATCH/in"
+	[ "$output" = $'4.88KiB\r\e]2;4.88KiB\e\\' ]
+	run "$PV" -x processtitle "$SCRATCH/in"
+	[ "$status" -eq 64 ]
+	[ "$output" = "pv: -x processtitle: the process title is not supported by ncpv" ]
+}
