@@ -91,11 +91,12 @@ static void pv_usage(FILE *f)
 		"  -C, --no-splice          never use splice(2)  -E, --skip-errors  skip read errors\n"
 		"  -Z, --error-skip-block BYTES  with -E, skip to the next multiple of BYTES\n"
 		"  -O, --sparse             seek over blocks of zeros instead of writing them\n"
+		"  -K, --direct-io          O_DIRECT on input and output, bypassing the page cache\n"
 		"  -S, --stop-at-size       stop after --size    -Y, --sync       fdatasync each write\n"
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -U -u -K -M, -x processtitle.\n"
+		"Not supported (refused by name): -U -u -M, -x processtitle.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }
@@ -684,6 +685,7 @@ int cmd_pv(int argc, char **argv)
 	xo.skip_errors = o.skip_errors;
 	xo.skip_block = o.skip_block;
 	xo.sparse = o.sparse;
+	xo.direct = o.direct;
 	if ((r.x = pv_xfer_new(out, &xo)) == NULL) {
 		pv_error("buffer of %zu bytes: %s", bufsize, strerror(errno));
 		return PV_EXIT_USAGE;

@@ -217,6 +217,7 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 		break;
 	case 'C': o->no_splice = 1; break;
 	case 'O': o->sparse = 1; break;
+	case 'K': o->direct = 1; break;
 	case 'E': o->skip_errors++; break;
 	case 'S': o->stop_at_size = 1; break;
 	case 'Y': o->sync = 1; break;

@@ -21,7 +21,7 @@ enum pv_exit {
 struct pv_opts {
 	struct display_opts disp;
 	int numeric, quiet, force, wait, lines, null, stats, cursor;
-	int no_splice, skip_errors, stop_at_size, sync, discard, sparse;
+	int no_splice, skip_errors, stop_at_size, sync, discard, sparse, direct;
 	int has_size, has_width, height;
 	double delay_start, interval, avg_window;
 	uint64_t size, rate_limit, buffer_size, skip_block;

@@ -21,6 +21,16 @@ static void wait_ready(int fd, short events)
 	(void)poll(&p, 1, -1);
 }
 
+/* -K: turn O_DIRECT on or off for fd; 0, or -1 (the file system may not have it). */
+static int set_direct(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT);
+}
+
 static int is_pipe(int fd)
 {
 	struct stat st;
@@ -41,6 +51,7 @@ struct pv_xfer {
 	uint64_t skip_block;	/* -Z: skip to the next multiple of this; 0 grows the skips */
 	int sparse;		/* -O: seek over blocks of zeros (the output is seekable) */
 	int hole_at_end;	/* the last thing done to the output was a seek */
+	int direct;		/* -K: O_DIRECT on the descriptors that take it */
 	unsigned char *buf;
 	size_t size;		/* buffer size */
 	size_t pend_off, pend_len; /* read but not yet written */
@@ -67,12 +78,19 @@ struct pv_xfer *pv_xfer_new(int out, const struct pv_xfer_opts *o)
 	x->discard = o->discard;
 	x->skip_errors = o->skip_errors;
 	x->skip_block = o->skip_block;
+	x->direct = o->direct;
+	if (x->direct)
+		x->no_splice = 1; /* the page cache is what -K avoids: read and write, not splice */
 	/* -O needs an output that can seek; elsewhere it writes as usual. */
 	x->sparse = o->sparse && out >= 0 && lseek(out, 0, SEEK_CUR) >= 0;
 	if (x->sparse)
 		x->no_splice = 1;
 	x->out_pipe = out >= 0 && is_pipe(out);
-	x->buf = malloc(x->size);
+	/* Page-aligned, as O_DIRECT (-K) requires of the memory it reads into and writes from. */
+	if (posix_memalign((void **)&x->buf, 4096, x->size) != 0)
+		x->buf = NULL;
+	if (x->direct && out >= 0)
+		(void)set_direct(out, 1);
 	if (x->buf == NULL) {
 		free(x);
 		errno = ENOMEM;
@@ -114,6 +132,8 @@ void pv_xfer_skipped(const struct pv_xfer *x, uint64_t *at, uint64_t *len, int *
 
 void pv_xfer_set_input(struct pv_xfer *x, int in)
 {
+	if (x->direct)
+		(void)set_direct(in, 1); /* refused by pipes and some file systems: then cached */
 	x->in = in;
 	x->pend_off = x->pend_len = x->tail_len = 0;
 	x->skip = 1;
@@ -333,7 +353,11 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 
 		if (x->in_splice)
 			return splice_step(x, max, bytes);
+		if (x->direct && want >= 4096)
+			want &= ~(size_t)4095; /* O_DIRECT reads whole blocks */
 		n = read(x->in, x->buf, want);
+		if (n < 0 && errno == EINVAL && x->direct && set_direct(x->in, 0) == 0)
+			n = read(x->in, x->buf, want); /* an unaligned length: this read without O_DIRECT */
 		if (n == 0)
 			return PV_STEP_EOF;
 		if (n < 0) {
@@ -375,6 +399,8 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 			size_t len = x->sparse ? data_run(x->buf + x->pend_off, x->pend_len) : x->pend_len;
 
 			n = write(x->out, x->buf + x->pend_off, len);
+			if (n < 0 && errno == EINVAL && x->direct && set_direct(x->out, 0) == 0)
+				n = write(x->out, x->buf + x->pend_off, len); /* the unaligned tail */
 			x->hole_at_end = 0;
 			if (n < 0) {
 				if (errno == EAGAIN)

@@ -30,6 +30,7 @@ struct pv_xfer_opts {
 	int skip_errors;	/* -E */
 	uint64_t skip_block;	/* -Z BYTES: with -E, skip to the next multiple of BYTES; 0 adapts */
 	int sparse;		/* -O: seek over 4 KiB blocks of zeros instead of writing them */
+	int direct;		/* -K: O_DIRECT on input and output where they take it */
 };
 
 /* The data path's state, opaque: only the functions below touch it. */

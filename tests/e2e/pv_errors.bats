@@ -13,8 +13,8 @@ teardown() {
 
 @test "every pv option ncpv lacks is refused with a one-line error naming it" {
 	local o
-	for o in "-U f" "-u x" "-K" "-M" \
-		"--monitor" "--direct-io" "--store-and-forward=f" "--bar-style=plain"; do
+	for o in "-U f" "-u x" "-M" "-x proc" \
+		"--monitor" "--store-and-forward=f" "--bar-style=plain"; do
 		# shellcheck disable=SC2086
 		run "$NCPV" pv $o </dev/null
 		[ "$status" -eq 64 ]
@@ -117,8 +117,8 @@ teardown() {
 	head -c 1024 /dev/zero >"$SCRATCH/in"
 	run bash -c '"$1" -f -b <"$2" 2>&1 >/dev/null' _ "$SCRATCH/pv" "$SCRATCH/in"
 	[ "$output" = $'1.00KiB\r' ]
-	run "$SCRATCH/pv" -K
-	[[ "$output" == *"-K (--direct-io) is not supported"* ]]
+	run "$SCRATCH/pv" -U x
+	[[ "$output" == *"-U (--store-and-forward) is not supported"* ]]
 }
 
 @test "the pidfile holds our PID while running and is removed after" {
@@ -180,4 +180,37 @@ teardown() {
 	cmp "$SCRATCH/in" "$SCRATCH/out2"
 	# To a pipe it writes as usual.
 	"$NCPV" pv -q -O "$SCRATCH/in" | cmp - "$SCRATCH/in"
+}
+
+# fd_flags PID PATH: the open flags (octal, from /proc) of PID's descriptor open on PATH.
+fd_flags() {
+	local f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = "$2" ] && awk '/^flags/ { print $2 }' "/proc/$1/fdinfo/${f##*/}"
+	done 2>/dev/null
+	return 0
+}
+
+@test "-K reads and writes with O_DIRECT where the file system takes it, the bytes unchanged" {
+	local pid in_flags out_flags i
+	make_file "$SCRATCH/in" 3000123
+	"$NCPV" pv -q -K -L 2M -o "$SCRATCH/out" "$SCRATCH/in" &
+	pid=$!
+	STARTED_PIDS+=("$pid")
+	# Until the input is open (at most 5 s); the copy takes about 1.5 s.
+	for ((i = 0; i < 250; i++)); do
+		in_flags=$(fd_flags "$pid" "$SCRATCH/in")
+		out_flags=$(fd_flags "$pid" "$SCRATCH/out")
+		[ -n "$in_flags" ] && [ -n "$out_flags" ] && [ $((8#$in_flags & 8#40000)) -ne 0 ] && break
+		sleep 0.02
+	done
+	if [ "$(stat -f -c %T "$SCRATCH")" != tmpfs ]; then
+		# O_DIRECT is 040000 in the flags /proc shows (octal), on the input and the output.
+		[ $((8#$in_flags & 8#40000)) -ne 0 ]
+		[ $((8#$out_flags & 8#40000)) -ne 0 ]
+	fi
+	wait "$pid"
+	cmp "$SCRATCH/in" "$SCRATCH/out"
+	# Where it cannot (a pipe), the copy is the same.
+	"$NCPV" pv -q -K "$SCRATCH/in" | cmp - "$SCRATCH/in"
 }
