@@ -92,11 +92,12 @@ static void pv_usage(FILE *f)
 		"  -Z, --error-skip-block BYTES  with -E, skip to the next multiple of BYTES\n"
 		"  -O, --sparse             seek over blocks of zeros instead of writing them\n"
 		"  -K, --direct-io          O_DIRECT on input and output, bypassing the page cache\n"
+		"  -U, --store-and-forward FILE  all input into FILE first, then FILE to the output\n"
 		"  -S, --stop-at-size       stop after --size    -Y, --sync       fdatasync each write\n"
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -U -u -M, -x processtitle.\n"
+		"Not supported (refused by name): -u -M, -x processtitle.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }
@@ -367,12 +368,12 @@ static int open_output(const struct pv_opts *o)
 
 /* -o: refuse (status 4, the file untouched) when an input is the output
  * file, else truncate it as open(O_TRUNC) would have. 0 or a pv status. */
-static int check_and_truncate_output(const struct pv_opts *o, int out)
+static int check_and_truncate_output(const struct pv_opts *o, int out, const char *path)
 {
 	struct stat os, is;
 	int n = o->nfiles > 0 ? o->nfiles : 1;
 
-	if (o->output == NULL || out < 0 || fstat(out, &os) < 0 || !S_ISREG(os.st_mode))
+	if (path == NULL || out < 0 || fstat(out, &os) < 0 || !S_ISREG(os.st_mode))
 		return 0;
 	for (int i = 0; i < n; i++) {
 		const char *name = o->nfiles > 0 ? o->files[i] : "-";
@@ -385,11 +386,23 @@ static int check_and_truncate_output(const struct pv_opts *o, int out)
 		}
 	}
 	if (ftruncate(out, 0) < 0) {
-		pv_error("%s: %s", o->output, strerror(errno));
+		pv_error("%s: %s", path, strerror(errno));
 		return PV_EXIT_ACCESS;
 	}
 	return 0;
 }
+
+/* The last line of a run (none after a failure or a signal, as pv), ended by "\n". */
+static void last_line(struct pv_run *r)
+{
+	if (r->opened > 0 && !stop_signal && !r->write_failed && !(r->status & PV_EXIT_SAME) &&
+	    may_draw(r, clock_now())) {
+		draw(r, clock_now(), 1);
+		if (!r->o->numeric && r->shown && r->cursor == NULL)
+			emit(r, "\n", 1);
+	}
+}
+
 
 /* Whether in (a regular file) is the output file itself. */
 static int same_as_output(int in, int out)
@@ -567,6 +580,33 @@ static void copy_all(struct pv_run *r)
 	r->opened = opened;
 }
 
+/*
+ * -U: the inputs went into the store file; now that file goes to out, as a second run
+ * with its own count and line. 0, or -1 (reported) when it cannot.
+ */
+static int forward_stored(struct pv_run *r, int out, const struct pv_xfer_opts *xo, char **store_name,
+			  const char *name)
+{
+	uint64_t stored = r->count;
+
+	pv_xfer_free(r->x);
+	if ((r->x = pv_xfer_new(out, xo)) == NULL) {
+		pv_error("buffer of %zu bytes: %s", xo->buffer_size, strerror(errno));
+		return -1;
+	}
+	r->o->files = store_name;
+	r->o->nfiles = 1;
+	r->disp.o.name = name;
+	if (!r->o->has_size)
+		r->size = stored;
+	r->count = 0;
+	r->started = 0;
+	r->begin = clock_now();
+	meter_start(&r->meter, r->begin);
+	copy_all(r);
+	return 0;
+}
+
 static void print_stats(struct pv_run *r)
 {
 	const struct display_opts *d = &r->disp.o;
@@ -644,9 +684,10 @@ int cmd_pv(int argc, char **argv)
 	enum cmd_parse parsed;
 	struct pv_opts o;
 	struct pv_run r;
-	int rc, out;
+	int rc, out, store = -1;
 	size_t bufsize;
 	struct pv_xfer_opts xo;
+	char *store_name[1];
 
 	if ((parsed = parse_into(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
@@ -667,10 +708,22 @@ int cmd_pv(int argc, char **argv)
 	if (o.pidfile && write_pidfile(o.pidfile) < 0)
 		return PV_EXIT_PIDFILE;
 	out = open_output(&o);
-	rc = out < 0 && (!o.discard || o.output) ? PV_EXIT_ACCESS : check_and_truncate_output(&o, out);
+	rc = out < 0 && (!o.discard || o.output) ? PV_EXIT_ACCESS : check_and_truncate_output(&o, out, o.output);
+	if (rc == 0 && o.store_file) {
+		/* Not O_TRUNC: an input may be this very file (refused below, the file intact). */
+		store = open(o.store_file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (store < 0) {
+			pv_error("%s: %s", o.store_file, strerror(errno));
+			rc = PV_EXIT_ACCESS;
+		} else {
+			rc = check_and_truncate_output(&o, store, o.store_file);
+		}
+	}
 	if (rc != 0) {
 		if (out > STDERR_FILENO)
 			close(out);
+		if (store >= 0)
+			close(store);
 		if (o.pidfile)
 			unlink(o.pidfile);
 		return rc;
@@ -686,7 +739,7 @@ int cmd_pv(int argc, char **argv)
 	xo.skip_block = o.skip_block;
 	xo.sparse = o.sparse;
 	xo.direct = o.direct;
-	if ((r.x = pv_xfer_new(out, &xo)) == NULL) {
+	if ((r.x = pv_xfer_new(store >= 0 ? store : out, &xo)) == NULL) {
 		pv_error("buffer of %zu bytes: %s", bufsize, strerror(errno));
 		return PV_EXIT_USAGE;
 	}
@@ -715,7 +768,17 @@ int cmd_pv(int argc, char **argv)
 	meter_start(&r.meter, r.begin);
 	setup_signals(&r);
 
+	if (store >= 0)
+		r.disp.o.name = "(input)"; /* -U: the first line is the storing */
 	copy_all(&r);
+	if (store >= 0 && !stop_signal && !r.write_failed && r.opened > 0) {
+		last_line(&r);
+		store_name[0] = (char *)o.store_file;
+		if (forward_stored(&r, out, &xo, store_name, o.disp.name) < 0)
+			r.status |= PV_EXIT_USAGE;
+	}
+	if (store >= 0)
+		close(store);
 	if (pv_xfer_finish(r.x) < 0) {
 		pv_error("write failed: %s", strerror(errno));
 		r.status |= PV_EXIT_TRANSFER;
@@ -724,14 +787,7 @@ int cmd_pv(int argc, char **argv)
 	stop_ticks();
 	if (stop_signal)
 		r.status |= PV_EXIT_SIGNAL;
-	/* pv 1.10 draws no last line when no input could be opened, the input was the output,
-	 * the output failed or a signal ended the run. */
-	if (r.opened > 0 && !stop_signal && !r.write_failed && !(r.status & PV_EXIT_SAME) &&
-	    may_draw(&r, clock_now())) {
-		draw(&r, clock_now(), 1);
-		if (!o.numeric && r.shown && r.cursor == NULL)
-			emit(&r, "\n", 1);
-	}
+	last_line(&r);
 	if (o.stats)
 		print_stats(&r);
 	if (out > STDERR_FILENO && close(out) < 0) {

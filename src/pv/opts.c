@@ -218,6 +218,7 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 	case 'C': o->no_splice = 1; break;
 	case 'O': o->sparse = 1; break;
 	case 'K': o->direct = 1; break;
+	case 'U': o->store_file = arg; break;
 	case 'E': o->skip_errors++; break;
 	case 'S': o->stop_at_size = 1; break;
 	case 'Y': o->sync = 1; break;

@@ -27,6 +27,7 @@ struct pv_opts {
 	uint64_t size, rate_limit, buffer_size, skip_block;
 	const char *size_arg, *rate_arg, *buffer_arg; /* read once -k is known */
 	const char *output, *pidfile, *size_file;
+	const char *store_file;	/* -U FILE: all input there first, then to the output */
 	char **files; /* borrowed from argv */
 	int nfiles;
 	long watch_pid;	/* -d PID[:FD]: watch another process (0: not) */

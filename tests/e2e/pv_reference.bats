@@ -130,3 +130,17 @@ Try \`pv --help' for more information." ]
 	[ "$status" -eq 64 ]
 	[ "$output" = "pv: -x processtitle: the process title is not supported by ncpv" ]
 }
+
+@test "-U FILE: all input stored in FILE first, then forwarded, a line for each as pv draws them" {
+	make_file "$SCRATCH/in" 3000000
+	run bash -c '"$1" -f -b -U "$2/store" "$2/in" 2>&1 >"$2/out"' _ "$PV" "$SCRATCH"
+	[ "$status" -eq 0 ]
+	[ "$output" = $'  (input): 2.86MiB\r\n2.86MiB           \r' ]
+	cmp "$SCRATCH/in" "$SCRATCH/store"
+	cmp "$SCRATCH/in" "$SCRATCH/out"
+	# The store file being an input is refused, and the input left intact.
+	cp "$SCRATCH/in" "$SCRATCH/copy"
+	run "$PV" -q -U "$SCRATCH/copy" "$SCRATCH/copy"
+	[ "$status" -eq 4 ]
+	cmp "$SCRATCH/in" "$SCRATCH/copy"
+}
