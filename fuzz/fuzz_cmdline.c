@@ -10,11 +10,20 @@
 
 #define MAX_ARGS 64
 
+/* pv's engine-side parser prints nothing: an error must come with its message. */
 static enum cmd_parse pv_parse(int argc, char **argv)
 {
 	struct pv_opts o;
+	struct pv_parse_err e;
 
-	return pv_parse_options(argc, argv, &o);
+	switch (pv_parse_options(argc, argv, &o, &e)) {
+	case PV_PARSE_RUN:
+		return CMD_PARSE_RUN;
+	case PV_PARSE_ERROR:
+		return e.msg[0] != '\0' ? CMD_PARSE_USAGE : (enum cmd_parse)99;
+	default:
+		return CMD_PARSE_DONE;
+	}
 }
 
 /* nc's parser keeps its own convention: 0 go on, 1 after --help, -1 after an error. Anything

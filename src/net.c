@@ -377,6 +377,13 @@ int net_socket_error(int fd)
 	return e;
 }
 
+void net_reset_on_close(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
 uint64_t net_unacked(int fd)
 {
 	int q = 0;

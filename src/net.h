@@ -85,6 +85,10 @@ ssize_t net_discard(int fd, void *scratch, size_t len);
 /* Pending socket error (SO_ERROR), 0 when none. */
 int net_socket_error(int fd);
 
+/* Make the next close of fd send a reset instead of a FIN (SO_LINGER 0), so
+ * that the peer cannot take a transfer cut short for a complete one. */
+void net_reset_on_close(int fd);
+
 /* Bytes written to a TCP socket that the peer has not acknowledged yet
  * (SIOCOUTQ: still kept after a reset). After shutdown(SHUT_WR) the FIN
  * counts as one until acknowledged. 0 when the kernel cannot tell. */

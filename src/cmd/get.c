@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -26,7 +25,8 @@
 #include "../source.h"
 #include "../units.h"
 
-#define IO_CHUNK (1u << 20)
+/* The most one source_send asks for: per-call costs vanish, the socket buffer stays the limit. */
+#define SEND_CHUNK (1u << 20)
 /* One TLS write: four records, so a retry after TLS_WANT_WRITE is cheap to repeat. */
 #define TLS_CHUNK ((size_t)64 * 1024)
 
@@ -289,6 +289,12 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 				res->ended = "bytes";
 				return 0;
 			}
+			/* Past --size it can only fail; an endless server would never let it end. */
+			if (o->has_size && p->meter.bytes > o->size) {
+				snprintf(err, errlen, "receive from %s: the server sent more than --size (%llu bytes)",
+					 res->peer, (unsigned long long)o->size);
+				return NCPV_EXIT_FAIL;
+			}
 		} else if (n == 0) {
 			return 0;
 		} else if (n == -2) {
@@ -333,42 +339,31 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 	}
 }
 
-/* Close with a reset rather than a FIN, so the peer sees an upload cut short as cut short. */
-static void reset_on_close(int sock)
+/* source_send over TLS, with its results: bytes, 0 at the source's end, SOURCE_SEND_WAIT,
+ * SOURCE_SEND_EREAD, or -1 with errno (EAGAIN: wait for room; EPROTO: a TLS failure, its
+ * reason in why). A file's bytes are read into scratch (TLS_CHUNK bytes) at pos, so a retry
+ * after TLS_WANT_WRITE passes the same bytes; a stream's stay in the source until sent. */
+static ssize_t tls_source_send(struct tls_conn *tls, struct source *src, uint64_t pos, size_t want,
+			       void *scratch, char *why, size_t whylen)
 {
-	struct linger lg = { 1, 0 };
+	const void *data = scratch;
+	ssize_t n, w;
 
-	setsockopt(sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
-/* Nothing at an offset below the size the file had when opened: it was
- * truncated under us. What the server got is not the file. */
-static int source_shrank(const struct get_opts *o, int sock, struct source *src,
-			 const struct progress *p, char *err, size_t errlen)
-{
-	reset_on_close(sock);
-	snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes", o->source,
-		 (unsigned long long)p->meter.bytes, (unsigned long long)source_size(src));
-	return NCPV_EXIT_FILE;
-}
-
-/* One TLS write for upload: bytes written, or -1 with errno (EAGAIN: wait for
- * room; EPROTO: a TLS failure, its reason in err). */
-static ssize_t upload_tls(struct tls_conn *tls, const void *data, size_t n, char *err, size_t errlen)
-{
-	ssize_t w = tls_write(tls, data, n < TLS_CHUNK ? n : TLS_CHUNK, err, errlen);
-
+	if (want > TLS_CHUNK)
+		want = TLS_CHUNK;
+	if (source_kind(src) == SOURCE_FILE)
+		n = pread(source_fd(src), scratch, want, (off_t)pos);
+	else if ((n = source_peek(src, want, &data)) < 0 && errno == EAGAIN)
+		return SOURCE_SEND_WAIT;
+	if (n <= 0)
+		return n < 0 ? SOURCE_SEND_EREAD : 0;
+	w = tls_write(tls, data, (size_t)n, why, whylen);
+	if (w > 0 && source_kind(src) != SOURCE_FILE)
+		source_consume(src, (size_t)w);
 	if (w >= 0)
 		return w;
 	errno = w == TLS_WANT_READ || w == TLS_WANT_WRITE ? EAGAIN : w == TLS_EIO ? errno : EPROTO;
 	return -1;
-}
-
-/* A TLS write failed for the reason why: say where. */
-static int send_failed(const struct result *res, const char *why, char *err, size_t errlen)
-{
-	snprintf(err, errlen, "send to %s: %s", res->peer, why);
-	return NCPV_EXIT_FAIL;
 }
 
 /* Send close_notify, waiting a little for room if the socket is full. */
@@ -385,18 +380,18 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 		  struct sink *drain, struct source *src, struct progress *p, struct result *res,
 		  char *err, size_t errlen)
 {
+	char why[256]; /* a TLS write's failure */
+
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
 	double last_io = p->meter.start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
-	off_t off = 0;
-	char why[256]; /* a TLS write's failure */
 
 	if (source_kind(src) == SOURCE_FILE && source_size(src) < cap)
 		cap = source_size(src);
 	res->ended = "eof";
 	while (p->meter.bytes < cap) {
 		uint64_t left = cap - p->meter.bytes;
-		size_t want = left < IO_CHUNK ? (size_t)left : IO_CHUNK;
+		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
 		/* What to wait for when nothing moved: room in the socket, or
 		 * bytes from a stream source (a FIFO whose writer is slow). */
 		int wait_fd = -1;
@@ -404,40 +399,28 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 		ssize_t n;
 		double now;
 
-		if (tls && source_kind(src) == SOURCE_FILE) {
-			/* pread again after TLS_WANT_WRITE gives the same bytes to retry with. */
-			n = pread(source_fd(src), scratch, want < TLS_CHUNK ? want : TLS_CHUNK, off);
-			if (n == 0)
-				return source_shrank(o, sock, src, p, err, errlen);
-			if (n > 0 && (n = upload_tls(tls, scratch, (size_t)n, why, sizeof(why))) > 0)
-				off += n;
-			if (n < 0 && errno == EPROTO)
-				return send_failed(res, why, err, errlen);
-		} else if (source_kind(src) == SOURCE_FILE) {
-			n = sendfile(sock, source_fd(src), &off, want);
-			if (n == 0)
-				return source_shrank(o, sock, src, p, err, errlen);
-		} else {
-			const void *data;
-			ssize_t k = source_peek(src, want, &data);
-
-			if (k < 0 && errno == EAGAIN) {
-				wait_fd = source_fd(src);
-				wait_for = POLLIN;
-				n = 0;
-			} else if (k < 0) {
-				snprintf(err, errlen, "cannot read source '%s': %s", o->source, strerror(errno));
-				return NCPV_EXIT_FILE;
-			} else if (k == 0) {
-				break;
-			} else {
-				n = tls ? upload_tls(tls, data, (size_t)k, why, sizeof(why))
-					: send(sock, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
-				if (n > 0)
-					source_consume(src, (size_t)n);
-				if (n < 0 && errno == EPROTO)
-					return send_failed(res, why, err, errlen);
-			}
+		n = tls ? tls_source_send(tls, src, p->meter.bytes, want, scratch, why, sizeof(why))
+			: source_send(src, sock, p->meter.bytes, want);
+		if (n == -1 && tls && errno == EPROTO) {
+			snprintf(err, errlen, "send to %s: %s", res->peer, why);
+			return NCPV_EXIT_FAIL;
+		}
+		if (n == 0 && source_kind(src) == SOURCE_FILE) {
+			/* Nothing at an offset below the size it had when opened: the
+			 * file was truncated under us. What the server got is not the file. */
+			net_reset_on_close(sock);
+			snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes",
+				 o->source, (unsigned long long)p->meter.bytes,
+				 (unsigned long long)source_size(src));
+			return NCPV_EXIT_FILE;
+		}
+		if (n == SOURCE_SEND_WAIT) {
+			wait_fd = source_fd(src);
+			wait_for = POLLIN;
+			n = 0;
+		} else if (n == SOURCE_SEND_EREAD) {
+			snprintf(err, errlen, "cannot read source '%s': %s", o->source, strerror(errno));
+			return NCPV_EXIT_FILE;
 		}
 		if (n > 0)
 			meter_add(&p->meter, (uint64_t)n);
