@@ -131,7 +131,9 @@ static ssize_t fill_from_stdin(struct relay *r)
 	size_t space = room(b);
 	ssize_t n;
 
-	if (r->o->udp) /* one read, one datagram */
+	/* One read, one datagram; the datagram starts at b->off, so the room
+	 * left at the tail still bounds the read. */
+	if (r->o->udp && space > UDP_SEND_MAX - b->len)
 		space = b->len >= UDP_SEND_MAX ? 0 : UDP_SEND_MAX - b->len;
 	if (!r->o->crlf) {
 		n = read(STDIN_FILENO, b->data + b->off + b->len, space);
