@@ -112,36 +112,52 @@ static void sleep_seconds(double s)
 		;
 }
 
-/* Room at the end of b, moving the data to the front when that helps. */
-static size_t room(struct buffer *b)
+/*
+ * Room at the end of b for a read that needs at least need bytes, moving the
+ * data to the front when the tail is shorter than that or than the gap at the
+ * front (so a slow reader cannot shrink the tail to nothing). 0 means no room:
+ * the caller must not read, as read(2) of 0 bytes returns 0, which is EOF.
+ */
+static size_t room(struct buffer *b, size_t need)
 {
+	size_t tail;
+
 	if (b->len == 0)
 		b->off = 0;
-	else if (b->off > 0 && b->off + b->len == b->cap) {
+	tail = b->cap - b->off - b->len;
+	if (b->off > 0 && (tail < need || tail < b->off)) {
 		memmove(b->data, b->data + b->off, b->len);
 		b->off = 0;
+		tail = b->cap - b->len;
 	}
-	return b->cap - b->off - b->len;
+	return tail < need ? 0 : tail;
 }
 
-/* Read stdin into the up buffer (translating LF to CRLF with -C). */
+/* Read stdin into the up buffer (translating LF to CRLF with -C). A full
+ * buffer returns -1 with EAGAIN, never 0, which means end of input. */
 static ssize_t fill_from_stdin(struct relay *r)
 {
 	struct buffer *b = &r->up;
-	size_t space = room(b);
+	size_t space = room(b, r->o->crlf ? 2 : 1);
 	ssize_t n;
 
 	/* One read, one datagram; the datagram starts at b->off, so the room
 	 * left at the tail still bounds the read. */
 	if (r->o->udp && space > UDP_SEND_MAX - b->len)
 		space = b->len >= UDP_SEND_MAX ? 0 : UDP_SEND_MAX - b->len;
+	if (r->o->crlf)
+		space /= 2; /* each byte read may become two */
+	if (space == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
 	if (!r->o->crlf) {
 		n = read(STDIN_FILENO, b->data + b->off + b->len, space);
 		if (n > 0)
 			b->len += (size_t)n;
 		return n;
 	}
-	n = read(STDIN_FILENO, r->scratch, space / 2);
+	n = read(STDIN_FILENO, r->scratch, space);
 	for (ssize_t i = 0; i < n; i++) {
 		uint8_t c = r->scratch[i];
 
@@ -190,8 +206,14 @@ static int drain_to_stdout(struct relay *r)
 static ssize_t fill_from_net(struct relay *r)
 {
 	struct buffer *b = &r->down;
-	size_t space = room(b);
-	ssize_t n = read(r->pfd[P_NETIN].fd, b->data + b->off + b->len, space);
+	size_t space = room(b, 1);
+	ssize_t n;
+
+	if (space == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	n = read(r->pfd[P_NETIN].fd, b->data + b->off + b->len, space);
 
 	if (n > 0) {
 		if (r->o->telnet) {
