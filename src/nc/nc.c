@@ -250,7 +250,7 @@ static void print_json(const struct nc_totals *t, int rc)
 int cmd_nc(int argc, char **argv)
 {
 	struct nc_opts *o = calloc(1, sizeof(*o));
-	struct nc_totals t = { 0, 0, loop_now() };
+	struct nc_totals t = { .start = loop_now() };
 	struct nc_meter *m;
 	int rc;
 

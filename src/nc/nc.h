@@ -4,7 +4,9 @@
 #define NCPV_NC_H
 
 #include <stddef.h>
+#include <poll.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/socket.h>
 
 #include "../net.h"
@@ -48,9 +50,11 @@ int nc_parse_options(int argc, char **argv, struct nc_opts *o);
  * (decimal or 0x hex) to a TOS byte; -1 if unknown. Pure. */
 int nc_parse_tos(const char *s);
 
-/* Totals across every connection of one run, for --progress and --json. */
+/* Totals across every connection of one run, for --progress and --json.
+ * dropped counts bytes read from one end that the relay then had to throw
+ * away because the other end failed (a reset peer, a closed stdout). */
 struct nc_totals {
-	uint64_t sent, received;
+	uint64_t sent, received, dropped;
 	double start;
 };
 
@@ -65,6 +69,30 @@ struct nc_totals {
 struct nc_meter;
 int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
 	     struct nc_totals *t, struct nc_meter *m);
+
+/*
+ * The system calls the relay makes, so that a test can drive it through a
+ * made-up schedule of short reads, EAGAIN and EINTR (fuzz/fuzz_relay.c).
+ * Each gets ctx first and otherwise behaves as the call it is named after.
+ * in_fd and out_fd stand for stdin and stdout; bufsize is each buffer's
+ * size (0: the default; a UDP receive buffer is never smaller than 64 KiB).
+ */
+struct nc_io {
+	ssize_t (*read)(void *ctx, int fd, void *buf, size_t len);
+	ssize_t (*write)(void *ctx, int fd, const void *buf, size_t len);
+	ssize_t (*send)(void *ctx, int fd, const void *buf, size_t len, int flags);
+	int (*poll)(void *ctx, struct pollfd *pfd, nfds_t n, int timeout_ms);
+	int (*shutdown)(void *ctx, int fd, int how);
+	int (*close)(void *ctx, int fd);
+	void (*sleep)(void *ctx, double seconds);
+	void *ctx;
+	int in_fd, out_fd;
+	size_t bufsize;
+};
+
+/* nc_relay through io (NULL: the real system calls on stdin and stdout). */
+int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const uint8_t *initial,
+		size_t initlen, struct nc_totals *t, struct nc_meter *m);
 
 /* The live pv-style line (--progress); NULL-safe no-ops when off. */
 struct nc_meter *nc_meter_new(const struct nc_opts *o);

@@ -29,6 +29,7 @@ struct buffer {
 
 struct relay {
 	const struct nc_opts *o;
+	const struct nc_io *io;
 	struct pollfd pfd[P_COUNT];
 	struct buffer up;   /* stdin -> network */
 	struct buffer down; /* network -> stdout */
@@ -104,13 +105,55 @@ size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *ou
 	return n;
 }
 
-static void sleep_seconds(double s)
+static ssize_t sys_read(void *ctx, int fd, void *buf, size_t len)
+{
+	(void)ctx;
+	return read(fd, buf, len);
+}
+
+static ssize_t sys_write(void *ctx, int fd, const void *buf, size_t len)
+{
+	(void)ctx;
+	return write(fd, buf, len);
+}
+
+static ssize_t sys_send(void *ctx, int fd, const void *buf, size_t len, int flags)
+{
+	(void)ctx;
+	return send(fd, buf, len, flags);
+}
+
+static int sys_poll(void *ctx, struct pollfd *pfd, nfds_t n, int timeout_ms)
+{
+	(void)ctx;
+	return poll(pfd, n, timeout_ms);
+}
+
+static int sys_shutdown(void *ctx, int fd, int how)
+{
+	(void)ctx;
+	return shutdown(fd, how);
+}
+
+static int sys_close(void *ctx, int fd)
+{
+	(void)ctx;
+	return close(fd);
+}
+
+static void sys_sleep(void *ctx, double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
 
+	(void)ctx;
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
 }
+
+static const struct nc_io system_io = {
+	sys_read, sys_write, sys_send, sys_poll, sys_shutdown, sys_close, sys_sleep,
+	NULL, STDIN_FILENO, STDOUT_FILENO, 0
+};
 
 /*
  * Room at the end of b for a read that needs at least need bytes, moving the
@@ -152,12 +195,12 @@ static ssize_t fill_from_stdin(struct relay *r)
 		return -1;
 	}
 	if (!r->o->crlf) {
-		n = read(STDIN_FILENO, b->data + b->off + b->len, space);
+		n = r->io->read(r->io->ctx, r->io->in_fd, b->data + b->off + b->len, space);
 		if (n > 0)
 			b->len += (size_t)n;
 		return n;
 	}
-	n = read(STDIN_FILENO, r->scratch, space);
+	n = r->io->read(r->io->ctx, r->io->in_fd, r->scratch, space);
 	for (ssize_t i = 0; i < n; i++) {
 		uint8_t c = r->scratch[i];
 
@@ -179,21 +222,21 @@ static int drain_to_net(struct relay *r)
 
 	if (r->o->interval > 0 && (lf = memchr(b->data + b->off, '\n', b->len)) != NULL)
 		n = (size_t)(lf - (b->data + b->off)) + 1;
-	w = send(r->pfd[P_NETOUT].fd, b->data + b->off, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	w = r->io->send(r->io->ctx, r->pfd[P_NETOUT].fd, b->data + b->off, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (w < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	b->off += (size_t)w;
 	b->len -= (size_t)w;
 	r->t->sent += (uint64_t)w;
 	if (lf && (size_t)w == n)
-		sleep_seconds(r->o->interval);
+		r->io->sleep(r->io->ctx, r->o->interval);
 	return 0;
 }
 
 static int drain_to_stdout(struct relay *r)
 {
 	struct buffer *b = &r->down;
-	ssize_t w = write(STDOUT_FILENO, b->data + b->off, b->len);
+	ssize_t w = r->io->write(r->io->ctx, r->io->out_fd, b->data + b->off, b->len);
 
 	if (w < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
@@ -213,7 +256,7 @@ static ssize_t fill_from_net(struct relay *r)
 		errno = EAGAIN;
 		return -1;
 	}
-	n = read(r->pfd[P_NETIN].fd, b->data + b->off + b->len, space);
+	n = r->io->read(r->io->ctx, r->pfd[P_NETIN].fd, b->data + b->off + b->len, space);
 
 	if (n > 0) {
 		if (r->o->telnet) {
@@ -221,7 +264,7 @@ static ssize_t fill_from_net(struct relay *r)
 			size_t k = nc_telnet_answers(b->data + b->off + b->len, (size_t)n, &r->telnet_state,
 						     answers, sizeof(answers));
 
-			if (k > 0 && send(r->pfd[P_NETIN].fd, answers, k, MSG_NOSIGNAL) < 0)
+			if (k > 0 && r->io->send(r->io->ctx, r->pfd[P_NETIN].fd, answers, k, MSG_NOSIGNAL) < 0)
 				fprintf(stderr, "nc: telnet answer: %s\n", strerror(errno));
 		}
 		b->len += (size_t)n;
@@ -230,10 +273,17 @@ static ssize_t fill_from_net(struct relay *r)
 	return n;
 }
 
+/* Throw away what b holds (its destination failed), counting it. */
+static void drop(struct relay *r, struct buffer *b)
+{
+	r->t->dropped += b->len;
+	b->len = 0;
+}
+
 static void net_in_gone(struct relay *r, int shut)
 {
 	if (shut && r->pfd[P_NETIN].fd >= 0)
-		shutdown(r->pfd[P_NETIN].fd, SHUT_RD);
+		r->io->shutdown(r->io->ctx, r->pfd[P_NETIN].fd, SHUT_RD);
 	r->pfd[P_NETIN].fd = -1;
 }
 
@@ -253,7 +303,9 @@ static void set_interest(struct relay *r)
 {
 	int udp = r->o->udp;
 
-	r->pfd[P_STDIN].events = r->up.len < (udp ? UDP_SEND_MAX : r->up.cap / 2) ? POLLIN : 0;
+	size_t up_max = udp && UDP_SEND_MAX < r->up.cap / 2 ? UDP_SEND_MAX : r->up.cap / 2;
+
+	r->pfd[P_STDIN].events = r->up.len < up_max ? POLLIN : 0;
 	r->pfd[P_NETOUT].events = r->up.len > 0 ? POLLOUT : 0;
 	r->pfd[P_NETIN].events = (udp ? r->down.len == 0 : r->down.len < r->down.cap) ? POLLIN : 0;
 	r->pfd[P_STDOUT].events = r->down.len > 0 ? POLLOUT : 0;
@@ -287,18 +339,18 @@ static void handle_conditions(struct relay *r)
 		p[P_NETIN].fd = -1;
 	if (p[P_NETOUT].revents & POLLHUP) {
 		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
-			shutdown(p[P_NETOUT].fd, SHUT_WR);
+			r->io->shutdown(r->io->ctx, p[P_NETOUT].fd, SHUT_WR);
 		p[P_NETOUT].fd = -1;
 	}
 	if (p[P_STDOUT].revents & POLLHUP)
 		p[P_STDOUT].fd = -1;
 	if (p[P_NETOUT].fd < 0) {
 		p[P_STDIN].fd = -1;
-		r->up.len = 0; /* nowhere to send it */
+		drop(r, &r->up); /* nowhere to send it */
 	}
 	if (p[P_STDOUT].fd < 0) {
 		net_in_gone(r, 1);
-		r->down.len = 0;
+		drop(r, &r->down);
 	}
 }
 
@@ -316,7 +368,7 @@ static void move_data(struct relay *r)
 		if (drain_to_net(r) < 0) {
 			p[P_NETOUT].fd = -1;
 			p[P_STDIN].fd = -1;
-			r->up.len = 0;
+			drop(r, &r->up);
 		}
 	if ((p[P_NETIN].revents & (POLLIN | POLLHUP)) && p[P_NETIN].fd >= 0 && p[P_NETIN].events) {
 		n = fill_from_net(r);
@@ -332,12 +384,12 @@ static void move_data(struct relay *r)
 	if (r->down.len > 0 && p[P_STDOUT].fd >= 0)
 		if (drain_to_stdout(r) < 0) {
 			p[P_STDOUT].fd = -1;
-			r->down.len = 0;
+			drop(r, &r->down);
 		}
 	/* stdin gone and its data sent: the network's write side is done. */
 	if (p[P_STDIN].fd < 0 && r->up.len == 0) {
 		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
-			shutdown(p[P_NETOUT].fd, SHUT_WR);
+			r->io->shutdown(r->io->ctx, p[P_NETOUT].fd, SHUT_WR);
 		p[P_NETOUT].fd = -1;
 		/* Debian: with -q, a listener (or UDP) stops reading too, and -k ends. */
 		if ((r->o->listen || r->o->udp) && p[P_NETIN].fd >= 0 && r->o->quit_after >= 0 &&
@@ -353,15 +405,24 @@ static void move_data(struct relay *r)
 int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
 	     struct nc_totals *t, struct nc_meter *m)
 {
+	return nc_relay_io(o, NULL, fd, initial, initlen, t, m);
+}
+
+int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const uint8_t *initial,
+		size_t initlen, struct nc_totals *t, struct nc_meter *m)
+{
 	struct relay r;
 	double last_activity = loop_now();
+	size_t bufsize;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.io = io ? io : &system_io;
 	r.t = t;
 	r.m = m;
-	r.up.cap = RELAY_BUF;
-	r.down.cap = RELAY_BUF > initlen + UDP_RECV_MAX ? RELAY_BUF : initlen + UDP_RECV_MAX;
+	bufsize = r.io->bufsize ? r.io->bufsize : RELAY_BUF;
+	r.up.cap = bufsize;
+	r.down.cap = bufsize > initlen + UDP_RECV_MAX ? bufsize : initlen + UDP_RECV_MAX;
 	r.up.data = malloc(r.up.cap);
 	r.down.data = malloc(r.down.cap);
 	r.scratch = o->crlf ? malloc(r.up.cap / 2) : NULL;
@@ -369,7 +430,7 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 		free(r.up.data);
 		free(r.down.data);
 		free(r.scratch);
-		close(fd);
+		r.io->close(r.io->ctx, fd);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -377,17 +438,17 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 		memcpy(r.down.data, initial, initlen);
 	r.down.len = initlen;
 	t->received += initlen;
-	r.pfd[P_STDIN].fd = o->no_stdin ? -1 : STDIN_FILENO;
+	r.pfd[P_STDIN].fd = o->no_stdin ? -1 : r.io->in_fd;
 	r.pfd[P_NETOUT].fd = fd;
 	r.pfd[P_NETIN].fd = fd;
-	r.pfd[P_STDOUT].fd = STDOUT_FILENO;
+	r.pfd[P_STDOUT].fd = r.io->out_fd;
 	for (;;) {
 		int n;
 
 		if (finished(&r))
 			break;
 		set_interest(&r);
-		n = poll(r.pfd, P_COUNT, wait_ms(&r, last_activity));
+		n = r.io->poll(r.io->ctx, r.pfd, P_COUNT, wait_ms(&r, last_activity));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -402,14 +463,16 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 		handle_conditions(&r);
 		move_data(&r);
 	}
-	close(fd);
+	drop(&r, &r.up); /* what -w or a poll failure left behind */
+	drop(&r, &r.down);
+	r.io->close(r.io->ctx, fd);
 	if (o->quit_after > 0) {
 		double until = loop_now() + o->quit_after;
 
 		while (loop_now() < until) {
 			double left = until - loop_now(), step = m ? 1 : left;
 
-			sleep_seconds(left < step ? left : step);
+			r.io->sleep(r.io->ctx, left < step ? left : step);
 			nc_meter_tick(m, t, 0);
 		}
 	}
