@@ -68,6 +68,27 @@ static ssize_t amount(struct fake *f, size_t len)
 	return (ssize_t)(len * (size_t)(b - 39) / 216 + 1 > len ? len : len * (size_t)(b - 39) / 216 + 1);
 }
 
+/* One call moving up to len bytes (at most limit; all of len when whole) from src to dst: -1
+ * with err once the fault of kind `fault` struck, or as the schedule says (EINTR, EAGAIN). */
+static ssize_t transfer(struct fake *f, int fault, int err, void *dst, const void *src, size_t len,
+			size_t limit, int whole)
+{
+	ssize_t n;
+
+	if (f->faulted && f->fault_kind == fault) {
+		errno = err;
+		return -1;
+	}
+	if ((n = amount(f, len)) < 0)
+		return n;
+	if (whole)
+		n = (ssize_t)len;
+	if ((size_t)n > limit)
+		n = (ssize_t)limit;
+	memcpy(dst, src, (size_t)n);
+	return n;
+}
+
 static ssize_t fake_read(void *ctx, int fd, void *buf, size_t len)
 {
 	struct fake *f = ctx;
@@ -78,32 +99,24 @@ static ssize_t fake_read(void *ctx, int fd, void *buf, size_t len)
 	if (fd == FD_IN) {
 		if (f->in_eof)
 			abort(); /* read after EOF */
-		if ((n = amount(f, len)) < 0)
-			return n;
-		if ((size_t)n > f->in_len - f->in_pos)
-			n = (ssize_t)(f->in_len - f->in_pos);
-		memcpy(buf, f->in + f->in_pos, (size_t)n);
-		f->in_pos += (size_t)n;
-		f->in_eof = n == 0;
+		n = transfer(f, -1, 0, buf, f->in + f->in_pos, len, f->in_len - f->in_pos, 0);
+		if (n >= 0) {
+			f->in_pos += (size_t)n;
+			f->in_eof = n == 0;
+		}
 		return n;
 	}
 	if (fd != FD_NET || f->closes || f->rd_shut || f->netin_eof)
 		abort();
-	if (f->faulted && f->fault_kind == 1) {
-		errno = ECONNRESET;
+	if (f->udp && f->netin_pos == f->netin_len && !f->faulted) {
+		errno = EAGAIN; /* a datagram socket never ends: nothing more comes */
 		return -1;
 	}
-	if ((n = amount(f, len)) < 0)
-		return n;
-	if ((size_t)n > f->netin_len - f->netin_pos)
-		n = (ssize_t)(f->netin_len - f->netin_pos);
-	if (n == 0 && f->udp) { /* a datagram socket never ends: nothing more comes */
-		errno = EAGAIN;
-		return -1;
+	n = transfer(f, 1, ECONNRESET, buf, f->netin + f->netin_pos, len, f->netin_len - f->netin_pos, 0);
+	if (n >= 0) {
+		f->netin_pos += (size_t)n;
+		f->netin_eof = n == 0;
 	}
-	memcpy(buf, f->netin + f->netin_pos, (size_t)n);
-	f->netin_pos += (size_t)n;
-	f->netin_eof = n == 0;
 	return n;
 }
 
@@ -114,14 +127,9 @@ static ssize_t fake_write(void *ctx, int fd, const void *buf, size_t len)
 
 	if (fd != FD_OUT || len == 0)
 		abort();
-	if (f->faulted && f->fault_kind == 2) {
-		errno = EPIPE;
-		return -1;
-	}
-	if ((n = amount(f, len)) < 0)
-		return n;
-	memcpy(f->out + f->out_len, buf, (size_t)n);
-	f->out_len += (size_t)n;
+	n = transfer(f, 2, EPIPE, f->out + f->out_len, buf, len, len, 0);
+	if (n > 0)
+		f->out_len += (size_t)n;
 	return n;
 }
 
@@ -135,16 +143,10 @@ static ssize_t fake_send(void *ctx, int fd, const void *buf, size_t len, int fla
 		abort(); /* nothing after the end */
 	if (f->udp && len > UDP_DATAGRAM_MAX)
 		abort();
-	if (f->faulted && f->fault_kind == 1) {
-		errno = ECONNRESET;
-		return -1;
-	}
-	if ((n = amount(f, len)) < 0)
-		return n;
-	if (f->udp)
-		n = (ssize_t)len; /* a datagram goes whole or not at all */
-	memcpy(f->peer + f->peer_len, buf, (size_t)n);
-	f->peer_len += (size_t)n;
+	/* A datagram goes whole or not at all. */
+	n = transfer(f, 1, ECONNRESET, f->peer + f->peer_len, buf, len, len, f->udp);
+	if (n > 0)
+		f->peer_len += (size_t)n;
 	return n;
 }
 
