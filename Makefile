@@ -23,7 +23,7 @@ LDLIBS   := -lm
 
 # BUILD is where objects go: build/ normally, build/asan for `make asan`.
 BUILD    ?= build
-SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/bench/*.c)
+SRC      := $(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/bench/*.c src/link/*.c)
 LIB_SRC  := $(filter-out src/main.c,$(SRC)) src/devtcp/path.c
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -51,7 +51,7 @@ $(BUILD)/ncpv: $(OBJ)
 # The /dev/tcp preload library: its hooks plus the foundation modules it reuses,
 # position-independent, everything hidden but the interposed symbols. Sanitizers
 # stay out of it: it is loaded into programs that are not built with them.
-DEVTCP_SRC := $(wildcard src/devtcp/*.c) src/addr.c src/net.c src/units.c
+DEVTCP_SRC := $(wildcard src/devtcp/*.c) src/addr.c src/clock.c src/net.c src/units.c
 DEVTCP_OBJ := $(DEVTCP_SRC:%.c=$(BUILD)/pic/%.o)
 DEVTCP_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
             -fPIC -fvisibility=hidden -fno-delete-null-pointer-checks $(filter-out -fsanitize=%,$(CFLAGS)) -MMD -MP
@@ -114,6 +114,12 @@ stress: ncpv $(BUILD)/tests/stressor
 
 check: all unit replay e2e hardening
 
+# The end-to-end suite SOAK_RUNS times under CPU load (stress-ng): how often each test fails.
+SOAK_RUNS ?= 5
+.PHONY: check-loaded
+check-loaded: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
+	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/soak -n $(SOAK_RUNS) $(E2E_TESTS)
+
 # The release binary really is PIE, full RELRO, stack-protected and fortified (level 3).
 hardening: $(BUILD)/ncpv
 	tests/hardening.sh $(BUILD)/ncpv "$(CC)" "$(HARDEN)" "$(CFLAGS)"
@@ -145,7 +151,7 @@ fuzz: $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
 # The end-to-end tests with every ncpv process under valgrind memcheck; VALGRIND_TESTS picks
 # bats files (CI runs a subset, see docs/RELIABILITY.md).
 VALGRIND_TESTS ?= tests/e2e
-valgrind: $(BUILD)/ncpv $(BUILD)/tests/stressor
+valgrind: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
 	STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/valgrind/run.sh $(abspath $(BUILD)/ncpv) $(VALGRIND_TESTS)
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), both clean. clang-tidy runs once per
@@ -243,6 +249,11 @@ clean:
 	rm -rf build ncpv ncpv-static libncpv-devtcp.so
 
 -include $(OBJ:.o=.d) $(UNIT_BIN:%=%.d) $(DEVTCP_OBJ:.o=.d)
+
+# The Debian packages every test needs, only the missing ones (apt-get; sudo unless root).
+.PHONY: deps
+deps:
+	tools/deps check
 
 # The README's first command: every download method side by side on loopback,
 # interleaved and repeated (about 3 minutes; BENCH_ARGS adds options, e.g.

@@ -7,15 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "source.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* Bytes per second through source_peek/source_consume, as serve uses them. */
 static double random_rate(size_t total)
@@ -30,7 +23,7 @@ static double random_rate(size_t total)
 		fprintf(stderr, "source-speed: %s\n", err);
 		exit(1);
 	}
-	t0 = now();
+	t0 = clock_now();
 	while (done < total) {
 		const void *data;
 		ssize_t n = source_peek(s, 256 * 1024, &data);
@@ -39,7 +32,7 @@ static double random_rate(size_t total)
 		source_consume(s, (size_t)n);
 		done += (size_t)n;
 	}
-	t0 = now() - t0;
+	t0 = clock_now() - t0;
 	source_free(s);
 	(void)sink;
 	return (double)done / t0;
@@ -56,7 +49,7 @@ static double urandom_rate(size_t total)
 		perror("source-speed: /dev/urandom");
 		exit(1);
 	}
-	t0 = now();
+	t0 = clock_now();
 	while (done < total) {
 		ssize_t n = read(fd, buf, sizeof(buf));
 
@@ -66,7 +59,7 @@ static double urandom_rate(size_t total)
 		}
 		done += (size_t)n;
 	}
-	t0 = now() - t0;
+	t0 = clock_now() - t0;
 	close(fd);
 	return (double)done / t0;
 }

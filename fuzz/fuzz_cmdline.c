@@ -10,27 +10,26 @@
 
 #define MAX_ARGS 64
 
-static int pv_parse(int argc, char **argv)
+static enum cmd_parse pv_parse(int argc, char **argv)
 {
 	struct pv_opts o;
-	int rc = pv_parse_options(argc, argv, &o);
 
-	/* pv's own exit statuses: 64 for a usage error (pv(1)); 0 to run, -1 after --help. */
-	return rc == PV_EXIT_USAGE ? NCPV_EXIT_USAGE : rc;
+	return pv_parse_options(argc, argv, &o);
 }
 
-static int nc_parse(int argc, char **argv)
+/* nc's parser keeps its own convention: 0 go on, 1 after --help, -1 after an error. Anything
+ * else comes back as a value outside the enum, which the harness treats as a finding. */
+static enum cmd_parse nc_parse(int argc, char **argv)
 {
 	struct nc_opts o;
 	int rc = nc_parse_options(argc, argv, &o);
 
-	/* nc's own convention: 0 go on, 1 after --help, -1 after an error (exit 1). */
-	return rc == 1 ? -1 : rc == -1 ? NCPV_EXIT_USAGE : rc;
+	return rc == 0 ? CMD_PARSE_RUN : rc == 1 ? CMD_PARSE_DONE : rc == -1 ? CMD_PARSE_USAGE : (enum cmd_parse)99;
 }
 
 static const struct {
 	const char *name;
-	int (*parse)(int argc, char **argv);
+	enum cmd_parse (*parse)(int argc, char **argv);
 } commands[] = {
 	{ "serve", cmd_serve_parse },
 	{ "get", cmd_get_parse },
@@ -38,6 +37,7 @@ static const struct {
 	{ "devtcp", cmd_devtcp_parse },
 	{ "nc", nc_parse },
 	{ "bench", cmd_bench_parse },
+	{ "link", cmd_link_parse },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -60,7 +60,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s, *argv[MAX_ARGS + 2];
-	int argc = 1, rc;
+	int argc = 1;
+	enum cmd_parse rc;
 	size_t which;
 
 	if (size == 0)
@@ -79,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	argv[argc] = NULL;
 	rc = commands[which].parse(argc, argv);
-	if (rc != 0 && rc != -1 && rc != NCPV_EXIT_USAGE)
+	if (rc != CMD_PARSE_RUN && rc != CMD_PARSE_DONE && rc != CMD_PARSE_USAGE)
 		abort(); /* parsing alone may only accept, show help, or refuse as a usage error */
 	free(s);
 	return 0;

@@ -2,6 +2,7 @@
 /* addr.c - split and check "HOST:PORT" style endpoint specs (pure). */
 #include "addr.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -82,12 +83,37 @@ static int all_digits(const char *s)
 	return 1;
 }
 
+/* "::1:8080" is both the address ::1:8080 and ::1 with port 8080. For a
+ * bare spec whose last group is a decimal number and whose rest is an IPv6
+ * address, the user most likely meant a port: returns 2 when the whole is
+ * an address as well (ambiguous), 1 when only the port reading makes sense,
+ * 0 otherwise. */
+static int v6_with_port(const char *spec)
+{
+	const char *last = strrchr(spec, ':');
+	char head[INET6_ADDRSTRLEN + 1];
+	struct in6_addr a;
+	size_t n;
+
+	if (last == NULL || !all_digits(last + 1) || strlen(last + 1) > 5)
+		return 0;
+	n = (size_t)(last - spec);
+	if (n >= sizeof(head))
+		return 0;
+	memcpy(head, spec, n);
+	head[n] = '\0';
+	if (inet_pton(AF_INET6, head, &a) != 1)
+		return 0;
+	return inet_pton(AF_INET6, spec, &a) == 1 ? 2 : 1;
+}
+
 int addr_parse(const char *spec, const char *default_host, const char *default_port,
 	       struct addr_spec *out, char *err, size_t errlen)
 {
 	const char *host = NULL, *port = NULL;
 	size_t hostlen = 0;
 	const char *colon;
+	int v6;
 
 	memset(out, 0, sizeof(*out));
 	if (spec == NULL || *spec == '\0') {
@@ -118,6 +144,18 @@ int addr_parse(const char *spec, const char *default_host, const char *default_p
 		port = colon + 1;
 	} else if (colon == NULL && all_digits(spec)) {
 		port = spec;
+	} else if ((v6 = v6_with_port(spec)) != 0) {
+		const char *last = strrchr(spec, ':');
+		int n = (int)(last - spec);
+
+		if (v6 == 2)
+			snprintf(err, errlen, "invalid address '%s': ambiguous: write '[%.*s]:%s' for port %s, "
+				 "or '[%s]' for the address alone", spec, n, spec, last + 1, last + 1, spec);
+		else
+			snprintf(err, errlen, "invalid address '%s': an IPv6 address needs brackets before "
+				 "its port: '[%.*s]:%s'", spec, n, spec, last + 1);
+		errno = EINVAL;
+		return -1;
 	} else {
 		host = spec; /* a name alone, or a bare IPv6 address (it has no port) */
 		hostlen = strlen(spec);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* loop.c - a small epoll event loop: an fd-indexed table of handlers. */
+#include "clock.h"
 #include "loop.h"
 
 #include <errno.h>
@@ -25,14 +26,6 @@ struct loop {
 	sigset_t mask;
 	struct epoll_event events[LOOP_BATCH];
 };
-
-double loop_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 struct loop *loop_new(void)
 {
@@ -151,7 +144,7 @@ int loop_spin_again(struct loop_spin *sp, double now)
 void loop_spin_done(struct loop_spin *sp)
 {
 	if (sp->since > 0) {
-		sp->cold = loop_now() - sp->since >= sp->window;
+		sp->cold = clock_now() - sp->since >= sp->window;
 		sp->since = 0;
 	}
 }
@@ -172,7 +165,7 @@ static int spin_events(struct loop *l, int timeout_ms)
 {
 	int n = l->spin.cold ? 0 : wait_events(l, 0);
 
-	while (n == 0 && loop_spin_again(&l->spin, loop_now()))
+	while (n == 0 && loop_spin_again(&l->spin, clock_now()))
 		n = wait_events(l, 0);
 	if (n == 0)
 		n = wait_events(l, timeout_ms);

@@ -55,7 +55,4 @@ void loop_set_spin(struct loop *l, double seconds);
  * events handled, 0 on timeout or signal, -1 with errno on failure. */
 int loop_poll(struct loop *l, int timeout_ms);
 
-/* Monotonic clock in seconds. */
-double loop_now(void);
-
 #endif

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "nc", cmd_nc, "netcat (OpenBSD nc as Debian ships it) with an optional pv-style meter" },
 	{ "pv", cmd_pv, "pipe viewer: pv 1.6 compatible progress for a pipeline" },
 	{ "devtcp", cmd_devtcp, "run a program with /dev/tcp (and a listening path) working in it" },
+	{ "link", cmd_link, "run a command behind an emulated link (rate, delay, jitter, loss)" },
 	{ "bench", cmd_bench, "compare download methods: interleaved, repeated, with a verdict" },
 };
 
@@ -28,12 +29,20 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
+	int width = 0;
+
+	/* The summaries start one column after the longest name plus a space. */
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if ((int)strlen(commands[i].name) > width)
+			width = (int)strlen(commands[i].name);
 	fprintf(f, "Usage: ncpv COMMAND [OPTION]... [ARG]...\n"
 		   "Move bytes over TCP and measure how fast they move.\n\n"
 		   "Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-6s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'ncpv COMMAND --help' describes each command.\n"
+		fprintf(f, "  %-*s  %s\n", width, commands[i].name, commands[i].summary);
+	fprintf(f, "\n\"The seed\" is the blog post \"TCP (Client) Networking in Pure Bash\", whose\n"
+		   "nc | pv and pv </dev/tcp tests ncpv repeats and measures properly.\n"
+		   "'ncpv COMMAND --help' describes each command.\n"
 		   "  -h, --help     show this help\n"
 		   "  -V, --version  show the version and build features\n");
 }

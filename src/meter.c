@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* meter.c - transfer rate arithmetic: totals, current and average rate, ETA (pure). */
+/* meter.c - transfer rate arithmetic: totals, the current and average rate, rate statistics (pure). */
 #include "meter.h"
 
 #include <math.h>
@@ -57,7 +57,7 @@ static double window_average(struct meter *m, double now)
 	return span > 0 ? (double)(m->bytes - old->bytes) / span : 0;
 }
 
-void meter_read(struct meter *m, double now, uint64_t size, struct meter_reading *r)
+void meter_read(struct meter *m, double now, struct meter_reading *r)
 {
 	double span = now - m->last_time;
 
@@ -82,15 +82,6 @@ void meter_read(struct meter *m, double now, uint64_t size, struct meter_reading
 		r->average = window_average(m, now);
 	else
 		r->average = r->elapsed > 0 ? (double)m->bytes / r->elapsed : 0;
-	r->eta = -1;
-	r->percent = -1;
-	if (size > 0) {
-		r->percent = 100.0 * (double)m->bytes / (double)size;
-		if (m->bytes >= size)
-			r->eta = 0;
-		else if (r->average > 0)
-			r->eta = (double)(size - m->bytes) / r->average;
-	}
 }
 
 void meter_stats(const struct meter *m, struct meter_stats *s)

@@ -32,8 +32,6 @@ struct meter_reading {
 	double elapsed;	 /* seconds since start */
 	double rate;	 /* bytes/s since the previous reading */
 	double average;	 /* bytes/s since start, or over the window */
-	double eta;	 /* seconds to reach size at the average rate; < 0 unknown */
-	double percent;	 /* of size, 0..100 (may pass 100); < 0 unknown */
 };
 
 /* Rate statistics over the readings taken (the -v line); all 0 without samples. */
@@ -54,9 +52,9 @@ static inline void meter_add(struct meter *m, uint64_t n)
 	m->bytes += n;
 }
 
-/* Take a reading at now; size 0 means unknown. Starts a new rate
- * interval unless less than a millisecond has passed since the last. */
-void meter_read(struct meter *m, double now, uint64_t size, struct meter_reading *r);
+/* Take a reading at now. Starts a new rate interval unless less than a millisecond has
+ * passed since the last. Percent and ETA against a size are the display's (display.h). */
+void meter_read(struct meter *m, double now, struct meter_reading *r);
 
 /* The min/mean/max/mean-deviation of the interval rates read so far. */
 void meter_stats(const struct meter *m, struct meter_stats *s);

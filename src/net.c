@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* net.c - socket helpers: resolve, listen, connect with a timeout, name endpoints. */
+#include "clock.h"
 #include "net.h"
 
 #include <errno.h>
@@ -20,14 +21,6 @@
 
 static const struct net_opts default_opts = { .family = AF_UNSPEC, .socktype = SOCK_STREAM };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static int lookup(const char *host, const char *port, const struct net_opts *o, int passive,
 		  struct addrinfo **res, char *err, size_t errlen)
 {
@@ -45,6 +38,12 @@ static int lookup(const char *host, const char *port, const struct net_opts *o, 
 		/* AI_ADDRCONFIG hides ::1 on hosts with only loopback IPv6; ask again without it. */
 		hints.ai_flags &= ~AI_ADDRCONFIG;
 		rc = getaddrinfo(host, port, &hints, res);
+	}
+	if (rc == EAI_SERVICE && port) {
+		/* glibc's "Servname not supported for ai_socktype" names neither the port nor the fix. */
+		snprintf(err, errlen, "unknown port '%s': not a number from 0 to 65535 or a service "
+			 "name in /etc/services", port);
+		return NET_ERESOLVE;
 	}
 	if (rc != 0) {
 		snprintf(err, errlen, "%s%s%s: %s", host && *host ? host : "*",
@@ -188,7 +187,7 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 		o = &default_opts;
 	if ((rc = lookup(host, port, o, 0, &res, err, errlen)) < 0)
 		return rc;
-	deadline = o->timeout_ms > 0 ? now_ms() + o->timeout_ms : 0;
+	deadline = o->timeout_ms > 0 ? clock_now_ms() + o->timeout_ms : 0;
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		int fd, left = -1;
 
@@ -199,7 +198,7 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 			continue;
 		}
 		if (deadline > 0) {
-			left = (int)(deadline - now_ms());
+			left = (int)(deadline - clock_now_ms());
 			if (left < 1)
 				left = 1;
 		}
@@ -398,7 +397,7 @@ int net_ms_until(double until, double now)
 int net_wait_cancel(int fd, short events, int timeout_ms, const volatile sig_atomic_t *cancel)
 {
 	struct pollfd p = { .fd = fd, .events = events };
-	double deadline = timeout_ms >= 0 ? now_ms() + timeout_ms : 0;
+	double deadline = timeout_ms >= 0 ? clock_now_ms() + timeout_ms : 0;
 
 	for (;;) {
 		int slice = timeout_ms, rc;
@@ -419,7 +418,7 @@ int net_wait_cancel(int fd, short events, int timeout_ms, const volatile sig_ato
 		if (rc == 0 && slice == timeout_ms)
 			return 0;
 		if (timeout_ms >= 0) {
-			timeout_ms = (int)(deadline - now_ms());
+			timeout_ms = (int)(deadline - clock_now_ms());
 			if (timeout_ms < 0)
 				timeout_ms = 0;
 		}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* proxy_dial.c - run a SOCKS4, SOCKS5 or HTTP CONNECT handshake on a connected socket. */
+#include "clock.h"
 #include "proxy_dial.h"
 
 #include <errno.h>
@@ -41,7 +42,7 @@ static int send_all(struct dial *d, const void *p, size_t n)
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && errno == EAGAIN) {
-			int left = (int)((d->deadline - loop_now()) * 1000);
+			int left = (int)((d->deadline - clock_now()) * 1000);
 
 			if (left > 0 && net_wait(d->fd, POLLOUT, left) > 0)
 				continue;
@@ -80,7 +81,7 @@ static int read_more(struct dial *d)
 			snprintf(d->err, d->errlen, "proxy read: %s", strerror(errno));
 			return -1;
 		}
-		left = (int)((d->deadline - loop_now()) * 1000);
+		left = (int)((d->deadline - clock_now()) * 1000);
 		if (left <= 0 || net_wait(d->fd, POLLIN, left) <= 0) {
 			snprintf(d->err, d->errlen, "proxy handshake timed out");
 			return -1;
@@ -233,7 +234,7 @@ int proxy_handshake(int fd, const struct proxy_target *t, uint8_t *extra, size_t
 	d.fd = fd;
 	d.err = err;
 	d.errlen = errlen;
-	d.deadline = loop_now() + (t->timeout_ms > 0 ? t->timeout_ms : DEFAULT_TIMEOUT_MS) / 1000.0;
+	d.deadline = clock_now() + (t->timeout_ms > 0 ? t->timeout_ms : DEFAULT_TIMEOUT_MS) / 1000.0;
 	switch (t->proto) {
 	case PROXY_SOCKS4:
 		rc = socks4(&d, t);

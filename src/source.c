@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -260,4 +262,25 @@ void source_consume(struct source *s, size_t n)
 {
 	if (s->kind == SOURCE_RANDOM || s->kind == SOURCE_STREAM)
 		s->pos += n < s->end - s->pos ? n : s->end - s->pos;
+}
+
+ssize_t source_send(struct source *s, int sock, uint64_t pos, size_t max)
+{
+	const void *data;
+	ssize_t k, n;
+
+	if (s->kind == SOURCE_FILE) {
+		off_t off = (off_t)pos;
+
+		return sendfile(sock, s->fd, &off, max);
+	}
+	k = source_peek(s, max, &data);
+	if (k < 0)
+		return errno == EAGAIN ? SOURCE_SEND_WAIT : SOURCE_SEND_EREAD;
+	if (k == 0)
+		return 0;
+	n = send(sock, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (n > 0)
+		source_consume(s, (size_t)n);
+	return n;
 }

@@ -45,6 +45,22 @@ uint64_t source_size(const struct source *s);
 ssize_t source_peek(struct source *s, size_t max, const void **data);
 void source_consume(struct source *s, size_t n);
 
+/* What source_send returns when it sent nothing and the socket is not to blame. */
+#define SOURCE_SEND_WAIT (-2)  /* a stream source has nothing now: poll source_fd for POLLIN */
+#define SOURCE_SEND_EREAD (-3) /* reading the source failed: errno says why */
+
+/*
+ * One non-blocking send of up to max bytes of s to the socket sock: for a
+ * SOURCE_FILE, sendfile(2) from the file's offset pos (the caller keeps
+ * pos + max within the size it took); for the others source_peek, send(2)
+ * and source_consume of what went out (pos is ignored). Returns the bytes
+ * sent (> 0); 0 at the source's end (a stream that ended, or a file with
+ * nothing at pos: it shrank); SOURCE_SEND_WAIT; SOURCE_SEND_EREAD with
+ * errno; or -1 with errno from the socket (EAGAIN: it is full). Never
+ * raises SIGPIPE for a send(2); sendfile(2) does, so callers ignore it.
+ */
+ssize_t source_send(struct source *s, int sock, uint64_t pos, size_t max);
+
 /* Fill buf with fresh pseudo-random bytes from a generator seeded once from
  * getrandom(2) (exposed for tests and benchmarks). len is any size. */
 void source_random_fill(struct source *s, void *buf, size_t len);

@@ -1,233 +1,166 @@
 /* SPDX-License-Identifier: ISC */
-/* link.c - --link: two network namespaces joined by a shaped veth pair (see link.h). */
+/* link.c - --link: two network namespaces joined by ncpv's delay line (see link.h). */
 #include "link.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "method.h"
+#include "../link/line.h"
+#include "../link/sched.h"
 #include "../units.h"
 
-#define NS_PREFIX "ncpv-bench-"
+/* As `ncpv link` without --queue: a NIC's usual txqueuelen. */
+#define BENCH_LINK_QUEUE 1000
 
-int link_parse(const char *spec, double *bits_per_s, double *delay, char *err, size_t errlen)
+int link_parse(const char *spec, double *bits_per_s, double *delay, double *loss, char *err, size_t errlen)
 {
-	char rate[64];
-	const char *comma = strchr(spec, ',');
-	size_t n = comma ? (size_t)(comma - spec) : strlen(spec);
+	char part[3][64];
+	const char *p = spec;
+	int n = 0;
 
-	*delay = 0;
-	if (n == 0 || n >= sizeof(rate)) {
-		snprintf(err, errlen, "expected RATE[,DELAY] such as 94mbit or 94mbit,20ms");
-		return -1;
-	}
-	memcpy(rate, spec, n);
-	rate[n] = '\0';
-	if (units_parse_bitrate(rate, bits_per_s) < 0 || *bits_per_s < 8000 || *bits_per_s > 100e9) {
-		snprintf(err, errlen, "rate '%s': expected 8kbit to 100gbit, such as 94mbit", rate);
-		return -1;
-	}
-	if (comma && (units_parse_seconds(comma + 1, delay) < 0 || *delay > 10)) {
-		snprintf(err, errlen, "delay '%s': expected a round trip of 0 to 10 s, such as 20ms", comma + 1);
-		return -1;
-	}
-	return 0;
-}
+	*delay = *loss = 0;
+	for (; n < 3; n++) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 
-/* Run argv and wait; on failure put "PROGRAM: its first line of output" in err. */
-static int run_tool(char *const argv[], char *err, size_t errlen)
-{
-	int pfd[2], status = 0;
-	char out[512];
-	ssize_t n, len = 0;
-	pid_t pid;
-
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	pid = fork();
-	if (pid == 0) {
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run: %s", strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	while ((n = read(pfd[0], out + len, sizeof(out) - 1 - (size_t)len)) > 0 && len + n < (ssize_t)sizeof(out) - 1)
-		len += n;
-	if (n > 0)
-		len += n;
-	out[len] = '\0';
-	close(pfd[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		out[strcspn(out, "\n")] = '\0';
-		snprintf(err, errlen, "%s %s %s %s: %s", argv[0], argv[1] ? argv[1] : "",
-			 argv[1] && argv[2] ? argv[2] : "", argv[1] && argv[2] && argv[3] ? argv[3] : "",
-			 out[0] ? out : "failed");
-		return -1;
-	}
-	return 0;
-}
-
-#define TOOL(...) run_tool((char *const[]){ __VA_ARGS__, NULL }, err, errlen)
-
-static int on_path(const char *tool)
-{
-	struct bench_method m = { .shell = "sh" };
-	char missing[32];
-
-	snprintf(m.tools, sizeof(m.tools), "%s", tool);
-	return !method_missing_tool(&m, BENCH_STREAM, getenv("PATH") ? getenv("PATH") : "/usr/sbin:/usr/bin:/sbin:/bin",
-				    missing, sizeof(missing));
-}
-
-/* Namespaces left by a bench that was killed (SIGKILL cannot be cleaned up after). */
-static void remove_stale(void)
-{
-	DIR *d = opendir("/run/netns");
-	struct dirent *e;
-	char err[256];
-	size_t errlen = sizeof(err);
-
-	if (d == NULL)
-		return;
-	while ((e = readdir(d)) != NULL) {
-		const size_t plen = strlen(NS_PREFIX);
-		char *end;
-		long pid;
-
-		/* NS_PREFIX PID "-" SIDE, with strtol rather than sscanf's unchecked %d. */
-		if (strncmp(e->d_name, NS_PREFIX, plen) != 0)
-			continue;
-		pid = strtol(e->d_name + plen, &end, 10);
-		if (end != e->d_name + plen && end[0] == '-' && end[1] != '\0' && pid > 0 && pid <= INT_MAX &&
-		    kill((pid_t)pid, 0) < 0 && errno == ESRCH)
-			TOOL("ip", "netns", "del", e->d_name);
-	}
-	closedir(d);
-}
-
-static int shape(struct bench_link *l, int side, char *err, size_t errlen)
-{
-	char rate[32], burst[32], delay[32];
-	double bytes_per_s = l->bits_per_s / 8, b = bytes_per_s / 250;
-
-	/* tbf needs a bucket of at least rate / HZ; a few full frames at least. */
-	if (b < 10 * 1514)
-		b = 10 * 1514;
-	snprintf(rate, sizeof(rate), "%.0fbit", l->bits_per_s);
-	snprintf(burst, sizeof(burst), "%.0f", b);
-	if (TOOL("tc", "-n", l->ns[side], "qdisc", "add", "dev", l->dev[side], "root", "handle", "1:", "tbf",
-		 "rate", rate, "burst", burst, "latency", "50ms") < 0)
-		return -1;
-	if (l->delay <= 0)
-		return 0;
-	snprintf(delay, sizeof(delay), "%.3fms", l->delay * 1000 / 2);
-	if (TOOL("tc", "-n", l->ns[side], "qdisc", "add", "dev", l->dev[side], "parent", "1:1", "handle", "10:",
-		 "netem", "delay", delay) < 0) {
-		char why[200];
-
-		snprintf(why, sizeof(why), "%s", err);
-		snprintf(err, errlen, "cannot add delay: netem is not available (%s); try --link RATE alone", why);
-		return -1;
-	}
-	return 0;
-}
-
-static int build(struct bench_link *l, char *err, size_t errlen)
-{
-	static const char *const addr[2] = { LINK_SERVER_ADDR "/30", LINK_CLIENT_ADDR "/30" };
-	char path[80];
-
-	if (TOOL("ip", "netns", "add", l->ns[0]) < 0)
-		return -1;
-	l->created = 1;
-	if (TOOL("ip", "netns", "add", l->ns[1]) < 0 ||
-	    TOOL("ip", "link", "add", l->dev[0], "type", "veth", "peer", "name", l->dev[1]) < 0)
-		return -1;
-	for (int side = 0; side < 2; side++) {
-		if (TOOL("ip", "link", "set", l->dev[side], "netns", l->ns[side]) < 0 ||
-		    TOOL("ip", "-n", l->ns[side], "addr", "add", (char *)addr[side], "dev", l->dev[side]) < 0 ||
-		    TOOL("ip", "-n", l->ns[side], "link", "set", l->dev[side], "up") < 0 ||
-		    TOOL("ip", "-n", l->ns[side], "link", "set", "lo", "up") < 0 || shape(l, side, err, errlen) < 0)
-			return -1;
-		snprintf(path, sizeof(path), "/run/netns/%s", l->ns[side]);
-		if ((l->ns_fd[side] = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (len == 0 || len >= sizeof(part[n])) {
+			snprintf(err, errlen, "expected RATE[,DELAY[,LOSS]] such as 94mbit, 94mbit,20ms or 94mbit,20ms,1%%");
 			return -1;
 		}
+		memcpy(part[n], p, len);
+		part[n][len] = '\0';
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	if (n == 3) {
+		snprintf(err, errlen, "expected RATE[,DELAY[,LOSS]] such as 94mbit, 94mbit,20ms or 94mbit,20ms,1%%");
+		return -1;
+	}
+	if (units_parse_bitrate(part[0], bits_per_s) < 0 || *bits_per_s < 8000 || *bits_per_s > 100e9) {
+		snprintf(err, errlen, "rate '%s': expected 8kbit to 100gbit, such as 94mbit", part[0]);
+		return -1;
+	}
+	if (n >= 1 && (units_parse_seconds(part[1], delay) < 0 || *delay > 10)) {
+		snprintf(err, errlen, "delay '%s': expected a round trip of 0 to 10 s, such as 20ms", part[1]);
+		return -1;
+	}
+	if (n >= 2) {
+		struct link_params p2[2];
+		char why[128];
+
+		memset(p2, 0, sizeof(p2));
+		if (link_parse_value(part[2], 'p', p2, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "loss '%s': %s", part[2], why);
+			return -1;
+		}
+		*loss = p2[0].loss;
 	}
 	return 0;
 }
 
-int link_setup(struct bench_link *l, double bits_per_s, double delay, char *err, size_t errlen)
+/* The delay line's process: moves packets until the bench closes its end
+ * of the pipe, or dies (PR_SET_PDEATHSIG). Never returns. */
+__attribute__((noreturn)) static void run_line(struct bench_link *l, int wake_fd, pid_t parent)
 {
+	struct link_params p[2];
+	struct link_line *line;
+	char err[256];
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(1);
+	/* The bench's handlers only set its flags: here SIGTERM ends the line,
+	 * and the bench decides what a terminal's SIGINT means. */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_IGN);
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	memset(p, 0, sizeof(p));
+	for (int d = 0; d < 2; d++) {
+		p[d].bits_per_s = (uint64_t)(l->bits_per_s + 0.5);
+		p[d].delay_ns = (int64_t)(l->delay / 2 * 1e9 + 0.5);
+		p[d].loss = l->loss;
+		p[d].queue_packets = BENCH_LINK_QUEUE;
+	}
+	line = link_line_new(p, (uint64_t)getpid(), l->net.pkt_fd, l->net.header, err, sizeof(err));
+	if (line == NULL || link_line_run(line, wake_fd, err, sizeof(err)) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+int link_setup(struct bench_link *l, double bits_per_s, double delay, double loss, char *err, size_t errlen)
+{
+	int pfd[2];
+	pid_t parent = getpid();
+
 	memset(l, 0, sizeof(*l));
-	l->ns_fd[0] = l->ns_fd[1] = l->orig_fd = -1;
+	l->net.ns_fd[0] = l->net.ns_fd[1] = l->net.pkt_fd[0] = l->net.pkt_fd[1] = -1;
+	l->line_fd = -1;
 	l->bits_per_s = bits_per_s;
 	l->delay = delay;
-	if (geteuid() != 0) {
-		snprintf(err, errlen, "--link needs root: it makes network namespaces and shapes them with tc");
-		return -1;
-	}
-	if (!on_path("ip") || !on_path("tc")) {
-		snprintf(err, errlen, "--link needs iproute2 ('ip' and 'tc' on PATH): apt-get install iproute2");
-		return -1;
-	}
-	remove_stale();
-	snprintf(l->ns[0], sizeof(l->ns[0]), NS_PREFIX "%d-s", (int)getpid());
-	snprintf(l->ns[1], sizeof(l->ns[1]), NS_PREFIX "%d-c", (int)getpid());
-	snprintf(l->dev[0], sizeof(l->dev[0]), "ncpvs%d", (int)getpid());
-	snprintf(l->dev[1], sizeof(l->dev[1]), "ncpvc%d", (int)getpid());
+	l->loss = loss;
 	l->orig_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (l->orig_fd < 0) {
 		snprintf(err, errlen, "/proc/self/ns/net: %s", strerror(errno));
 		return -1;
 	}
-	if (build(l, err, errlen) < 0) {
+	if (link_net_setup(&l->net, LINK_MODE_AUTO, err, errlen) < 0) {
+		char why[200];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "--link: %s", why);
 		link_teardown(l);
 		return -1;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0 || (l->line = fork()) < 0) {
+		snprintf(err, errlen, "--link: cannot start the delay line: %s", strerror(errno));
+		l->line = 0;
+		link_teardown(l);
+		return -1;
+	}
+	if (l->line == 0) {
+		close(pfd[1]);
+		run_line(l, pfd[0], parent);
+	}
+	close(pfd[0]);
+	l->line_fd = pfd[1];
+	/* The line holds the devices now; ours would keep them after it ended. */
+	for (int side = 0; side < 2; side++) {
+		close(l->net.pkt_fd[side]);
+		l->net.pkt_fd[side] = -1;
 	}
 	return 0;
 }
 
 int link_enter(struct bench_link *l, int side)
 {
-	return setns(l->ns_fd[side], CLONE_NEWNET);
+	return link_net_enter(&l->net, side);
 }
 
 void link_teardown(struct bench_link *l)
 {
-	char err[256];
-	size_t errlen = sizeof(err);
-
 	if (l->orig_fd >= 0) {
-		setns(l->orig_fd, CLONE_NEWNET);
+		/* Refused in a user namespace of our own (not root): then there is
+		 * nothing to go back to that children would need. */
+		(void)setns(l->orig_fd, CLONE_NEWNET);
 		close(l->orig_fd);
 		l->orig_fd = -1;
 	}
-	for (int side = 0; side < 2; side++)
-		if (l->ns_fd[side] >= 0) {
-			close(l->ns_fd[side]);
-			l->ns_fd[side] = -1;
-		}
-	if (l->created) {
-		/* The veth pair goes with its namespaces; delete it too in case
-		 * setup stopped before moving it. */
-		TOOL("ip", "netns", "del", l->ns[0]);
-		TOOL("ip", "netns", "del", l->ns[1]);
-		TOOL("ip", "link", "del", l->dev[0]);
-		l->created = 0;
+	if (l->line_fd >= 0) {
+		close(l->line_fd);
+		l->line_fd = -1;
 	}
+	if (l->line > 0) {
+		kill(l->line, SIGTERM);
+		waitpid(l->line, NULL, 0);
+		l->line = 0;
+	}
+	link_net_close(&l->net);
 }

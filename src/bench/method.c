@@ -8,11 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../shquote.h"
+
 /* The seed's two pipelines exactly as the blog post wrote them, then the
  * other ways a sysadmin would download. Each is one download; the files
  * test loops it in bash, except where the tool loops itself. */
 static const struct bench_method builtins[] = {
-	{ "ncpv", "{ncpv} get -q {host} {port}", "{ncpv} get -q --count {count} {host} {port}", "", "sh", "" },
+	/* ncpv's own method runs without a shell: its words go straight to exec. */
+	{ "ncpv", "{ncpv} get -q {host} {port}", "{ncpv} get -q --count {count} {host} {port}", "", NULL, "" },
 	{ "nc-pv", "nc {host} {port} | pv >/dev/null", "", "nc pv", "sh", "seed" },
 	{ "pv-devtcp", "pv >/dev/null </dev/tcp/{host}/{port}", "", "bash pv", "bash", "seed" },
 	{ "nc", "nc {host} {port} >/dev/null", "", "nc", "sh", "" },
@@ -33,12 +36,47 @@ size_t method_builtins(struct bench_method *out, size_t max)
 	return NBUILTINS;
 }
 
+static const char *const placeholders[] = { "host", "port", "size", "count", "ncpv" };
+#define NPLACEHOLDERS (sizeof(placeholders) / sizeof(placeholders[0]))
+
+/* The placeholder at p ("{host}" ...), as an index, or -1. */
+static int placeholder_at(const char *p)
+{
+	for (size_t i = 0; p[0] == '{' && i < NPLACEHOLDERS; i++) {
+		size_t n = strlen(placeholders[i]);
+
+		if (strncmp(p + 1, placeholders[i], n) == 0 && p[1 + n] == '}')
+			return (int)i;
+	}
+	return -1;
+}
+
+/* The first placeholder written inside the template's own quotes, or -1:
+ * the bench quotes each value itself, and quotes inside quotes end them. */
+static int placeholder_in_quotes(const char *tmpl)
+{
+	char quote = 0;
+
+	for (const char *p = tmpl; *p; p++) {
+		if (quote != '\'' && *p == '\\' && p[1] != '\0')
+			p++;
+		else if (quote == 0 && (*p == '\'' || *p == '"'))
+			quote = *p;
+		else if (quote != 0 && *p == quote)
+			quote = 0;
+		else if (quote != 0 && placeholder_at(p) >= 0)
+			return placeholder_at(p);
+	}
+	return -1;
+}
+
 int method_parse_user(const char *spec, struct bench_method *out, char *err, size_t errlen)
 {
 	const char *eq = strchr(spec, '=');
 	size_t namelen = eq ? (size_t)(eq - spec) : 0;
 	struct method_vars probe = { "h", "p", "s", "c", "n" };
-	char scratch[METHOD_CMD_MAX], bad[32];
+	char scratch[METHOD_CMD_MAX * 2], bad[32];
+	int q;
 
 	memset(out, 0, sizeof(*out));
 	if (eq == NULL || namelen == 0) {
@@ -67,6 +105,11 @@ int method_parse_user(const char *spec, struct bench_method *out, char *err, siz
 			 out->name, bad);
 		return -1;
 	}
+	if ((q = placeholder_in_quotes(out->command)) >= 0) {
+		snprintf(err, errlen, "method '%s': write {%s} without quotes around it (the bench quotes every value)",
+			 out->name, placeholders[q]);
+		return -1;
+	}
 	if (strstr(out->command, "{count}") != NULL) {
 		memcpy(out->files_command, out->command, sizeof(out->command));
 	} else if (strstr(out->command, "{host}") == NULL || strstr(out->command, "{port}") == NULL) {
@@ -81,46 +124,38 @@ int method_parse_user(const char *spec, struct bench_method *out, char *err, siz
 int method_expand(const char *tmpl, const struct method_vars *v, char *out, size_t len,
 		  char *bad, size_t badlen)
 {
-	static const char *const names[] = { "host", "port", "size", "count", "ncpv" };
 	const char *vals[] = { v->host, v->port, v->size, v->count, v->ncpv };
 	size_t n = 0;
 
 	for (const char *p = tmpl; *p;) {
-		const char *val = NULL, *close = p[0] == '{' ? strchr(p, '}') : NULL;
-		size_t vlen;
+		const char *close = p[0] == '{' ? strchr(p, '}') : NULL;
+		int k = placeholder_at(p);
 
-		if (close != NULL) {
+		if (k < 0 && close != NULL) {
+			/* Shell braces such as ${x} or {a,b} are not ours. */
 			size_t wlen = (size_t)(close - p - 1);
+			int word = wlen > 0;
 
-			for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-				if (strlen(names[i]) == wlen && strncmp(p + 1, names[i], wlen) == 0)
-					val = vals[i] ? vals[i] : "";
-			if (val == NULL) {
-				/* Shell braces such as ${x} or {a,b} are not ours. */
-				int word = wlen > 0;
-
-				for (size_t i = 0; i < wlen; i++)
-					if (!((p[1 + i] >= 'a' && p[1 + i] <= 'z') || p[1 + i] == '_'))
-						word = 0;
-				if (word && (p == tmpl || p[-1] != '$')) {
-					snprintf(bad, badlen, "%.*s", (int)wlen, p + 1);
-					errno = EINVAL;
-					return -1;
-				}
+			for (size_t i = 0; i < wlen; i++)
+				if (!((p[1 + i] >= 'a' && p[1 + i] <= 'z') || p[1 + i] == '_'))
+					word = 0;
+			if (word && (p == tmpl || p[-1] != '$')) {
+				snprintf(bad, badlen, "%.*s", (int)wlen, p + 1);
+				errno = EINVAL;
+				return -1;
 			}
 		}
-		if (val == NULL) {
+		if (k < 0) {
 			if (n + 1 >= len)
 				goto full;
 			out[n++] = *p++;
 			continue;
 		}
-		vlen = strlen(val);
-		if (n + vlen >= len)
+		/* Every value is one shell word, whatever bytes it holds. */
+		n += shq_quote(vals[k] ? vals[k] : "", out + n, len - n);
+		if (n >= len)
 			goto full;
-		memcpy(out + n, val, vlen);
-		n += vlen;
-		p = close + 1;
+		p += strlen(placeholders[k]) + 2;
 	}
 	out[n] = '\0';
 	return 0;
@@ -135,29 +170,22 @@ const char *method_command(const struct bench_method *m, enum bench_test test,
 			   const struct method_vars *v, char *out, size_t len)
 {
 	char one[METHOD_CMD_MAX * 2], loop[METHOD_CMD_MAX * 3], bad[32];
+	const char *shell = m->shell ? m->shell : METHOD_NO_SHELL;
 
 	if (test == BENCH_STREAM || m->files_command[0] != '\0') {
 		const char *t = test == BENCH_FILES ? m->files_command : m->command;
 
-		return method_expand(t, v, out, len, bad, sizeof(bad)) < 0 ? NULL : m->shell;
+		return method_expand(t, v, out, len, bad, sizeof(bad)) < 0 ? NULL : shell;
 	}
 	if (method_expand(m->command, v, one, sizeof(one), bad, sizeof(bad)) < 0)
 		return NULL;
 	/* A user's sh command runs in a sh child, so bash's syntax cannot change it. */
-	if (strcmp(m->shell, "sh") == 0 && strcmp(m->note, "user") == 0) {
-		char quoted[METHOD_CMD_MAX * 2 + 512];
-		size_t q = 0;
-
-		for (const char *p = one; *p && q + 5 < sizeof(quoted); p++) {
-			if (*p == '\'') {
-				memcpy(quoted + q, "'\\''", 4);
-				q += 4;
-			} else {
-				quoted[q++] = *p;
-			}
+	if (m->shell != NULL && strcmp(m->shell, "sh") == 0 && strcmp(m->note, "user") == 0) {
+		memcpy(loop, "sh -c ", 6);
+		if (shq_quote(one, loop + 6, sizeof(loop) - 6) >= sizeof(loop) - 6) {
+			errno = ENOSPC;
+			return NULL;
 		}
-		quoted[q] = '\0';
-		snprintf(loop, sizeof(loop), "sh -c '%.*s'", (int)(sizeof(loop) - 16), quoted);
 	} else {
 		snprintf(loop, sizeof(loop), "%s", one);
 	}
@@ -166,6 +194,40 @@ const char *method_command(const struct bench_method *m, enum bench_test test,
 		return NULL;
 	}
 	return "bash";
+}
+
+int method_argv(const char *shell, const char *cmd, char *buf, size_t buflen, char **argv, int max)
+{
+	int n;
+
+	if (strcmp(shell, METHOD_NO_SHELL) != 0) {
+		if (max < 4)
+			return -1;
+		argv[0] = (char *)shell;
+		argv[1] = "-c";
+		argv[2] = (char *)cmd;
+		argv[3] = NULL;
+		return 3;
+	}
+	n = shq_split(cmd, buf, buflen, argv, max - 1);
+	if (n <= 0)
+		return -1;
+	argv[n] = NULL;
+	return n;
+}
+
+char *method_shell_line(const char *shell, const char *cmd, char *out, size_t len)
+{
+	size_t n;
+
+	if (strcmp(shell, METHOD_NO_SHELL) == 0) {
+		snprintf(out, len, "%s", cmd);
+		return out;
+	}
+	n = (size_t)snprintf(out, len, "%s -c ", shell);
+	if (n < len)
+		shq_quote(cmd, out + n, len - n);
+	return out;
 }
 
 static int on_path(const char *tool, const char *path)
@@ -194,7 +256,7 @@ int method_missing_tool(const struct bench_method *m, enum bench_test test, cons
 	/* Every files loop but a tool's own is a bash loop. */
 	snprintf(tools, sizeof(tools), "%s %s", m->tools,
 		 test == BENCH_FILES && m->files_command[0] == '\0' ? "bash" : "");
-	if (strcmp(m->shell, "bash") == 0 && strstr(tools, "bash") == NULL)
+	if (m->shell != NULL && strcmp(m->shell, "bash") == 0 && strstr(tools, "bash") == NULL)
 		snprintf(tools, sizeof(tools), "%s bash", m->tools);
 	for (char *t = strtok_r(tools, " ", &save); t; t = strtok_r(NULL, " ", &save))
 		if (!on_path(t, path)) {

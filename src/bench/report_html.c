@@ -157,7 +157,7 @@ static void files_chart(FILE *f, const struct bench_test_result *t)
 
 static void html_table(FILE *f, const struct bench_test_result *t)
 {
-	char a[32], b[32], c[32], v[64];
+	char a[32], b[32], c[32], v[64], line[METHOD_CMD_MAX * 8];
 
 	fprintf(f, "<table><tr><th>Method</th><th>Command</th><th>%s</th><th>Rate (median)</th><th>min..max</th><th>vs baseline</th></tr>\n",
 		t->test == BENCH_STREAM ? "Total data" : "Runs ok");
@@ -169,7 +169,7 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 		if (r->method->note[0])
 			fprintf(f, " (%s)", r->method->note);
 		fputs("</td><td><code>", f);
-		esc(f, r->status == BENCH_SKIPPED ? "" : r->command);
+		esc(f, r->status == BENCH_SKIPPED ? "" : method_shell_line(r->shell, r->command, line, sizeof(line)));
 		fputs("</code></td>", f);
 		if (r->ok_runs == 0) {
 			fprintf(f, "<td colspan=\"4\">%s: ", r->status == BENCH_SKIPPED ? "skipped" : "failed");

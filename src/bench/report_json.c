@@ -3,89 +3,94 @@
  * runs, summary, verdict, and for streams the count over time. */
 #include "report.h"
 
-#include <math.h>
+#include "../json.h"
 
-#include "../cmd/cmd.h"
-
-/* JSON has no NaN or infinity. */
-static double json_number(double v)
+static void run_json(struct json *j, enum bench_test test, const struct bench_run *run)
 {
-	return isfinite(v) ? v : 0;
-}
-
-static void str(FILE *f, const char *key, const char *value, const char *after)
-{
-	char esc[METHOD_CMD_MAX * 3 * 6 + 8];
-
-	fprintf(f, "\"%s\":\"%s\"%s", key, cmd_json_string(esc, sizeof(esc), value ? value : ""), after);
-}
-
-static void run_json(FILE *f, enum bench_test test, const struct bench_run *run)
-{
-	fprintf(f, "{\"ok\":%s,\"value\":%.6g,\"bytes\":%llu,\"seconds\":%.6f,\"transfers\":%llu,",
-		run->ok ? "true" : "false", json_number(run->value), (unsigned long long)run->bytes,
-		json_number(run->seconds), (unsigned long long)run->transfers);
-	str(f, "error", run->error, "");
+	json_object(j, NULL);
+	json_bool(j, "ok", run->ok);
+	json_general(j, "value", run->value, 6);
+	json_uint(j, "bytes", run->bytes);
+	json_fixed(j, "seconds", run->seconds, 6);
+	json_uint(j, "transfers", run->transfers);
+	json_string(j, "error", run->error);
 	if (test == BENCH_STREAM) {
-		fputs(",\"samples\":[", f);
-		for (size_t i = 0; i < run->nsamples; i++)
-			fprintf(f, "%s[%.3f,%llu]", i ? "," : "", run->samples[i].t,
-				(unsigned long long)run->samples[i].bytes);
-		fputc(']', f);
+		json_fixed(j, "first_byte", run->first_byte, 6);
+		json_array(j, "samples");
+		for (size_t i = 0; i < run->nsamples; i++) {
+			json_array(j, NULL);
+			json_fixed(j, NULL, run->samples[i].t, 3);
+			json_uint(j, NULL, run->samples[i].bytes);
+			json_end(j);
+		}
+		json_end(j);
 	}
-	fputc('}', f);
+	json_end(j);
 }
 
-static void method_json(FILE *f, enum bench_test test, const struct bench_result *r)
+static void method_json(struct json *j, enum bench_test test, const struct bench_result *r)
 {
-	fputc('{', f);
-	str(f, "name", r->method->name, ",");
-	str(f, "note", r->method->note, ",");
-	str(f, "status", bench_status_name(r->status), ",");
-	str(f, "reason", r->reason, ",");
-	str(f, "shell", r->status == BENCH_SKIPPED ? "" : r->shell, ",");
-	str(f, "command", r->status == BENCH_SKIPPED ? "" : r->command, ",");
-	fprintf(f, "\"unit\":\"%s\",\"runs_ok\":%zu,\"median\":%.6g,\"min\":%.6g,\"max\":%.6g,"
-		   "\"median_bytes\":%.0f,\"ratio\":%.6g,\"p_value\":%.6g,\"baseline\":%s,",
-		bench_value_unit(test), r->ok_runs, json_number(r->median), json_number(r->min), json_number(r->max),
-		json_number(r->median_bytes), json_number(r->ratio), json_number(r->p), r->is_baseline ? "true" : "false");
-	str(f, "verdict", r->verdict, ",");
-	fputs("\"runs\":[", f);
-	for (size_t i = 0; i < r->nruns; i++) {
-		if (i)
-			fputc(',', f);
-		run_json(f, test, &r->runs[i]);
-	}
-	fputs("]}", f);
+	json_object(j, NULL);
+	json_string(j, "name", r->method->name);
+	json_string(j, "note", r->method->note);
+	json_string(j, "status", bench_status_name(r->status));
+	json_string(j, "reason", r->reason);
+	json_string(j, "shell", r->status == BENCH_SKIPPED ? "" : r->shell);
+	json_string(j, "command", r->status == BENCH_SKIPPED ? "" : r->command);
+	json_string(j, "unit", bench_value_unit(test));
+	json_uint(j, "runs_ok", r->ok_runs);
+	json_general(j, "median", r->median, 6);
+	json_general(j, "min", r->min, 6);
+	json_general(j, "max", r->max, 6);
+	json_fixed(j, "median_bytes", r->median_bytes, 0);
+	json_general(j, "ratio", r->ratio, 6);
+	json_general(j, "p_value", r->p, 6);
+	json_bool(j, "baseline", r->is_baseline);
+	json_string(j, "verdict", r->verdict);
+	json_array(j, "runs");
+	for (size_t i = 0; i < r->nruns; i++)
+		run_json(j, test, &r->runs[i]);
+	json_end(j);
+	json_end(j);
 }
 
 int report_json(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
-	fputc('{', f);
-	str(f, "ncpv", info->version, ",");
-	str(f, "server", info->server, ",");
-	str(f, "path", info->path, ",");
-	str(f, "counting_point", info->counting, ",");
-	fprintf(f, "\"repeat\":%ld,\"alpha\":%.3g,\"test_method\":\"Mann-Whitney U, two-sided\",\"tests\":[",
-		info->repeat, info->alpha);
+	struct json j;
+	int rc;
+
+	json_init_grow(&j);
+	json_object(&j, NULL);
+	json_string(&j, "ncpv", info->version);
+	json_string(&j, "server", info->server);
+	json_string(&j, "path", info->path);
+	json_string(&j, "counting_point", info->counting);
+	json_int(&j, "repeat", info->repeat);
+	json_general(&j, "alpha", info->alpha, 3);
+	json_string(&j, "test_method", "Mann-Whitney U, two-sided");
+	json_array(&j, "tests");
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
 
-		fprintf(f, "%s{\"test\":\"%s\",", k ? "," : "", bench_test_name(t->test));
-		if (t->test == BENCH_STREAM)
-			fprintf(f, "\"duration\":%.6g,", info->duration);
-		else
-			fprintf(f, "\"count\":%llu,\"size\":%llu,", (unsigned long long)info->count,
-				(unsigned long long)info->size);
-		str(f, "baseline", t->baseline < t->n ? t->results[t->baseline].method->name : "", ",");
-		fputs("\"methods\":[", f);
-		for (size_t i = 0; i < t->n; i++) {
-			if (i)
-				fputc(',', f);
-			method_json(f, t->test, &t->results[i]);
+		json_object(&j, NULL);
+		json_string(&j, "test", bench_test_name(t->test));
+		if (t->test == BENCH_STREAM) {
+			json_general(&j, "duration", info->duration, 6);
+		} else {
+			json_uint(&j, "count", info->count);
+			json_uint(&j, "size", info->size);
 		}
-		fputs("]}", f);
+		json_string(&j, "baseline", t->baseline < t->n ? t->results[t->baseline].method->name : "");
+		json_array(&j, "methods");
+		for (size_t i = 0; i < t->n; i++)
+			method_json(&j, t->test, &t->results[i]);
+		json_end(&j);
+		json_end(&j);
 	}
-	fputs("]}\n", f);
-	return ferror(f) ? -1 : 0;
+	json_end(&j); /* tests */
+	json_end(&j);
+	json_raw(&j, "\n");
+	rc = json_status(&j) < 0 ? -1 : fputs(json_text(&j), f) < 0 || ferror(f) ? -1 : 0;
+	json_free(&j);
+	return rc;
 }

@@ -81,6 +81,8 @@ static void table(FILE *f, const struct bench_info *info, const struct bench_tes
 
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
+	char line[METHOD_CMD_MAX * 8];
+
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
 
@@ -98,8 +100,8 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 			const struct bench_result *r = &tests[k].results[i];
 
 			if (r->status != BENCH_SKIPPED)
-				fprintf(f, "  %-6s %-12s %s -c '%s'\n", bench_test_name(tests[k].test), r->method->name,
-					r->shell, r->command);
+				fprintf(f, "  %-6s %-12s %s\n", bench_test_name(tests[k].test), r->method->name,
+					method_shell_line(r->shell, r->command, line, sizeof(line)));
 		}
 	return ferror(f) ? -1 : 0;
 }

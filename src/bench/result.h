@@ -22,7 +22,8 @@ struct bench_run {
 	double value;	     /* stream: bytes/s; files: transfers/s */
 	uint64_t bytes;	     /* stream: total data counted; files: bytes the server sent */
 	uint64_t transfers;  /* files: downloads that completed */
-	double seconds;	     /* how long the run took */
+	double seconds;	     /* how long the run took (stream: from its first byte) */
+	double first_byte;   /* stream: seconds from start to the first byte counted */
 	struct bench_sample *samples; /* stream: the count over time (owned) */
 	size_t nsamples, cap;
 	char error[200];     /* why the run failed */
@@ -33,7 +34,9 @@ enum bench_status { BENCH_OK, BENCH_SKIPPED, BENCH_FAILED };
 struct bench_result {
 	const struct bench_method *method; /* borrowed from the command's table */
 	char command[METHOD_CMD_MAX * 3];  /* exactly what ran */
-	const char *shell;
+	const char *shell;	/* as method_command returns it */
+	char *argv[32];		/* what is exec'd: points into command and argbuf */
+	char argbuf[METHOD_CMD_MAX * 3];
 	enum bench_status status;
 	char reason[256];	/* why skipped, or the first failed run's error */
 	struct bench_run *runs;	/* repeat entries (owned) */

@@ -14,32 +14,33 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "tcpdiag.h"
+#include "../clock.h"
 #include "../loop.h"
 #include "../net.h"
+#include "../shquote.h"
 
 /* How often the counting point is read during a stream run. */
 #define SAMPLE_MS 100
 /* Sockets one method may hold at once and still be counted apiece. */
 #define MAX_SOCKS 64
+/* How long a stream method may take to receive its first byte, and how
+ * often that is checked (the run's clock starts there). */
+#define STREAM_START_MAX 30.0
+#define START_POLL_MS 5
 /* How long a stopped process group gets before SIGKILL. */
 #define STOP_GRACE_MS 2000
-
-static void sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* fork + exec argv in a new process group, stdin from /dev/null, stdout to
  * out_fd (or /dev/null when -1), stderr to err_fd (or the stdout's). */
 static pid_t spawn(char *const argv[], int out_fd, int err_fd)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid != 0)
 		return pid;
+	guard_child(parent);
 	setpgid(0, 0);
 	/* The bench ignores SIGPIPE; nc | pv must behave as it does in a shell. */
 	signal(SIGPIPE, SIG_DFL);
@@ -74,7 +75,7 @@ static int stop_group(pid_t pid)
 			kill(-pid, SIGKILL); /* stragglers of the group (pv of nc | pv) */
 			return status;
 		}
-		sleep_ms(10);
+		clock_sleep(0.010);
 	}
 	kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
@@ -127,7 +128,7 @@ int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const cha
 	char *argv[] = { (char *)ncpv, "serve", "--json", "--max-conns", "100000", "--size", sizearg, at, NULL };
 	int pfd[2];
 	size_t len = 0;
-	double deadline = loop_now() + 5;
+	double deadline = clock_now() + 5;
 
 	memset(s, 0, sizeof(*s));
 	s->size = size;
@@ -152,7 +153,7 @@ int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const cha
 		return -1;
 	}
 	/* The first line says where it listens, or why it cannot. */
-	while (len + 1 < sizeof(line) && loop_now() < deadline) {
+	while (len + 1 < sizeof(line) && clock_now() < deadline) {
 		ssize_t n;
 
 		if (net_wait(s->log_fd, POLLIN, 100) == 0)
@@ -196,22 +197,22 @@ static int free_port(const char *host)
 
 static int wait_listening(int diag_fd, int port, double seconds)
 {
-	double deadline = loop_now() + seconds;
+	double deadline = clock_now() + seconds;
 
 	do {
 		int rc = tcpdiag_listening(diag_fd, port, NULL);
 
 		if (rc != 0)
 			return rc;
-		sleep_ms(5);
-	} while (loop_now() < deadline);
+		clock_sleep(0.005);
+	} while (clock_now() < deadline);
 	return 0;
 }
 
 int runner_start_seed_server(struct bench_server *s, const char *host, int diag_fd,
 			     char *err, size_t errlen)
 {
-	char script[512];
+	char script[600], qhost[300];
 	char *argv[] = { "sh", "-c", script, NULL };
 
 	memset(s, 0, sizeof(*s));
@@ -223,7 +224,8 @@ int runner_start_seed_server(struct bench_server *s, const char *host, int diag_
 		return -1;
 	}
 	/* The seed's server loop, with its address made loopback (or the link's). */
-	snprintf(script, sizeof(script), "while true; do nc -l %s %d </dev/urandom; done", host, s->port);
+	shq_quote(host, qhost, sizeof(qhost));
+	snprintf(script, sizeof(script), "while true; do nc -l %s %d </dev/urandom; done", qhost, s->port);
 	s->pid = spawn(argv, -1, -1);
 	if (s->pid < 0) {
 		s->pid = 0;
@@ -269,7 +271,7 @@ static void first_log_line(const char *path, char *out, size_t len)
  * one the last run used (socket cookies are never reused). */
 static int seed_ready(struct bench_server *s, int diag_fd, double seconds)
 {
-	double deadline = loop_now() + seconds;
+	double deadline = clock_now() + seconds;
 
 	do {
 		struct tcpdiag_sock socks[MAX_SOCKS];
@@ -283,15 +285,13 @@ static int seed_ready(struct bench_server *s, int diag_fd, double seconds)
 			s->listener = cookie;
 			return 1;
 		}
-		sleep_ms(5);
-	} while (loop_now() < deadline);
+		clock_sleep(0.005);
+	} while (clock_now() < deadline);
 	return 0;
 }
 
-static pid_t start_method(const struct runner_ctx *c, const char *shell, const char *cmd,
-			  struct bench_run *run)
+static pid_t start_method(const struct runner_ctx *c, char *const argv[], struct bench_run *run)
 {
-	char *argv[] = { (char *)shell, "-c", (char *)cmd, NULL };
 	int err_fd = open(c->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	pid_t pid;
 
@@ -350,30 +350,61 @@ static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *soc
 	return total;
 }
 
-int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd, double duration,
-		  struct bench_run *run)
+/* Wait for the method's first byte: a tool that starts slowly (ncat loads
+ * its CA bundle) is not charged for it in a stream run. Returns 1 when bytes
+ * came (time and count in *t0, *b0), 0 when the method exited or the wait
+ * ended first (*exited says which), -1 when *stop. */
+static int wait_first_byte(const struct runner_ctx *c, pid_t pid, int pfd, struct tcpdiag_sock *socks,
+			   size_t *nsocks, int *query_errno, double *t0, uint64_t *b0, int *exited, int *status)
+{
+	double deadline = clock_now() + STREAM_START_MAX;
+
+	while (!*c->stop) {
+		uint64_t bytes = count_bytes(c, socks, nsocks, query_errno);
+
+		if (bytes > 0) {
+			*t0 = clock_now();
+			*b0 = bytes;
+			return 1;
+		}
+		if ((pfd >= 0 && net_wait(pfd, POLLIN, START_POLL_MS) != 0) ||
+		    waitpid(pid, status, WNOHANG) == pid) {
+			*exited = 1;
+			return 0;
+		}
+		if (pfd < 0)
+			clock_sleep(START_POLL_MS / 1000.0);
+		if (clock_now() > deadline)
+			return 0;
+	}
+	return -1;
+}
+
+int runner_stream(const struct runner_ctx *c, char *const argv[], double duration, struct bench_run *run)
 {
 	struct tcpdiag_sock socks[MAX_SOCKS];
 	size_t nsocks = 0;
-	double t0 = loop_now(), t = 0;
-	uint64_t bytes = 0;
-	pid_t pid = start_method(c, shell, cmd, run);
-	int pfd, status = 0, exited = 0, query_errno = 0;
+	double tstart = clock_now(), t0 = tstart, t = 0;
+	uint64_t bytes = 0, b0 = 0;
+	pid_t pid = start_method(c, argv, run);
+	int pfd, status = 0, exited = 0, query_errno = 0, started;
 
 	if (pid < 0)
 		return 0;
 	pfd = pidfd_of(pid);
+	started = wait_first_byte(c, pid, pfd, socks, &nsocks, &query_errno, &t0, &b0, &exited, &status);
+	run->first_byte = started == 1 ? t0 - tstart : 0;
 	bench_run_add_sample(run, 0, 0);
-	while (!*c->stop) {
-		double left = duration - (loop_now() - t0);
+	while (started == 1 && !*c->stop) {
+		double left = duration - (clock_now() - t0);
 		int wait = left * 1000 < SAMPLE_MS ? (int)(left * 1000) : SAMPLE_MS;
 
 		if (wait > 0 && pfd >= 0 && net_wait(pfd, POLLIN, wait) != 0)
 			exited = 1;
 		else if (wait > 0 && pfd < 0)
-			sleep_ms(wait);
-		t = loop_now() - t0;
-		bytes = count_bytes(c, socks, &nsocks, &query_errno);
+			clock_sleep(wait / 1000.0);
+		t = clock_now() - t0;
+		bytes = count_bytes(c, socks, &nsocks, &query_errno) - b0;
 		bench_run_add_sample(run, t, bytes);
 		runner_drain_server(c->server);
 		if (c->progress)
@@ -385,6 +416,8 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 		if (wait <= 1 || t >= duration)
 			break; /* within a millisecond of the end: this was the last sample */
 	}
+	if (started != 1)
+		t = clock_now() - tstart;
 	if (exited) {
 		if (pfd >= 0)
 			waitpid(pid, &status, 0);
@@ -399,24 +432,24 @@ int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd
 		return -1;
 	run->bytes = bytes;
 	run->seconds = t;
-	run->value = t > 0 ? (double)bytes / t : 0;
-	if (!exited && bytes == 0 && query_errno != 0)
+	run->value = started == 1 && t > 0 ? (double)bytes / t : 0;
+	if (!exited && started != 1 && query_errno != 0)
 		snprintf(run->error, sizeof(run->error), "cannot read the socket counters (sock_diag): %s",
 			 strerror(query_errno));
-	else if (!exited && bytes == 0)
-		snprintf(run->error, sizeof(run->error), "no bytes arrived in %.2f s (no socket to port %d seen)",
+	else if (!exited && started != 1)
+		snprintf(run->error, sizeof(run->error), "no bytes arrived in %.0f s (no socket to port %d seen)",
 			 t, c->port);
-	run->ok = !exited && bytes > 0;
+	run->ok = !exited && started == 1;
 	return 0;
 }
 
-int runner_files(const struct runner_ctx *c, const char *shell, const char *cmd, uint64_t count,
-		 uint64_t size, double timeout, struct bench_run *run)
+int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count, uint64_t size,
+		 double timeout, struct bench_run *run)
 {
 	struct bench_server *srv = c->server;
 	uint64_t done0 = srv ? srv->done : 0;
-	double t0 = loop_now(), t = 0, end;
-	pid_t pid = start_method(c, shell, cmd, run);
+	double t0 = clock_now(), t = 0, end;
+	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0;
 
 	if (pid < 0)
@@ -427,7 +460,7 @@ int runner_files(const struct runner_ctx *c, const char *shell, const char *cmd,
 
 		if (poll(p, 2, SAMPLE_MS) < 0 && errno != EINTR)
 			break;
-		t = loop_now() - t0;
+		t = clock_now() - t0;
 		if ((p[0].revents & POLLIN) || waitpid(pid, &status, WNOHANG) == pid)
 			exited = 1;
 		runner_drain_server(srv);
@@ -445,8 +478,8 @@ int runner_files(const struct runner_ctx *c, const char *shell, const char *cmd,
 	if (*c->stop)
 		return -1;
 	/* The server logs each download when the client closes: let it catch up. */
-	end = loop_now() + 2;
-	while (srv && srv->done - done0 < count && loop_now() < end) {
+	end = clock_now() + 2;
+	while (srv && srv->done - done0 < count && clock_now() < end) {
 		net_wait(srv->log_fd, POLLIN, 50);
 		runner_drain_server(srv);
 	}

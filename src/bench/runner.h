@@ -55,16 +55,16 @@ struct runner_ctx {
 	void *arg;
 };
 
-/* Run cmd with shell for duration seconds, counting the bytes the client's
- * sockets receive, then stop it. Fills run (ok, or error). Returns 0, or
- * -1 when *stop ended the run (then run is incomplete). */
-int runner_stream(const struct runner_ctx *c, const char *shell, const char *cmd, double duration,
-		  struct bench_run *run);
+/* Run argv (argv[0] looked up on PATH) and, from the first byte its sockets
+ * receive (within 30 s), count the bytes for duration seconds; then stop
+ * it. Fills run (ok, or error). Returns 0, or -1 when *stop ended the run
+ * (then run is incomplete). */
+int runner_stream(const struct runner_ctx *c, char *const argv[], double duration, struct bench_run *run);
 
-/* Run cmd with shell until it exits (count downloads of size bytes), at
+/* Run argv until it exits (count downloads of size bytes), at
  * most timeout seconds. The time is from start to exit; the downloads are
  * counted at the server when there is one. Returns as runner_stream. */
-int runner_files(const struct runner_ctx *c, const char *shell, const char *cmd, uint64_t count,
-		 uint64_t size, double timeout, struct bench_run *run);
+int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count, uint64_t size,
+		 double timeout, struct bench_run *run);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* tcpdiag.c - read TCP sockets' byte counters from the kernel (sock_diag netlink). */
 #include "tcpdiag.h"
+#include "../clock.h"
 
 #include <errno.h>
 #include <linux/inet_diag.h>
@@ -85,14 +86,11 @@ static int dump(int fd, int family, struct query *q)
 	struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
 	/* A dump datagram can reach 32 KiB; a shorter buffer would cut it. */
 	long buf[65536 / sizeof(long)];
-	static const struct timespec zero;
-	struct timespec ts = zero;
 	char junk[64];
 
 	/* Leftovers of an earlier, interrupted dump must not answer this one. */
 	while (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
 		;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 
 	memset(&msg, 0, sizeof(msg));
 	msg.nlh.nlmsg_len = sizeof(msg);
@@ -105,7 +103,7 @@ static int dump(int fd, int family, struct query *q)
 	msg.op[1].no = (unsigned short)q->port;
 	msg.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	msg.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	msg.nlh.nlmsg_seq = (uint32_t)ts.tv_nsec ^ (uint32_t)family;
+	msg.nlh.nlmsg_seq = (uint32_t)clock_now_ns() ^ (uint32_t)family;
 	msg.req.sdiag_family = (uint8_t)family;
 	msg.req.sdiag_protocol = IPPROTO_TCP;
 	msg.req.idiag_ext = 1 << (INET_DIAG_INFO - 1);

@@ -13,10 +13,12 @@
 
 #include "cmd.h"
 #include "../addr.h"
+#include "../clock.h"
 #include "../display.h"
 #include "../loop.h"
 #include "../net.h"
 #include "../units.h"
+#include "../bench/guard.h"
 #include "../bench/link.h"
 #include "../bench/method.h"
 #include "../bench/report.h"
@@ -40,7 +42,7 @@ struct bench_opts {
 	const char *connect;
 	struct addr_spec remote;
 	const char *link;
-	double link_bits, link_delay;
+	double link_bits, link_delay, link_loss;
 	int json, csv, quiet;
 	const char *html;
 	struct bench_method methods[MAX_METHODS];
@@ -71,8 +73,9 @@ static void usage(FILE *f)
 		"  -b, --baseline NAME    compare with NAME (default nc-pv, the seed's)\n"
 		"  -S, --server KIND      ncpv (default: ncpv serve) or seed (its nc -l loop)\n"
 		"  -c, --connect HOST:PORT  measure a remote server instead of loopback\n"
-		"  -l, --link RATE[,RTT]  a tc-shaped veth link between two network\n"
-		"                         namespaces, e.g. 94mbit or 94mbit,20ms (root)\n"
+		"  -l, --link RATE[,RTT[,LOSS]]\n"
+		"                         server and clients at the two ends of an emulated\n"
+		"                         link (ncpv link's), e.g. 94mbit or 94mbit,20ms,1%%\n"
 		"      --timeout SEC      files: give up on a run after SEC (default 300)\n"
 		"  -j, --json             JSON on stdout instead of the table\n"
 		"      --csv              CSV on stdout instead of the table\n"
@@ -85,7 +88,7 @@ static void usage(FILE *f)
 		"3-5 --connect failed, 6 --html not written, 7 no server, 128+N signal N.\n");
 }
 
-static int bad(const char *option, const char *arg, const char *reason)
+static enum cmd_parse bad(const char *option, const char *arg, const char *reason)
 {
 	return cmd_bad_value("bench", option, arg, reason);
 }
@@ -109,7 +112,7 @@ static int parse_tests(const char *s, int *tests)
 	return *tests ? 0 : -1;
 }
 
-static int parse_options(int argc, char **argv, struct bench_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct bench_opts *o)
 {
 	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML };
 	static const struct option longopts[] = {
@@ -169,17 +172,17 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 		case 'm':
 			if (o->nmethods >= MAX_METHODS) {
 				cmd_error("bench", "too many methods (at most %d)", MAX_METHODS);
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
 			if (method_parse_user(optarg, &o->methods[o->nmethods], err, sizeof(err)) < 0) {
 				cmd_error("bench", "%s", err);
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
 			for (size_t i = 0; i < o->nmethods; i++)
 				if (strcmp(o->methods[i].name, o->methods[o->nmethods].name) == 0) {
 					cmd_error("bench", "method '%s' already exists: pick another name",
 						  o->methods[i].name);
-					return NCPV_EXIT_USAGE;
+					return CMD_PARSE_USAGE;
 				}
 			o->nmethods++;
 			break;
@@ -199,7 +202,7 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'l':
 			o->link = optarg;
-			if (link_parse(optarg, &o->link_bits, &o->link_delay, err, sizeof(err)) < 0)
+			if (link_parse(optarg, &o->link_bits, &o->link_delay, &o->link_loss, err, sizeof(err)) < 0)
 				return bad("link", optarg, err);
 			break;
 		case OPT_TIMEOUT:
@@ -220,7 +223,7 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("bench", optopt, argv[optind - 1]);
 		default:
@@ -229,25 +232,25 @@ static int parse_options(int argc, char **argv, struct bench_opts *o)
 	}
 	if (optind < argc) {
 		cmd_error("bench", "unexpected argument '%s' (bench takes options only)", argv[optind]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->json && o->csv) {
 		cmd_error("bench", "--json and --csv conflict: pick one for stdout");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->connect && (o->link || o->seed_server)) {
 		cmd_error("bench", "--connect measures a remote server: it conflicts with %s",
 			  o->link ? "--link" : "--server seed");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->seed_server) {
 		if (o->tests_given && (o->tests & BENCH_FILES)) {
 			cmd_error("bench", "--server seed sends one endless stream: it cannot serve the files test");
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		}
 		o->tests = BENCH_STREAM;
 	}
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 /* Apply --methods: keep only the named methods, in the order named. */
@@ -301,6 +304,7 @@ static int select_methods(struct bench_opts *o)
 /* Everything that must be undone on every way out. */
 struct bench_state {
 	struct bench_opts *o;
+	struct bench_guard guard;
 	struct bench_link link;
 	int linked;
 	struct bench_server stream_srv, files_srv;
@@ -331,6 +335,7 @@ static void cleanup(struct bench_state *st)
 	if (st->linked)
 		link_teardown(&st->link);
 	st->linked = 0;
+	guard_stop(&st->guard);
 	if (st->log_path[0])
 		unlink(st->log_path);
 	if (st->scratch[0])
@@ -342,7 +347,7 @@ static void on_progress(void *arg, double elapsed, uint64_t bytes, uint64_t tran
 {
 	struct bench_state *st = arg;
 	char line[200], amount[32];
-	double now = loop_now();
+	double now = clock_now();
 
 	if (st->o->quiet || !st->tty || now - st->last_draw < 0.2)
 		return;
@@ -405,7 +410,8 @@ static int prepare_test(struct bench_state *st, enum bench_test test, struct ben
 			continue;
 		}
 		r->shell = method_command(m, test, &v, r->command, sizeof(r->command));
-		if (r->shell == NULL) {
+		if (r->shell == NULL || method_argv(r->shell, r->command, r->argbuf, sizeof(r->argbuf), r->argv,
+						    (int)(sizeof(r->argv) / sizeof(r->argv[0]))) < 0) {
 			r->status = BENCH_SKIPPED;
 			snprintf(r->reason, sizeof(r->reason), "command too long");
 			continue;
@@ -447,9 +453,9 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 			st->cur_repeat = rep + 1;
 			st->last_draw = 0;
 			if (stream)
-				rc = runner_stream(&ctx, r->shell, r->command, o->duration, run);
+				rc = runner_stream(&ctx, r->argv, o->duration, run);
 			else
-				rc = runner_files(&ctx, r->shell, r->command, o->count, o->size, o->timeout, run);
+				rc = runner_files(&ctx, r->argv, o->count, o->size, o->timeout, run);
 			r->nruns = (size_t)rep + 1;
 			if (rc < 0 || stop_signal)
 				return -1;
@@ -504,6 +510,13 @@ static int setup(struct bench_state *st)
 		return NCPV_EXIT_FAIL;
 	}
 	st->ncpv[n] = '\0';
+	/* Before any child: what a killed bench left, then our own supervisor. */
+	if ((fd = guard_sweep()) > 0)
+		cmd_error("bench", "killed %d process%s left running by a bench that was killed", fd, fd == 1 ? "" : "es");
+	if (guard_start(&st->guard, err, sizeof(err)) < 0) {
+		cmd_error("bench", "%s", err);
+		return NCPV_EXIT_FAIL;
+	}
 	snprintf(st->scratch, sizeof(st->scratch), "%s/ncpv-bench.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (strlen(st->scratch) >= sizeof(st->scratch) - 1 || mkdtemp(st->scratch) == NULL) {
 		st->scratch[0] = '\0';
@@ -521,7 +534,7 @@ static int setup(struct bench_state *st)
 		return rc;
 	}
 	if (o->link) {
-		if (link_setup(&st->link, o->link_bits, o->link_delay, err, sizeof(err)) < 0) {
+		if (link_setup(&st->link, o->link_bits, o->link_delay, o->link_loss, err, sizeof(err)) < 0) {
 			cmd_error("bench", "%s", err);
 			return NCPV_EXIT_FAIL;
 		}
@@ -598,8 +611,8 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 		snprintf(server, slen, "ncpv serve on %s (fresh random data%s)", st->host,
 			 o->tests & BENCH_FILES ? "; --size for files" : "");
 	if (o->link)
-		snprintf(path, plen, "link %s between two network namespaces (veth, tc tbf%s)", o->link,
-			 o->link_delay > 0 ? " + netem delay" : "");
+		snprintf(path, plen, "link %s between two network namespaces (TUN devices and ncpv's delay line)",
+			 o->link);
 	else
 		snprintf(path, plen, "%s", o->connect ? "network" : "loopback");
 	info->version = NCPV_VERSION;
@@ -618,7 +631,7 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 	info->alpha = ALPHA;
 }
 
-int cmd_bench_parse(int argc, char **argv)
+enum cmd_parse cmd_bench_parse(int argc, char **argv)
 {
 	struct bench_opts o;
 
@@ -627,6 +640,7 @@ int cmd_bench_parse(int argc, char **argv)
 
 int cmd_bench(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct bench_opts o;
 	struct bench_state st;
 	struct bench_info info;
@@ -635,8 +649,8 @@ int cmd_bench(int argc, char **argv)
 	FILE *html = NULL;
 	int rc, failed = 0;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if ((rc = select_methods(&o)) != 0)
 		return rc;
 	/* Find out now, not after minutes of runs, that the report cannot be written. */
@@ -648,6 +662,7 @@ int cmd_bench(int argc, char **argv)
 	st.o = &o;
 	st.server_diag = st.client_diag = -1;
 	st.stream_srv.log_fd = st.files_srv.log_fd = -1;
+	st.guard.fd = -1;
 	st.tty = isatty(2);
 	/* No SA_RESTART: a signal must end the waits so that cleanup runs. */
 	memset(&sa, 0, sizeof(sa));

@@ -26,15 +26,30 @@ int cmd_pv(int argc, char **argv);
 int cmd_devtcp(int argc, char **argv);
 int cmd_nc(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_link(int argc, char **argv);
+
+/* What every command's option parser returns, having printed what there was to say. */
+enum cmd_parse {
+	CMD_PARSE_RUN = 0, /* the options are valid: run */
+	CMD_PARSE_DONE,	   /* --help or --version was printed: exit 0 */
+	CMD_PARSE_USAGE	   /* a one-line error was printed: exit with the command's usage status */
+};
+
+/* The exit status for a parse that stopped: 0 after help, else the command's own usage status
+ * (NCPV_EXIT_USAGE for ncpv's commands, nc's 1, pv's 64). */
+static inline int cmd_parse_exit(enum cmd_parse r, int usage_status)
+{
+	return r == CMD_PARSE_DONE ? 0 : usage_status;
+}
 
 /* Parse a command line as the command would, and stop there: no socket, file
  * or signal handler is touched (errors and --help are printed as usual).
- * Returns 0 when valid, -1 after --help, else the exit code (NCPV_EXIT_USAGE).
  * The fuzzers call these; each may be called any number of times. */
-int cmd_serve_parse(int argc, char **argv);
-int cmd_get_parse(int argc, char **argv);
-int cmd_devtcp_parse(int argc, char **argv);
-int cmd_bench_parse(int argc, char **argv);
+enum cmd_parse cmd_serve_parse(int argc, char **argv);
+enum cmd_parse cmd_get_parse(int argc, char **argv);
+enum cmd_parse cmd_devtcp_parse(int argc, char **argv);
+enum cmd_parse cmd_bench_parse(int argc, char **argv);
+enum cmd_parse cmd_link_parse(int argc, char **argv);
 
 /* "ncpv CMD: message" on stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -55,19 +70,16 @@ void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
  * Returns 0, or -1 on a bad value. */
 int cmd_parse_busy_poll(const char *arg, double *seconds);
 
-/* Print "ncpv CMD: bad value for OPTION: 'ARG' (REASON)" and return NCPV_EXIT_USAGE. */
-int cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason);
+/* Print "ncpv CMD: bad value for OPTION: 'ARG' (REASON)" and return CMD_PARSE_USAGE. */
+enum cmd_parse cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason);
 
 /* Map a net_* error code to an exit code. */
 int cmd_net_exit(int net_error);
 
 /* Report an unknown option or missing argument as getopt found it. */
-int cmd_bad_option(const char *cmd, int optopt_char, const char *word);
+enum cmd_parse cmd_bad_option(const char *cmd, int optopt_char, const char *word);
 
 /* Report getopt's ':' (an option without its argument); word is argv[optind - 1]. */
-int cmd_missing_argument(const char *cmd, int opt, const char *word);
-
-/* JSON string escaping into a fixed buffer (always NUL-terminated). */
-char *cmd_json_string(char *buf, size_t len, const char *s);
+enum cmd_parse cmd_missing_argument(const char *cmd, int opt, const char *word);
 
 #endif

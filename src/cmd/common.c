@@ -25,10 +25,10 @@ void cmd_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "ncpv %s: %s\n", cmd, msg);
 }
 
-int cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason)
+enum cmd_parse cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason)
 {
 	cmd_error(cmd, "invalid %s '%s': %s", option, arg, reason);
-	return NCPV_EXIT_USAGE;
+	return CMD_PARSE_USAGE;
 }
 
 int cmd_parse_busy_poll(const char *arg, double *seconds)
@@ -41,24 +41,24 @@ int cmd_parse_busy_poll(const char *arg, double *seconds)
 	return 0;
 }
 
-int cmd_bad_option(const char *cmd, int opt, const char *word)
+enum cmd_parse cmd_bad_option(const char *cmd, int opt, const char *word)
 {
 	if (opt != 0 && opt != '?')
 		cmd_error(cmd, "option '-%c' %s (try 'ncpv %s --help')", opt,
 			  word ? word : "is unknown", cmd);
 	else
 		cmd_error(cmd, "unknown option '%s' (try 'ncpv %s --help')", word ? word : "?", cmd);
-	return NCPV_EXIT_USAGE;
+	return CMD_PARSE_USAGE;
 }
 
-int cmd_missing_argument(const char *cmd, int opt, const char *word)
+enum cmd_parse cmd_missing_argument(const char *cmd, int opt, const char *word)
 {
 	/* Name the option as the user wrote it: "--size", not the 's' getopt maps it to. */
 	if (word != NULL && strncmp(word, "--", 2) == 0)
 		cmd_error(cmd, "option '%s' needs an argument (try 'ncpv %s --help')", word, cmd);
 	else
 		cmd_error(cmd, "option '-%c' needs an argument (try 'ncpv %s --help')", opt, cmd);
-	return NCPV_EXIT_USAGE;
+	return CMD_PARSE_USAGE;
 }
 
 int cmd_net_exit(int net_error)
@@ -73,26 +73,4 @@ int cmd_net_exit(int net_error)
 	default:
 		return NCPV_EXIT_FAIL;
 	}
-}
-
-char *cmd_json_string(char *buf, size_t len, const char *s)
-{
-	size_t n = 0;
-
-	if (len == 0)
-		return buf;
-	for (; *s && n + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(buf + n, len - n, "\\u%04x", c);
-		} else {
-			buf[n++] = (char)c;
-		}
-	}
-	buf[n] = '\0';
-	return buf;
 }

@@ -41,7 +41,7 @@ static void usage(FILE *f)
 		"  /dev/tcp-listen/[ADDR/]PORT wait for one TCP client and return its connection\n"
 		"                              (no ADDR: every interface, as nc -l PORT)\n\n"
 		"  -t, --timeout SEC   give up connecting, or waiting for a client, after SEC\n"
-		"                      (the open fails with ETIMEDOUT)\n"
+		"                      (the open fails with ETIMEDOUT); 0, the default: never\n"
 		"  -v, --verbose       one line on stderr per listen, connection and failure\n"
 		"  -h, --help          show this help\n\n"
 		"The library is found beside ncpv, in ../lib/ncpv, in " NCPV_PKGLIBDIR ",\n"
@@ -50,7 +50,7 @@ static void usage(FILE *f)
 		"run, 127 if it is not found, 2 for a bad option.\n");
 }
 
-static int parse_options(int argc, char **argv, struct devtcp_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct devtcp_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, 't' },
@@ -68,13 +68,14 @@ static int parse_options(int argc, char **argv, struct devtcp_opts *o)
 	while ((c = getopt_long(argc, argv, "+:t:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			if (units_parse_seconds(optarg, &secs) < 0 || secs <= 0 || secs > 86400) {
-				/* The exit code written here, not taken from cmd_bad_value's return:
+			if (units_parse_seconds(optarg, &secs) < 0 || secs < 0 || secs > 86400) {
+				/* The result written here, not taken from cmd_bad_value's return:
 				 * the analyzer cannot see into common.c and assumed success. */
 				cmd_bad_value("devtcp", "timeout", optarg,
 					      "expected seconds from 0 to 86400, such as 5 or 0.5");
-				return NCPV_EXIT_USAGE;
+				return CMD_PARSE_USAGE;
 			}
+			/* 0 means no timeout, as get -w 0 and the library's NCPV_DEVTCP_TIMEOUT=0. */
 			o->timeout = optarg;
 			break;
 		case 'v':
@@ -82,21 +83,21 @@ static int parse_options(int argc, char **argv, struct devtcp_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			cmd_missing_argument("devtcp", optopt, argv[optind - 1]);
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		default:
 			cmd_bad_option("devtcp", optopt, optopt ? NULL : argv[optind - 1]);
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		cmd_error("devtcp", "missing COMMAND (try 'ncpv devtcp --help')");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	o->command = argv + optind;
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 /* dir/name into out when it is a readable file. */
@@ -215,7 +216,7 @@ static const char *unreachable(const char *path)
 	return dynamic ? NULL : "is statically linked: it cannot load the library";
 }
 
-int cmd_devtcp_parse(int argc, char **argv)
+enum cmd_parse cmd_devtcp_parse(int argc, char **argv)
 {
 	struct devtcp_opts o;
 
@@ -224,13 +225,14 @@ int cmd_devtcp_parse(int argc, char **argv)
 
 int cmd_devtcp(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct devtcp_opts o;
 	char lib[PATH_MAX], path[PATH_MAX];
 	const char *why;
 	int rc;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (find_library(lib, sizeof(lib)) < 0 || add_preload(lib) < 0 ||
 	    (o.timeout && setenv(DEVTCP_ENV_TIMEOUT, o.timeout, 1) < 0) ||
 	    (o.verbose && setenv(DEVTCP_ENV_VERBOSE, "1", 1) < 0))

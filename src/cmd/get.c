@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* get.c - "ncpv get": connect, receive (or send), count, and show pv-style
- * progress in one process; --count hands over to get_batch.c. */
+/* get.c - "ncpv get": options, then connect, receive into a sink (or send from a source),
+ * count, and show pv-style progress in one process; --count hands over to get_batch.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -11,22 +10,22 @@
 #include <string.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "get.h"
 #include "../addr.h"
+#include "../clock.h"
 #include "../display.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../meter.h"
 #include "../net.h"
+#include "../sink.h"
 #include "../source.h"
 #include "../units.h"
 
 #define IO_CHUNK (1u << 20)
-/* After an upload, how long to wait for the server to close its side. */
-#define CLOSE_WAIT_MS 10000
 
 static volatile sig_atomic_t interrupted;
 
@@ -43,15 +42,18 @@ static void usage(FILE *f)
 		"  or:  ncpv get [OPTION]... HOST PORT\n"
 		"Download from HOST (port " NCPV_DEFAULT_PORT " by default), counting the bytes and showing\n"
 		"pv-style progress; the data is discarded unless -o is given.\n\n"
-		"  -w, --timeout SEC    connect timeout (default 10; 0 waits as long as the kernel)\n"
-		"  -t, --time SEC       stop after SEC seconds\n"
+		"  -w, --timeout SEC    give up after SEC seconds connecting, or with the peer idle\n"
+		"                       (default 10; 0: no limit but the kernel's)\n"
+		"  -t, --time SEC       stop after SEC seconds (with --count: start no more, cut the rest)\n"
 		"  -b, --bytes N        stop after N bytes (K, M, G: IEC)\n"
 		"  -s, --size N         expected size: progress bar and ETA; a different total is an error\n"
-		"  -o, --output FILE    write the data to FILE ('-' for stdout), byte-exact\n"
+		"  -o, --output FILE    write the data to FILE ('-' for stdout), byte-exact; FILE is\n"
+		"                       replaced only once the transfer succeeds\n"
 		"      --send           upload --source to the server instead (for serve --discard)\n"
 		"  -S, --source SRC     what --send sends: random (default), urandom, zero or a FILE\n"
 		"  -n, --count N        make N transfers (each until the server closes)\n"
-		"  -P, --parallel P     with --count: up to P connections at once (default 1)\n"
+		"  -P, --parallel P     with --count: up to P connections at once (default 1; capped\n"
+		"                       by the open-file limit)\n"
 		"  -i, --interval SEC   refresh the progress line every SEC seconds (default 1)\n"
 		"      --busy-poll USEC\n"
 		"                       while data comes this fast, poll instead of sleeping\n"
@@ -63,7 +65,7 @@ static void usage(FILE *f)
 		"  -h, --help           show this help\n");
 }
 
-static int parse_options(int argc, char **argv, struct get_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "timeout", required_argument, NULL, 'w' },
@@ -122,7 +124,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 		case 'u':
 			/* nc's and iperf3's -u: refuse it rather than quietly upload over TCP. */
 			cmd_error("get", "option '-u' (UDP) is not supported; --send uploads over TCP");
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		case 'S':
 			o->source = optarg;
 			break;
@@ -159,7 +161,7 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("get", optopt, argv[optind - 1]);
 		default:
@@ -168,11 +170,11 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 	}
 	if (optind >= argc) {
 		cmd_error("get", "missing HOST[:PORT] (try 'ncpv get --help')");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (argc - optind > 2) {
 		cmd_error("get", "too many arguments: '%s'", argv[optind + 2]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (argc - optind == 2) {
 		char spec[ADDR_HOST_MAX + ADDR_PORT_MAX + 4];
@@ -183,34 +185,34 @@ static int parse_options(int argc, char **argv, struct get_opts *o)
 			 argv[optind + 1]);
 		if (addr_parse(spec, NULL, NULL, &o->at, err, sizeof(err)) < 0) {
 			cmd_error("get", "%s", err);
-			return NCPV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		}
 	} else if (addr_parse(argv[optind], NULL, NCPV_DEFAULT_PORT, &o->at, err, sizeof(err)) < 0) {
 		cmd_error("get", "%s", err);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->at.host[0] == '\0') {
 		cmd_error("get", "missing host in '%s'", argv[optind]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->parallel && !o->count) {
 		cmd_error("get", "--parallel needs --count");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
-	if (o->count && (o->send || o->output || o->duration > 0 || o->max_bytes)) {
+	if (o->count && (o->send || o->output || o->max_bytes)) {
 		cmd_error("get", "--count makes whole downloads: it does not combine with %s",
-			  o->send ? "--send" : o->output ? "--output" : o->duration > 0 ? "--time" : "--bytes");
-		return NCPV_EXIT_USAGE;
+			  o->send ? "--send" : o->output ? "--output" : "--bytes");
+		return CMD_PARSE_USAGE;
 	}
 	if (o->send && o->output) {
 		cmd_error("get", "--send and --output conflict: an upload writes nothing");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (!o->parallel)
 		o->parallel = 1;
 	o->net.timeout_ms = o->timeout > 0 ? net_ms_until(o->timeout, 0) : 0;
 	o->net.cancel = &interrupted;
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 /* ---- the progress line, shared with get_batch.c ------------------------- */
@@ -222,172 +224,6 @@ void get_progress_init(struct progress *p, const struct get_opts *o, double now)
 
 /* ---- one connection ---------------------------------------------------- */
 
-enum out_mode { OUT_NONE, OUT_SPLICE, OUT_PIPED_SPLICE, OUT_COPY };
-
-struct stream {
-	int sock, out, pipe[2];
-	enum out_mode mode;
-	char *buf;
-	uint64_t in_pipe; /* bytes spliced into our pipe, not yet out */
-	uint64_t partial; /* after an output error: bytes of that chunk that did get out */
-};
-
-/* A write that would block, or a signal: wait for room unless the run
- * was interrupted (a stalled reader must not make us deaf to SIGTERM).
- * 0 to try again, -1 with errno EINTR to give up. */
-static int wait_writable(int fd)
-{
-	if (errno == EAGAIN)
-		return net_wait_cancel(fd, POLLOUT, -1, &interrupted) < 0 ? -1 : 0;
-	if (interrupted) {
-		errno = EINTR;
-		return -1;
-	}
-	return 0;
-}
-
-/* Write n bytes; *done says how many got out, also when it fails. */
-static int write_all(int fd, const char *p, size_t n, uint64_t *done)
-{
-	*done = 0;
-	while (n > 0) {
-		ssize_t w;
-
-		/* A signal during a blocking write often ends it short, not with
-		 * EINTR: look at the flag before blocking again. */
-		if (interrupted) {
-			errno = EINTR;
-			return -1;
-		}
-		w = write(fd, p, n);
-
-		if (w < 0) {
-			if ((errno == EINTR || errno == EAGAIN) && wait_writable(fd) == 0)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-		*done += (uint64_t)w;
-	}
-	return 0;
-}
-
-/* Move the internal pipe's contents to the output. */
-static int flush_pipe(struct stream *st)
-{
-	while (st->in_pipe > 0) {
-		ssize_t n = splice(st->pipe[0], NULL, st->out, NULL, (size_t)st->in_pipe, SPLICE_F_MOVE);
-
-		if (n < 0) {
-			if ((errno == EINTR || errno == EAGAIN) && wait_writable(st->out) == 0)
-				continue;
-			return -1;
-		}
-		st->in_pipe -= (uint64_t)n;
-	}
-	return 0;
-}
-
-/* Receive up to want bytes. Returns bytes (> 0), 0 at EOF, -1 with errno
- * (EAGAIN: nothing now). Output errors come back as -2 with errno. */
-static ssize_t stream_recv(struct stream *st, size_t want)
-{
-	ssize_t n;
-
-	switch (st->mode) {
-	case OUT_NONE:
-		return net_discard(st->sock, st->buf, want < NET_DISCARD_MAX ? want : NET_DISCARD_MAX);
-	case OUT_SPLICE:
-		st->partial = 0;
-		n = splice(st->sock, NULL, st->out, NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n < 0 && errno == EAGAIN) {
-			/* Either side may be the one not ready; wait for whichever. */
-			struct pollfd p[2] = { { st->sock, POLLIN, 0 }, { st->out, POLLOUT, 0 } };
-
-			if (poll(p, 2, 0) > 0 && (p[0].revents & POLLIN) && !(p[1].revents & (POLLOUT | POLLERR))) {
-				net_wait_cancel(st->out, POLLOUT, 1000, &interrupted);
-				errno = EINTR;
-			}
-			return -1;
-		}
-		if (n < 0 && errno != EINTR)
-			return errno == EPIPE || errno == EBADF ? -2 : -1;
-		return n;
-	case OUT_PIPED_SPLICE:
-		if (want > IO_CHUNK)
-			want = IO_CHUNK;
-		n = splice(st->sock, NULL, st->pipe[1], NULL, want, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0) {
-			st->in_pipe += (uint64_t)n;
-			if (flush_pipe(st) < 0) {
-				st->partial = (uint64_t)n - st->in_pipe; /* the pipe was empty before */
-				return -2;
-			}
-		}
-		return n;
-	case OUT_COPY:
-		if (want > IO_CHUNK)
-			want = IO_CHUNK;
-		n = recv(st->sock, st->buf, want, MSG_DONTWAIT);
-		if (n > 0 && write_all(st->out, st->buf, (size_t)n, &st->partial) < 0)
-			return -2;
-		return n;
-	}
-	return -1;
-}
-
-static int stream_setup(struct stream *st, const char *output, char *err, size_t errlen)
-{
-	struct stat sb;
-	size_t scratch;
-
-	st->out = -1;
-	st->pipe[0] = st->pipe[1] = -1;
-	st->mode = OUT_NONE;
-	/* Scratch for net_discard, or the copy buffer: untouched pages cost no RSS. */
-	scratch = IO_CHUNK;
-	if (scratch < NET_DISCARD_MAX)
-		scratch = NET_DISCARD_MAX;
-	st->buf = malloc(scratch);
-	if (st->buf == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (output == NULL)
-		return 0;
-	if (strcmp(output, "-") == 0) {
-		st->out = STDOUT_FILENO;
-	} else {
-		st->out = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (st->out < 0) {
-			snprintf(err, errlen, "cannot open output '%s': %s", output, strerror(errno));
-			return -1;
-		}
-	}
-	if (fstat(st->out, &sb) == 0 && S_ISFIFO(sb.st_mode)) {
-		st->mode = OUT_SPLICE;
-	} else if (fstat(st->out, &sb) == 0 && S_ISREG(sb.st_mode) &&
-		   !(fcntl(st->out, F_GETFL) & O_APPEND) && pipe2(st->pipe, O_CLOEXEC) == 0) {
-		fcntl(st->pipe[1], F_SETPIPE_SZ, IO_CHUNK);
-		st->mode = OUT_PIPED_SPLICE;
-	} else {
-		st->mode = OUT_COPY;
-	}
-	return 0;
-}
-
-static void stream_cleanup(struct stream *st, const char *output)
-{
-	if (st->out >= 0 && output && strcmp(output, "-") != 0)
-		close(st->out);
-	if (st->pipe[0] >= 0) {
-		close(st->pipe[0]);
-		close(st->pipe[1]);
-	}
-	free(st->buf);
-}
-
 struct result {
 	uint64_t bytes;
 	double seconds;
@@ -395,10 +231,28 @@ struct result {
 	const char *ended; /* "eof", "time", "bytes", "interrupted" */
 };
 
-static int receive(const struct get_opts *o, struct stream *st, struct progress *p,
+/* The earlier of two deadlines, where 0 is none. */
+static double earliest(double a, double b)
+{
+	return a > 0 && (b <= 0 || a < b) ? a : b;
+}
+
+/* -w after the connect: the peer has moved nothing for that long (nc's -w). */
+static int idle_timeout(const struct get_opts *o, double last_io, double now, char *err,
+			size_t errlen, int sending, const char *peer)
+{
+	if (o->timeout <= 0 || now - last_io < o->timeout)
+		return 0;
+	snprintf(err, errlen, "%s %s: timed out: %s for %g s (-w)", sending ? "send to" : "receive from",
+		 peer, sending ? "the server took nothing" : "nothing received", o->timeout);
+	return NCPV_EXIT_TIMEOUT;
+}
+
+static int receive(const struct get_opts *o, int sock, struct sink *k, struct progress *p,
 		   struct result *res, char *err, size_t errlen)
 {
 	double start = p->meter.start, deadline = o->duration > 0 ? start + o->duration : 0;
+	double last_io = start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	struct loop_spin spin = { .window = o->busy_poll };
 
@@ -406,10 +260,14 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 	for (;;) {
 		uint64_t left = cap - p->meter.bytes;
 		size_t want = left < (1u << 30) ? (size_t)left : (1u << 30);
-		ssize_t n = stream_recv(st, want);
-		int again = n < 0 && errno == EAGAIN; /* read now: progress_tick may print */
+		ssize_t n;
+		int again, moved;
 		double now;
 
+		n = sink_recv(k, want);
+		again = n < 0 && errno == EAGAIN; /* read now: progress_tick may print */
+		/* Waiting for our own output is not the peer being idle. */
+		moved = n > 0 || sink_waited_output(k);
 		if (n > 0) {
 			loop_spin_done(&spin);
 			meter_add(&p->meter, (uint64_t)n);
@@ -421,7 +279,7 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			return 0;
 		} else if (n == -2) {
 			/* The count reported is what the output holds, exactly. */
-			meter_add(&p->meter, st->partial);
+			meter_add(&p->meter, sink_partial(k));
 			if (errno == EINTR && interrupted) {
 				res->ended = "interrupted"; /* while the output was blocked */
 				return 0;
@@ -433,7 +291,9 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 				 errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		now = loop_now();
+		now = clock_now();
+		if (moved)
+			last_io = now;
 		if (interrupted) {
 			res->ended = "interrupted";
 			return 0;
@@ -442,24 +302,35 @@ static int receive(const struct get_opts *o, struct stream *st, struct progress 
 			res->ended = "time";
 			return 0;
 		}
+		if (idle_timeout(o, last_io, now, err, errlen, 0, res->peer))
+			return NCPV_EXIT_TIMEOUT;
 		progress_tick(p, now);
 		if (again) {
-			double until = p->show ? p->next : 0;
+			double until = earliest(p->show ? p->next : 0, deadline);
 
 			if (loop_spin_again(&spin, now))
 				continue;
-			if (deadline > 0 && (until == 0 || deadline < until))
-				until = deadline;
-			net_wait_cancel(st->sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,
+			if (o->timeout > 0)
+				until = earliest(until, last_io + o->timeout);
+			net_wait_cancel(sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1,
 					&interrupted);
 		}
 	}
 }
 
-static int upload(const struct get_opts *o, int sock, void *scratch, struct source *src,
+/* Close with a reset rather than a FIN, so the peer sees an upload cut short as cut short. */
+static void reset_on_close(int sock)
+{
+	struct linger lg = { 1, 0 };
+
+	setsockopt(sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+static int upload(const struct get_opts *o, int sock, struct sink *drain, struct source *src,
 		  struct progress *p, struct result *res, char *err, size_t errlen)
 {
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
+	double last_io = p->meter.start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	off_t off = 0;
 
@@ -478,6 +349,15 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 
 		if (source_kind(src) == SOURCE_FILE) {
 			n = sendfile(sock, source_fd(src), &off, want);
+			/* Nothing at an offset below the size it had when opened: the
+			 * file was truncated under us. What the server got is not the file. */
+			if (n == 0) {
+				reset_on_close(sock);
+				snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes",
+					 o->source, (unsigned long long)p->meter.bytes,
+					 (unsigned long long)source_size(src));
+				return NCPV_EXIT_FILE;
+			}
 		} else {
 			const void *data;
 			ssize_t k = source_peek(src, want, &data);
@@ -508,7 +388,10 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 				 errno == EPIPE || errno == ECONNRESET ? "connection reset by peer" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		now = loop_now();
+		now = clock_now();
+		/* A silent source is ours to wait for; only a peer taking nothing is idle. */
+		if (n > 0 || wait_for == POLLIN)
+			last_io = now;
 		if (interrupted) {
 			res->ended = "interrupted";
 			break;
@@ -517,20 +400,26 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 			res->ended = "time";
 			break;
 		}
+		if (idle_timeout(o, last_io, now, err, errlen, 1, res->peer))
+			return NCPV_EXIT_TIMEOUT;
 		progress_tick(p, now);
 		if (wait_fd >= 0) {
-			double until = p->show ? p->next : deadline;
+			double until = earliest(p->show ? p->next : 0, deadline);
 
+			if (wait_fd == sock && o->timeout > 0)
+				until = earliest(until, last_io + o->timeout);
 			net_wait_cancel(wait_fd, wait_for, until > 0 ? net_ms_until(until, now) : -1,
 					&interrupted);
 		}
 	}
 	if (o->max_bytes && p->meter.bytes >= o->max_bytes)
 		res->ended = "bytes";
-	/* Half-close, then wait for the server's close: only then is every byte known to be read. */
+	/* Half-close, then wait for the server's close: only then is every byte known to
+	 * be read. A server that neither closes nor sends for -w leaves that unknown. */
 	shutdown(sock, SHUT_WR);
-	for (double until = loop_now() + CLOSE_WAIT_MS / 1000.0; loop_now() < until;) {
-		ssize_t n = net_discard(sock, scratch, NET_DISCARD_MAX);
+	for (double last = clock_now();;) {
+		ssize_t n = sink_recv(drain, NET_DISCARD_MAX);
+		double now = clock_now();
 
 		if (n == 0)
 			break;
@@ -540,9 +429,18 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 				 errno == ECONNRESET ? "reset the connection" : strerror(errno));
 			return NCPV_EXIT_FAIL;
 		}
-		if (n < 0 && net_wait_cancel(sock, POLLIN, net_ms_until(until, loop_now()),
-					     &interrupted) <= 0)
+		if (n > 0)
+			last = now;
+		if (interrupted)
 			break;
+		if (o->timeout > 0 && now - last >= o->timeout) {
+			snprintf(err, errlen, "%s did not close the connection within %g s (-w) of the "
+				 "upload's end: it may not have read everything", res->peer, o->timeout);
+			return NCPV_EXIT_TIMEOUT;
+		}
+		if (n < 0)
+			net_wait_cancel(sock, POLLIN, o->timeout > 0 ? net_ms_until(last + o->timeout, now) : -1,
+					&interrupted);
 	}
 	return 0;
 }
@@ -550,14 +448,21 @@ static int upload(const struct get_opts *o, int sock, void *scratch, struct sour
 static void print_summary(const struct get_opts *o, const struct result *res, const char *dir)
 {
 	double rate = res->seconds > 0 ? (double)res->bytes / res->seconds : 0;
-	char amount[32], r[32];
+	char amount[32], r[32], line[1024];
 	FILE *jf = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
+	struct json j;
 
 	if (o->json) {
-		fprintf(jf,
-			"{\"direction\":\"%s\",\"peer\":\"%s\",\"bytes\":%llu,\"seconds\":%.6f,"
-			"\"rate\":%.0f,\"ended\":\"%s\"}\n",
-			dir, res->peer, (unsigned long long)res->bytes, res->seconds, rate, res->ended);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "direction", dir);
+		json_string(&j, "peer", res->peer);
+		json_uint(&j, "bytes", res->bytes);
+		json_fixed(&j, "seconds", res->seconds, 6);
+		json_fixed(&j, "rate", rate, 0);
+		json_string(&j, "ended", res->ended);
+		json_end(&j);
+		fprintf(jf, "%s\n", json_text(&j));
 		fflush(jf);
 	}
 	if (o->quiet)
@@ -572,51 +477,63 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 static int run_single(const struct get_opts *o)
 {
 	struct progress p;
-	struct stream st;
 	struct result res;
 	struct source *src = NULL;
+	struct sink *sink;
 	char err[512];
-	int sock, rc;
+	int sock, rc, short_size;
 
 	memset(&res, 0, sizeof(res));
-	memset(&st, 0, sizeof(st));
 	if (o->send && (src = source_open(o->source, err, sizeof(err))) == NULL) {
 		cmd_error("get", "%s", err);
 		return NCPV_EXIT_FILE;
 	}
-	if (stream_setup(&st, o->send ? NULL : o->output, err, sizeof(err)) < 0) {
+	/* An upload reads nothing but the server's close: a discarding sink. */
+	sink = sink_open(o->send ? NULL : o->output, &interrupted, err, sizeof(err));
+	if (sink == NULL) {
 		cmd_error("get", "%s", err);
-		stream_cleanup(&st, o->output);
 		source_free(src);
 		return NCPV_EXIT_FILE;
 	}
 	sock = net_connect(o->at.host, o->at.port, &o->net, err, sizeof(err));
 	if (sock < 0) {
 		cmd_error("get", "%s", err);
-		stream_cleanup(&st, o->output);
+		sink_free(sink);
 		source_free(src);
 		return cmd_net_exit(sock);
 	}
-	st.sock = sock;
 	net_peer_name(sock, res.peer, sizeof(res.peer));
-	get_progress_init(&p, o, loop_now());
+	if (sink_connected(sink, sock) < 0) {
+		cmd_error("get", "cannot truncate output '%s': %s", o->output, strerror(errno));
+		close(sock);
+		sink_free(sink);
+		source_free(src);
+		return NCPV_EXIT_FILE;
+	}
+	get_progress_init(&p, o, clock_now());
 	if (o->send)
-		rc = upload(o, sock, st.buf, src, &p, &res, err, sizeof(err));
+		rc = upload(o, sock, sink, src, &p, &res, err, sizeof(err));
 	else
-		rc = receive(o, &st, &p, &res, err, sizeof(err));
+		rc = receive(o, sock, sink, &p, &res, err, sizeof(err));
 	res.bytes = p.meter.bytes;
-	res.seconds = loop_now() - p.meter.start;
+	res.seconds = clock_now() - p.meter.start;
 	if (p.shown || (p.show && rc == 0))
-		progress_draw(&p, loop_now(), 1);
+		progress_draw(&p, clock_now(), 1);
 	close(sock);
-	stream_cleanup(&st, o->output);
+	short_size = o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0;
+	/* Only a whole transfer (or one stopped as asked: -t, -b, a signal) replaces FILE. */
+	if (rc == 0 && !short_size && sink_commit(sink) < 0) {
+		snprintf(err, sizeof(err), "cannot replace output '%s': %s", o->output, strerror(errno));
+		rc = NCPV_EXIT_FILE;
+	}
+	sink_free(sink);
 	source_free(src);
 	if (rc != 0) {
 		cmd_error("get", "%s (after %llu bytes)", err, (unsigned long long)res.bytes);
 		return rc;
 	}
 	print_summary(o, &res, o->send ? "send" : "receive");
-	if (o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0) {
+	if (short_size) {
 		cmd_error("get", "expected %llu bytes, received %llu", (unsigned long long)o->size,
 			  (unsigned long long)res.bytes);
 		return NCPV_EXIT_FAIL;
@@ -624,7 +541,7 @@ static int run_single(const struct get_opts *o)
 	return NCPV_EXIT_OK;
 }
 
-int cmd_get_parse(int argc, char **argv)
+enum cmd_parse cmd_get_parse(int argc, char **argv)
 {
 	struct get_opts o;
 
@@ -633,12 +550,12 @@ int cmd_get_parse(int argc, char **argv)
 
 int cmd_get(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct get_opts o;
 	struct sigaction sa;
-	int rc;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (o.parallel > o.count && o.count > 0)
 		o.parallel = o.count;
 	memset(&sa, 0, sizeof(sa));

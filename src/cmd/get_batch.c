@@ -2,6 +2,7 @@
 /* get_batch.c - "ncpv get --count": many whole downloads over parallel
  * connections on one epoll loop, summarised as transfers/s and latency. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 
 #include "cmd.h"
 #include "get.h"
+#include "../clock.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../stats.h"
 #include "../units.h"
@@ -22,15 +25,22 @@ struct slot {
 	struct batch *b;
 };
 
+/* A transfer still open after this long gets one notice that the server may never close. */
+#define ENDLESS_NOTICE_S 5.0
+/* Descriptors kept back from --parallel: stdio, epoll, and what libc opens (resolver, locale). */
+#define FD_RESERVE 16
+
 struct batch {
 	const struct get_opts *o;
+	long parallel;	   /* o->parallel, capped by the open-file limit */
 	struct loop *loop;
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
 	struct slot *slots;
 	double *latency;   /* seconds, one per finished transfer */
 	void *scratch;	   /* NET_DISCARD_MAX bytes for net_discard */
-	long started, done, failed, short_count, active;
+	long started, done, failed, short_count, active, cut;
+	int noticed;	   /* the endless-server notice was given */
 	struct progress p;
 	char first_error[256];
 	const volatile sig_atomic_t *stop; /* the signal flag: start no more */
@@ -72,28 +82,33 @@ static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
 		if (n > 0) {
 			s->bytes += (uint64_t)n;
 			meter_add(&b->p.meter, (uint64_t)n);
+			/* Past --size it can only fail: say so now rather than when it ends, if ever. */
+			if (b->o->has_size && s->bytes > b->o->size) {
+				slot_end(b, s, 0, "the server sent more than --size", clock_now());
+				return;
+			}
 			/* The peer's FIN was in before this wakeup, so everything it sent
 			 * was queued ahead of it: a short read emptied the queue, and the
 			 * read that would return 0 can be skipped. */
 			if ((size_t)n < NET_DISCARD_MAX && (events & EPOLLRDHUP) && !(events & EPOLLERR)) {
-				slot_end(b, s, 1, NULL, loop_now());
+				slot_end(b, s, 1, NULL, clock_now());
 				return;
 			}
 			continue;
 		}
 		if (n == 0) {
-			slot_end(b, s, 1, NULL, loop_now());
+			slot_end(b, s, 1, NULL, clock_now());
 			return;
 		}
 		if (errno == EAGAIN) {
-			s->last = loop_now();
+			s->last = clock_now();
 			return;
 		}
 		if (errno != EINTR) {
 			char why[128];
 
 			snprintf(why, sizeof(why), "%s", strerror(errno));
-			slot_end(b, s, 0, why, loop_now());
+			slot_end(b, s, 0, why, clock_now());
 			return;
 		}
 	}
@@ -120,16 +135,52 @@ static void slot_start(struct batch *b, struct slot *s, double now)
 	b->active++;
 }
 
+/* How many connections the open-file limit leaves room for, after raising
+ * the soft limit to the hard one (as serve does); -1 when unknown. */
+static long fd_room(void)
+{
+	long limit = net_raise_fd_limit();
+	int lowest = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0); /* the lowest free number */
+	long room;
+
+	if (lowest >= 0)
+		close(lowest);
+	if (limit < 0)
+		return -1;
+	room = limit - (lowest > 0 ? lowest : 3) - FD_RESERVE;
+	return room < 1 ? 1 : room;
+}
+
+/* Once: a transfer has gone on for long without the server closing it.
+ * --count measures whole transfers, each ended by the server's close, so
+ * an endless server (serve without --size) never lets one finish. */
+static void endless_notice(struct batch *b, const struct slot *s, double now)
+{
+	char amount[32];
+
+	b->noticed = 1;
+	if (b->o->quiet)
+		return;
+	if (b->p.shown)
+		fputc('\n', stderr);
+	cmd_error("get", "a transfer is still open after %.0f s and %s: the server has not closed it; "
+		  "--count waits for each close (an endless server? serve --size N sends N bytes and closes)",
+		  now - s->start, units_format_iec(amount, sizeof(amount), (double)s->bytes));
+}
+
 int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 {
 	struct batch b;
 	struct stats_summary lat;
-	char err[512], peer[64], amount[32], rate[32];
-	double elapsed;
-	int rc;
+	char err[512], peer[64], amount[32], rate[32], line[1024];
+	struct json j;
+	double elapsed, deadline;
+	long room;
+	int rc, timed_out = 0;
 
 	memset(&b, 0, sizeof(b));
 	b.o = o;
+	b.parallel = o->parallel;
 	b.stop = stop;
 	rc = net_resolve(o->at.host, o->at.port, &o->net, &b.addr, &b.addrlen, err, sizeof(err));
 	if (rc < 0) {
@@ -140,7 +191,14 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 	b.loop = loop_new();
 	if (b.loop)
 		loop_set_spin(b.loop, o->busy_poll);
-	b.slots = calloc((size_t)o->parallel, sizeof(*b.slots));
+	room = fd_room();
+	if (room > 0 && b.parallel > room) {
+		if (!o->quiet)
+			cmd_error("get", "--parallel %ld capped at %ld: the open-file limit (ulimit -n) is %ld",
+				  b.parallel, room, net_raise_fd_limit());
+		b.parallel = room;
+	}
+	b.slots = calloc((size_t)b.parallel, sizeof(*b.slots));
 	b.latency = calloc((size_t)o->count, sizeof(*b.latency));
 	b.scratch = malloc(NET_DISCARD_MAX);
 	if (b.loop == NULL || b.slots == NULL || b.latency == NULL || b.scratch == NULL) {
@@ -148,45 +206,73 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 		rc = NCPV_EXIT_FAIL;
 		goto out;
 	}
-	net_raise_fd_limit();
-	get_progress_init(&b.p, o, loop_now());
-	for (long i = 0; i < o->parallel && b.started < o->count; i++) {
+	get_progress_init(&b.p, o, clock_now());
+	deadline = o->duration > 0 ? b.p.meter.start + o->duration : 0;
+	for (long i = 0; i < b.parallel && b.started < o->count; i++) {
 		b.slots[i].b = &b;
 		b.slots[i].fd = -1;
-		slot_start(&b, &b.slots[i], loop_now());
+		slot_start(&b, &b.slots[i], clock_now());
 	}
 	while (b.active > 0 && !*b.stop) {
-		double now = loop_now();
+		double now = clock_now();
 		int wait = b.p.show ? (int)((b.p.next - now) * 1000) + 1 : 250;
 
 		if (wait > 250)
 			wait = 250;
 		if (loop_poll(b.loop, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
 			break;
-		now = loop_now();
+		now = clock_now();
 		progress_tick(&b.p, now);
-		/* A transfer silent for longer than -w fails, so one stuck server cannot hang us. */
-		if (o->timeout > 0)
-			for (long i = 0; i < o->parallel; i++)
-				if (b.slots[i].fd >= 0 && now - b.slots[i].last > o->timeout)
-					slot_end(&b, &b.slots[i], 0, "timed out", now);
+		if (deadline > 0 && now >= deadline) {
+			timed_out = 1;
+			break;
+		}
+		for (long i = 0; i < b.parallel; i++) {
+			struct slot *s = &b.slots[i];
+
+			/* A transfer silent for longer than -w fails, so one stuck server cannot hang us. */
+			if (s->fd >= 0 && o->timeout > 0 && now - s->last > o->timeout)
+				slot_end(&b, s, 0, "timed out", now);
+			else if (s->fd >= 0 && !b.noticed && now - s->start > ENDLESS_NOTICE_S)
+				endless_notice(&b, s, now);
+		}
 		/* Refill slots whose connect failed at once. */
-		for (long i = 0; i < o->parallel && b.started < o->count && !*b.stop; i++)
+		for (long i = 0; i < b.parallel && b.started < o->count && !*b.stop; i++)
 			if (b.slots[i].fd < 0 && b.slots[i].b)
 				slot_start(&b, &b.slots[i], now);
 	}
-	elapsed = loop_now() - b.p.meter.start;
+	/* Transfers still open at --time or a signal were cut, not failed. */
+	for (long i = 0; b.slots && i < b.parallel; i++)
+		if (b.slots[i].b && b.slots[i].fd >= 0) {
+			loop_close(b.loop, b.slots[i].fd);
+			b.slots[i].fd = -1;
+			b.cut++;
+		}
+	elapsed = clock_now() - b.p.meter.start;
 	if (b.p.shown)
-		progress_draw(&b.p, loop_now(), 1);
+		progress_draw(&b.p, clock_now(), 1);
 	stats_summarize(b.latency, (size_t)b.done, &lat);
-	if (o->json)
-		printf("{\"direction\":\"receive\",\"peer\":\"%s\",\"transfers\":%ld,\"failed\":%ld,"
-		       "\"bytes\":%llu,\"seconds\":%.6f,\"transfers_per_s\":%.1f,\"rate\":%.0f,"
-		       "\"latency_ms\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}}\n",
-		       peer, b.done, b.failed, (unsigned long long)b.p.meter.bytes, elapsed,
-		       elapsed > 0 ? b.done / elapsed : 0,
-		       elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, lat.median * 1e3,
-		       lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3);
+	if (o->json) {
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "direction", "receive");
+		json_string(&j, "peer", peer);
+		json_int(&j, "transfers", b.done);
+		json_int(&j, "failed", b.failed);
+		json_uint(&j, "bytes", b.p.meter.bytes);
+		json_fixed(&j, "seconds", elapsed, 6);
+		json_fixed(&j, "transfers_per_s", elapsed > 0 ? b.done / elapsed : 0, 1);
+		json_fixed(&j, "rate", elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, 0);
+		json_object(&j, "latency_ms");
+		json_fixed(&j, "p50", lat.median * 1e3, 3);
+		json_fixed(&j, "p90", lat.p90 * 1e3, 3);
+		json_fixed(&j, "p99", lat.p99 * 1e3, 3);
+		json_fixed(&j, "max", lat.max * 1e3, 3);
+		json_end(&j);
+		json_int(&j, "cut", b.cut);
+		json_end(&j);
+		printf("%s\n", json_text(&j));
+	}
 	fflush(stdout);
 	if (!o->quiet)
 		fprintf(stderr,
@@ -201,13 +287,16 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 		cmd_error("get", "%ld of %ld transfers failed (first: %s)", b.failed, o->count, b.first_error);
 		rc = NCPV_EXIT_FAIL;
 	} else if (*b.stop) {
+		/* The N transfers asked for were not all made: that is a short run (exit 1). */
+		cmd_error("get", "interrupted after %ld of %ld transfers (%ld cut short)", b.done, o->count,
+			  b.cut);
+		rc = NCPV_EXIT_FAIL;
+	} else if (timed_out && b.done == 0 && b.cut > 0) {
+		cmd_error("get", "no transfer finished within --time: the server closed none of %ld "
+			  "(an endless server? serve --size N sends N bytes and closes)", b.cut);
 		rc = NCPV_EXIT_FAIL;
 	}
 out:
-	/* A slot never started (b unset) has fd 0 from calloc, not a socket. */
-	for (long i = 0; b.slots && i < o->parallel; i++)
-		if (b.slots[i].b && b.slots[i].fd >= 0)
-			close(b.slots[i].fd);
 	free(b.slots);
 	free(b.latency);
 	free(b.scratch);

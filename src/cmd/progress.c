@@ -4,6 +4,10 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "../status.h"
+#include "../pv/tty.h"
 
 void progress_init(struct progress *p, int show, double interval, uint64_t size, double now)
 {
@@ -22,15 +26,14 @@ void progress_init(struct progress *p, int show, double interval, uint64_t size,
 void progress_draw(struct progress *p, double now, int final)
 {
 	struct meter_reading r;
-	struct display_frame f;
-	char line[DISPLAY_LINE_MAX];
+	char line[STATUS_LINE_MAX];
 
-	meter_read(&p->meter, now, p->size, &r);
-	if (final && r.elapsed > 0)
-		r.rate = r.average; /* pv shows the overall rate on its last line */
-	display_frame_from(&f, &r, p->size, final);
-	display_line(&p->disp, &f, line, sizeof(line));
-	fprintf(stderr, "%s\r%s", line, final ? "\n" : "");
+	/* The terminal's width now: one ioctl a refresh follows a resize without a SIGWINCH
+	 * handler (get's and nc's waits would see its EINTR). 80 columns off a terminal. */
+	p->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
+	meter_read(&p->meter, now, &r);
+	status_render(&p->disp, &r, p->size, final, 0, NULL, line, sizeof(line));
+	fprintf(stderr, "%s%s", line, final ? "\n" : "");
 	p->shown = 1;
 }
 

@@ -12,11 +12,13 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
 #include "../pv/opts.h"
 #include "../pv/tty.h"
 #include "../pv/xfer.h"
+#include "../status.h"
 
 /* Read/write buffer when -B is not given: big enough for few system calls,
  * small enough to stay in the CPU cache (bench/pv-perf.sh). */
@@ -61,14 +63,6 @@ struct pv_run {
 	double tokens, token_time; /* -L bucket */
 	int status;	     /* pv exit bits */
 };
-
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void catch_signal(int sig, void (*fn)(int))
 {
@@ -123,29 +117,15 @@ static void draw(struct pv_run *r, double now, int final)
 {
 	const struct pv_opts *o = r->o;
 	struct meter_reading mr;
-	struct display_frame f;
-	char line[DISPLAY_LINE_MAX + 2];
-	size_t n;
+	struct status_extra x = { pv_xfer_buffer_percent(&r->x), r->x.last, r->x.last_len };
+	char line[STATUS_LINE_MAX];
 
-	meter_read(&r->meter, now, r->size, &mr);
-	if (final && mr.elapsed > 0)
-		mr.rate = mr.average = (double)mr.bytes / mr.elapsed; /* pv's last line: overall rate */
-	display_frame_from(&f, &mr, r->size, final);
-	f.buffer_percent = pv_xfer_buffer_percent(&r->x);
-	f.last = r->x.last;
-	f.last_len = r->x.last_len;
+	meter_read(&r->meter, now, &mr);
 	if (!o->has_width && resized) {
 		resized = 0;
 		r->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
 	}
-	if (o->numeric) {
-		n = display_numeric(&r->disp, &f, line, sizeof(line));
-	} else {
-		n = display_line(&r->disp, &f, line, sizeof(line) - 2);
-		line[n++] = '\r';
-		line[n] = '\0';
-	}
-	emit(r, line, n);
+	emit(r, line, status_render(&r->disp, &mr, r->size, final, o->numeric, &x, line, sizeof(line)));
 }
 
 /* Whether the display may be updated now (-q, -W, -D). */
@@ -163,7 +143,7 @@ static void tick(struct pv_run *r)
 	double now;
 
 	tick_due = 0;
-	now = now_mono();
+	now = clock_now();
 	if (may_draw(r, now))
 		draw(r, now, 0);
 }
@@ -176,7 +156,7 @@ static void tick(struct pv_run *r)
  */
 static uint64_t rate_allowance(struct pv_run *r)
 {
-	double rate = (double)r->o->rate_limit, now = now_mono();
+	double rate = (double)r->o->rate_limit, now = clock_now();
 	double chunk = rate * PV_RATE_CHUNK, cap = rate * PV_RATE_SLICE;
 
 	if (chunk < 1)
@@ -190,10 +170,7 @@ static uint64_t rate_allowance(struct pv_run *r)
 	if (r->tokens > cap)
 		r->tokens = cap;
 	if (r->tokens < chunk) {
-		double wait = (chunk - r->tokens) / rate;
-		struct timespec ts = { (time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9) };
-
-		nanosleep(&ts, NULL);
+		clock_sleep((chunk - r->tokens) / rate);
 		return 0;
 	}
 	return (uint64_t)r->tokens;
@@ -345,7 +322,7 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 		if (bytes > 0 && !r->started) {
 			r->started = 1;
 			if (o->wait)
-				meter_start(&r->meter, now_mono());
+				meter_start(&r->meter, clock_now());
 		}
 		r->count += o->lines ? lines : bytes;
 		meter_add(&r->meter, o->lines ? lines : bytes);
@@ -463,13 +440,14 @@ static void setup_signals(const struct pv_run *r)
 
 int cmd_pv(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct pv_opts o;
 	struct pv_run r;
 	int rc, out;
 	size_t bufsize;
 
-	if ((rc = pv_parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? 0 : rc;
+	if ((parsed = pv_parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
 	/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
 	 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
 	signal(SIGXFSZ, SIG_IGN);
@@ -506,7 +484,7 @@ int cmd_pv(int argc, char **argv)
 		o.disp.width = pv_tty_width(STDERR_FILENO, 80);
 	display_init(&r.disp, &o.disp);
 	r.show = !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO));
-	r.begin = r.token_time = now_mono();
+	r.begin = r.token_time = clock_now();
 	meter_set_window(&r.meter, o.avg_window);
 	meter_start(&r.meter, r.begin);
 	setup_signals(&r);
@@ -516,8 +494,8 @@ int cmd_pv(int argc, char **argv)
 	stop_ticks();
 	if (stop_signal)
 		r.status |= PV_EXIT_SIGNAL;
-	if (may_draw(&r, now_mono())) {
-		draw(&r, now_mono(), 1);
+	if (may_draw(&r, clock_now())) {
+		draw(&r, clock_now(), 1);
 		if (!o.numeric && r.shown)
 			emit(&r, "\n", 1);
 		if (o.stats)

@@ -10,13 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "../addr.h"
+#include "../clock.h"
+#include "../json.h"
 #include "../loop.h"
 #include "../net.h"
 #include "../source.h"
@@ -107,7 +108,7 @@ static void usage(FILE *f)
 		"server with a summary and exit status 0.\n");
 }
 
-static int parse_options(int argc, char **argv, struct serve_opts *o)
+static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "source", required_argument, NULL, 'S' },
@@ -175,7 +176,7 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			return cmd_missing_argument("serve", optopt, argv[optind - 1]);
 		default:
@@ -184,27 +185,28 @@ static int parse_options(int argc, char **argv, struct serve_opts *o)
 	}
 	if (argc - optind > 1) {
 		cmd_error("serve", "too many arguments: '%s' (expected one [ADDR:]PORT)", argv[optind + 1]);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->discard && o->has_size) {
 		cmd_error("serve", "--size and --discard conflict: a sink sends nothing");
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (addr_parse(optind < argc ? argv[optind] : NCPV_DEFAULT_PORT, "127.0.0.1", NCPV_DEFAULT_PORT, &o->at,
 		       err, sizeof(err)) < 0) {
 		cmd_error("serve", "%s", err);
-		return NCPV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	if (o->net.family == AF_INET6 && strcmp(o->at.host, "127.0.0.1") == 0 &&
 	    (optind >= argc || strchr(argv[optind], '.') == NULL))
 		snprintf(o->at.host, sizeof(o->at.host), "::1");
-	return 0;
+	return CMD_PARSE_RUN;
 }
 
 static void log_close(struct server *s, struct conn *c, const char *reason, double now)
 {
 	double secs = now - c->start, rate;
-	char amount[32], peer[160];
+	char amount[32], line[1024];
+	struct json j;
 
 	s->bytes_sent += c->sent;
 	s->bytes_received += c->received;
@@ -212,11 +214,17 @@ static void log_close(struct server *s, struct conn *c, const char *reason, doub
 		return;
 	rate = secs > 0 ? (double)(c->sent + c->received) / secs : 0;
 	if (s->o->json) {
-		fprintf(stderr,
-			"{\"event\":\"close\",\"peer\":\"%s\",\"reason\":\"%s\",\"sent\":%llu,"
-			"\"received\":%llu,\"seconds\":%.6f,\"rate\":%.0f}\n",
-			cmd_json_string(peer, sizeof(peer), c->peer), reason,
-			(unsigned long long)c->sent, (unsigned long long)c->received, secs, rate);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "close");
+		json_string(&j, "peer", c->peer);
+		json_string(&j, "reason", reason);
+		json_uint(&j, "sent", c->sent);
+		json_uint(&j, "received", c->received);
+		json_fixed(&j, "seconds", secs, 6);
+		json_fixed(&j, "rate", rate, 0);
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
 		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)\n",
 			c->peer, reason, (unsigned long long)c->sent, (unsigned long long)c->received,
@@ -308,7 +316,7 @@ static void reset_on_close(int fd)
 static int conn_abort(struct server *s, struct conn *c, const char *reason)
 {
 	reset_on_close(c->fd);
-	conn_close(s, c, reason, loop_now());
+	conn_close(s, c, reason, clock_now());
 	return -1;
 }
 
@@ -370,43 +378,38 @@ static int conn_pump(struct server *s, struct conn *c)
 	for (int round = 0; round < SEND_BUDGET && c->sent < c->limit; round++) {
 		uint64_t left = c->limit - c->sent;
 		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
+
+		uint64_t pos = 0;
 		ssize_t n;
 
 		if (src_kind == SOURCE_FILE) {
 			uint64_t fsize = source_size(s->src);
-			off_t off = (off_t)(c->sent % fsize);
 
-			if (want > fsize - (uint64_t)off)
-				want = (size_t)(fsize - (uint64_t)off);
-			n = sendfile(c->fd, source_fd(s->src), &off, want);
-			/* Nothing at an offset below the size we took: the file was
-			 * truncated. Waiting for EPOLLOUT again would spin forever. */
-			if (n == 0)
-				return conn_abort(s, c, "source file shrank");
-		} else {
-			const void *data;
-			ssize_t k = source_peek(s->src, want, &data);
-
-			if (k < 0 && errno == EAGAIN)
-				return conn_wait_source(s, c);
-			if (k < 0)
-				return conn_abort(s, c, strerror(errno));
-			if (k == 0) {
-				/* A stream source ran dry: the end of an endless
-				 * stream, but a short --size "file". */
-				if (s->o->has_size)
-					return conn_abort(s, c, "source ended before --size");
-				c->limit = c->sent;
-				break;
-			}
-			n = send(c->fd, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
-			if (n > 0)
-				source_consume(s->src, (size_t)n);
+			pos = c->sent % fsize;
+			if (want > fsize - pos)
+				want = (size_t)(fsize - pos);
+		}
+		n = source_send(s->src, c->fd, pos, want);
+		/* Nothing at an offset below the size we took: the file was
+		 * truncated. Waiting for EPOLLOUT again would spin forever. */
+		if (n == 0 && src_kind == SOURCE_FILE)
+			return conn_abort(s, c, "source file shrank");
+		if (n == SOURCE_SEND_WAIT)
+			return conn_wait_source(s, c);
+		if (n == SOURCE_SEND_EREAD)
+			return conn_abort(s, c, strerror(errno));
+		if (n == 0) {
+			/* A stream source ran dry: the end of an endless
+			 * stream, but a short --size "file". */
+			if (s->o->has_size)
+				return conn_abort(s, c, "source ended before --size");
+			c->limit = c->sent;
+			break;
 		}
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				return 0;
-			conn_close(s, c, error_reason(c, errno), loop_now());
+			conn_close(s, c, error_reason(c, errno), clock_now());
 			return -1;
 		}
 		c->sent += (uint64_t)n;
@@ -415,10 +418,10 @@ static int conn_pump(struct server *s, struct conn *c)
 	}
 	if (c->sent >= c->limit && c->state == CONN_SENDING) {
 		if (c->limit_reason != NULL) {
-			conn_close(s, c, c->limit_reason, loop_now());
+			conn_close(s, c, c->limit_reason, clock_now());
 			return -1;
 		}
-		conn_finish(s, c, loop_now());
+		conn_finish(s, c, clock_now());
 	}
 	return 0;
 }
@@ -457,17 +460,17 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	if (events & EPOLLIN) {
 		rc = conn_discard(c, cap);
 		if (rc < 0) {
-			conn_close(s, c, error_reason(c, errno), loop_now());
+			conn_close(s, c, error_reason(c, errno), clock_now());
 			return;
 		}
 		if (c->state == CONN_RECEIVING && c->received >= cap) {
-			conn_close(s, c, "max-bytes", loop_now());
+			conn_close(s, c, "max-bytes", clock_now());
 			return;
 		}
 		if (rc == 1) {
 			if (c->state != CONN_SENDING) {
 				s->completed++;
-				conn_close(s, c, "done", loop_now());
+				conn_close(s, c, "done", clock_now());
 				return;
 			}
 			/* The peer finished sending but may still read: stop polling its EOF. */
@@ -478,7 +481,7 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	if ((events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT && c->state == CONN_SENDING)) {
 		int e = net_socket_error(c->fd);
 
-		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", loop_now());
+		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", clock_now());
 		return;
 	}
 	if ((events & EPOLLOUT) && c->state == CONN_SENDING)
@@ -487,14 +490,21 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 
 static void refuse(struct server *s, int fd, const char *why)
 {
-	char peer[64];
+	char peer[64], line[512];
+	struct json j;
 
 	s->refused++;
 	if (!s->o->quiet) {
 		net_peer_name(fd, peer, sizeof(peer));
-		if (s->o->json)
-			fprintf(stderr, "{\"event\":\"refuse\",\"peer\":\"%s\",\"reason\":\"%s\"}\n", peer, why);
-		else
+		if (s->o->json) {
+			json_init(&j, line, sizeof(line));
+			json_object(&j, NULL);
+			json_string(&j, "event", "refuse");
+			json_string(&j, "peer", peer);
+			json_string(&j, "reason", why);
+			json_end(&j);
+			fprintf(stderr, "%s\n", json_text(&j));
+		} else
 			fprintf(stderr, "ncpv serve: %s refused: %s\n", peer, why);
 	}
 	reset_on_close(fd);
@@ -557,7 +567,7 @@ static void accept_one(struct server *s, int fd, double now)
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
-	double now = loop_now();
+	double now = clock_now();
 
 	(void)l;
 	(void)events;
@@ -608,16 +618,22 @@ static void sweep(struct server *s, double now)
 
 static void summary(struct server *s)
 {
-	double secs = loop_now() - s->start;
-	char sent[32], recvd[32];
+	double secs = clock_now() - s->start;
+	char sent[32], recvd[32], line[512];
+	struct json j;
 
 	if (s->o->json) {
-		fprintf(stderr,
-			"{\"event\":\"summary\",\"connections\":%llu,\"completed\":%llu,\"refused\":%llu,"
-			"\"sent\":%llu,\"received\":%llu,\"seconds\":%.3f}\n",
-			(unsigned long long)s->accepted, (unsigned long long)s->completed,
-			(unsigned long long)s->refused, (unsigned long long)s->bytes_sent,
-			(unsigned long long)s->bytes_received, secs);
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "summary");
+		json_uint(&j, "connections", s->accepted);
+		json_uint(&j, "completed", s->completed);
+		json_uint(&j, "refused", s->refused);
+		json_uint(&j, "sent", s->bytes_sent);
+		json_uint(&j, "received", s->bytes_received);
+		json_fixed(&j, "seconds", secs, 3);
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
 		return;
 	}
 	fprintf(stderr,
@@ -634,7 +650,8 @@ static int run(struct server *s)
 {
 	struct sigaction sa;
 	sigset_t block, during_wait;
-	char name[128], src[6 * 256]; /* a source name with every byte escaped */
+	char name[128];
+	struct json j;
 	double next_sweep = 0;
 
 	memset(&sa, 0, sizeof(sa));
@@ -651,14 +668,20 @@ static int run(struct server *s)
 	loop_set_sigmask(s->loop, &during_wait);
 
 	net_local_name(s->lfd, name, sizeof(name));
-	if (s->o->json)
-		fprintf(stderr, "{\"event\":\"listen\",\"address\":\"%s\",\"source\":\"%s\"}\n", name,
-			cmd_json_string(src, sizeof(src), s->o->discard ? "discard" : source_name(s->src)));
-	else
+	if (s->o->json) {
+		json_init_grow(&j); /* a source path of any length */
+		json_object(&j, NULL);
+		json_string(&j, "event", "listen");
+		json_string(&j, "address", name);
+		json_string(&j, "source", s->o->discard ? "discard" : source_name(s->src));
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
+		json_free(&j);
+	} else
 		fprintf(stderr, "ncpv serve: listening on %s (%s)\n", name,
 			s->o->discard ? "discard" : source_name(s->src));
 
-	s->start = loop_now();
+	s->start = clock_now();
 	while (!stop_requested) {
 		/* A counter, not a walk over every connection on each wakeup. */
 		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
@@ -669,18 +692,18 @@ static int run(struct server *s)
 		}
 		/* At most one walk over the connections per SWEEP_MS, however
 		 * many wakeups the traffic causes. */
-		if (timeout >= 0 && loop_now() >= next_sweep) {
-			sweep(s, loop_now());
-			next_sweep = loop_now() + SWEEP_MS / 1000.0;
+		if (timeout >= 0 && clock_now() >= next_sweep) {
+			sweep(s, clock_now());
+			next_sweep = clock_now() + SWEEP_MS / 1000.0;
 		}
 	}
 	while (s->conns)
-		conn_close(s, s->conns, "server stopped", loop_now());
+		conn_close(s, s->conns, "server stopped", clock_now());
 	summary(s);
 	return NCPV_EXIT_OK;
 }
 
-int cmd_serve_parse(int argc, char **argv)
+enum cmd_parse cmd_serve_parse(int argc, char **argv)
 {
 	struct serve_opts o;
 
@@ -689,13 +712,14 @@ int cmd_serve_parse(int argc, char **argv)
 
 int cmd_serve(int argc, char **argv)
 {
+	enum cmd_parse parsed;
 	struct serve_opts o;
 	struct server s;
 	char err[512];
 	int rc;
 
-	if ((rc = parse_options(argc, argv, &o)) != 0)
-		return rc < 0 ? NCPV_EXIT_OK : rc;
+	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	memset(&s, 0, sizeof(s));
 	s.o = &o;
 	s.lfd = s.spare_fd = -1;

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../clock.h"
 #include "../net.h"
 #include "../units.h"
 
@@ -63,14 +64,6 @@ static int timeout_ms(void)
 	return secs > 0 ? (int)ceil(secs * 1000.0) : 0;
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Map a net_* failure to the errno open(2) callers know. */
 static int fail(int rc, const char *path, const char *err)
 {
@@ -84,14 +77,14 @@ static int fail(int rc, const char *path, const char *err)
 /* Wait for and accept one client on lfd within ms (0: forever); lfd is closed. */
 static int accept_one(int lfd, const char *path, int ms)
 {
-	double deadline = ms > 0 ? now_ms() + ms : 0;
+	double deadline = ms > 0 ? clock_now_ms() + ms : 0;
 	char who[128];
 	int fd;
 
 	for (;;) {
 		int left = -1, rc;
 
-		if (deadline > 0 && (left = (int)(deadline - now_ms())) < 0)
+		if (deadline > 0 && (left = (int)(deadline - clock_now_ms())) < 0)
 			left = 0;
 		rc = net_wait(lfd, POLLIN, left);
 		if (rc == 0) {

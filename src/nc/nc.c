@@ -14,6 +14,8 @@
 
 #include "nc.h"
 #include "../addr.h"
+#include "../clock.h"
+#include "../json.h"
 #include "../cmd/cmd.h"
 #include "../loop.h"
 
@@ -222,11 +224,8 @@ static int connect_main(const struct nc_opts *o, struct nc_totals *t, struct nc_
 	for (int i = 0; i < o->nports; i++) {
 		int r;
 
-		if (i > 0 && o->interval > 0) {
-			struct timespec ts = { (time_t)o->interval,
-					       (long)((o->interval - (double)(time_t)o->interval) * 1e9) };
-			nanosleep(&ts, NULL);
-		}
+		if (i > 0)
+			clock_sleep(o->interval);
 		r = connect_port(o, o->ports[i], t, m);
 		if (r == 0)
 			rc = 0;
@@ -238,19 +237,26 @@ static int connect_main(const struct nc_opts *o, struct nc_totals *t, struct nc_
 
 static void print_json(const struct nc_totals *t, int rc)
 {
-	double secs = loop_now() - t->start;
+	double secs = clock_now() - t->start;
+	char line[256];
+	struct json j;
 
-	fprintf(stderr,
-		"{\"sent\":%llu,\"received\":%llu,\"bytes\":%llu,\"seconds\":%.6f,\"rate\":%.0f,\"exit\":%d}\n",
-		(unsigned long long)t->sent, (unsigned long long)t->received,
-		(unsigned long long)t->sent + t->received, secs,
-		secs > 0 ? (double)(t->sent + t->received) / secs : 0, rc);
+	json_init(&j, line, sizeof(line));
+	json_object(&j, NULL);
+	json_uint(&j, "sent", t->sent);
+	json_uint(&j, "received", t->received);
+	json_uint(&j, "bytes", (unsigned long long)t->sent + t->received);
+	json_fixed(&j, "seconds", secs, 6);
+	json_fixed(&j, "rate", secs > 0 ? (double)(t->sent + t->received) / secs : 0, 0);
+	json_int(&j, "exit", rc);
+	json_end(&j);
+	fprintf(stderr, "%s\n", json_text(&j));
 }
 
 int cmd_nc(int argc, char **argv)
 {
 	struct nc_opts *o = calloc(1, sizeof(*o));
-	struct nc_totals t = { .start = loop_now() };
+	struct nc_totals t = { .start = clock_now() };
 	struct nc_meter *m;
 	int rc;
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "nc.h"
+#include "../clock.h"
 #include "../cmd/progress.h"
 #include "../loop.h"
 
@@ -52,7 +53,7 @@ struct nc_meter *nc_meter_new(const struct nc_opts *o)
 
 	if (!o->progress || (m = calloc(1, sizeof(*m))) == NULL)
 		return NULL;
-	progress_init(&m->p, 1, 1, 0, loop_now());
+	progress_init(&m->p, 1, 1, 0, clock_now());
 	return m;
 }
 
@@ -62,7 +63,7 @@ void nc_meter_tick(struct nc_meter *m, const struct nc_totals *t, int final)
 
 	if (m == NULL)
 		return;
-	now = loop_now();
+	now = clock_now();
 	m->p.meter.bytes = t->sent + t->received; /* both directions count */
 	if (final)
 		progress_draw(&m->p, now, 1);
@@ -141,12 +142,13 @@ static int sys_close(void *ctx, int fd)
 	return close(fd);
 }
 
+/* All of s seconds, a signal notwithstanding. */
 static void sys_sleep(void *ctx, double s)
 {
-	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+	double end = clock_now() + s;
 
 	(void)ctx;
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+	while (clock_sleep(end - clock_now()) < 0)
 		;
 }
 
@@ -314,7 +316,7 @@ static void set_interest(struct relay *r)
 /* Poll timeout: the idle limit (-w) and the meter's next refresh. */
 static int wait_ms(const struct relay *r, double last_activity)
 {
-	double now = loop_now(), until = 0;
+	double now = clock_now(), until = 0;
 
 	if (r->o->timeout_ms > 0)
 		until = last_activity + r->o->timeout_ms / 1000.0;
@@ -412,7 +414,7 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 		size_t initlen, struct nc_totals *t, struct nc_meter *m)
 {
 	struct relay r;
-	double last_activity = loop_now();
+	double last_activity = clock_now();
 	size_t bufsize;
 
 	memset(&r, 0, sizeof(r));
@@ -455,11 +457,11 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 			break;
 		nc_meter_tick(m, t, 0);
 		if (n == 0) {
-			if (o->timeout_ms > 0 && loop_now() >= last_activity + o->timeout_ms / 1000.0)
+			if (o->timeout_ms > 0 && clock_now() >= last_activity + o->timeout_ms / 1000.0)
 				break; /* -w: idle for too long */
 			continue;
 		}
-		last_activity = loop_now();
+		last_activity = clock_now();
 		handle_conditions(&r);
 		move_data(&r);
 	}
@@ -467,10 +469,10 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 	drop(&r, &r.down);
 	r.io->close(r.io->ctx, fd);
 	if (o->quit_after > 0) {
-		double until = loop_now() + o->quit_after;
+		double until = clock_now() + o->quit_after;
 
-		while (loop_now() < until) {
-			double left = until - loop_now(), step = m ? 1 : left;
+		while (clock_now() < until) {
+			double left = until - clock_now(), step = m ? 1 : left;
 
 			r.io->sleep(r.io->ctx, left < step ? left : step);
 			nc_meter_tick(m, t, 0);

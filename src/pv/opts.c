@@ -212,9 +212,9 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown)
 	return rc;
 }
 
-int pv_parse_options(int argc, char **argv, struct pv_opts *o)
+enum cmd_parse pv_parse_options(int argc, char **argv, struct pv_opts *o)
 {
-	int c, shown = 0, rc;
+	int c, shown = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->interval = 1;
@@ -224,19 +224,19 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o)
 		switch (c) {
 		case 'h':
 			usage(stdout);
-			return -1;
+			return CMD_PARSE_DONE;
 		case 'V':
 			printf("ncpv pv %s (pv 1.6.20 compatible)\n", NCPV_VERSION);
-			return -1;
+			return CMD_PARSE_DONE;
 		case ':':
 			cmd_missing_argument("pv", optopt, argv[optind - 1]);
-			return PV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		case '?':
 			cmd_bad_option("pv", optopt, optopt ? NULL : argv[optind - 1]);
-			return PV_EXIT_USAGE;
+			return CMD_PARSE_USAGE;
 		default:
-			if ((rc = apply(c, optarg, o, &shown)) != 0)
-				return rc;
+			if (apply(c, optarg, o, &shown) != 0)
+				return CMD_PARSE_USAGE; /* apply's only failure: pv's status 64 */
 		}
 	}
 	if (!shown) {
@@ -254,9 +254,9 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o)
 	}
 	if (o->output && o->discard) {
 		cmd_error("pv", "--output and --discard conflict");
-		return PV_EXIT_USAGE;
+		return CMD_PARSE_USAGE;
 	}
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
-	return 0;
+	return CMD_PARSE_RUN;
 }

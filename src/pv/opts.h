@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "../cmd/cmd.h" /* enum cmd_parse: these options belong to the pv command */
 #include "../display.h"
 
 /* pv's exit status bits (pv(1) "EXIT STATUS"); 64 is also its usage error. */
@@ -30,10 +31,7 @@ struct pv_opts {
 	int nfiles;
 };
 
-/*
- * Parse argv into o. Returns 0 to run, a pv exit status (> 0) after
- * printing a one-line error, or -1 after --help/--version (exit 0).
- */
-int pv_parse_options(int argc, char **argv, struct pv_opts *o);
+/* Parse argv into o: the commands' contract (cmd/cmd.h), CMD_PARSE_USAGE meaning pv's status 64. */
+enum cmd_parse pv_parse_options(int argc, char **argv, struct pv_opts *o);
 
 #endif

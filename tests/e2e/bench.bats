@@ -57,6 +57,16 @@ path_with() {
 	fi
 }
 
+# Issue 13 item 3: a tool that starts slowly (ncat loads its CA bundle) under
+# load is not failed by a short duration: the clock starts at its first byte.
+@test "stream: a method that starts slowly is measured from its first byte" {
+	bench_json -T stream -d 0.2 -r 1 -M ncpv,late --method 'late=sleep 1; {ncpv} get -q {host} {port}'
+	[ "$status" -eq 0 ]
+	jq -e '.tests[0].methods[] | select(.name == "late") | .status == "ok" and
+		(.runs[0] | .first_byte >= 1 and .seconds < 1 and .bytes > 0)' "$SCRATCH/out.json"
+	jq -e '.tests[0].methods[] | select(.name == "ncpv") | .runs[0].first_byte < 1' "$SCRATCH/out.json"
+}
+
 @test "files: each run's downloads are counted complete at the server" {
 	bench_json -T files -n 20 -s 1K -r 2 -M ncpv,cat-devtcp,bash-read
 	[ "$status" -eq 0 ]
@@ -208,60 +218,70 @@ HTML
 	[[ "$output" == *"charts ncpv=2 bash-read=2 files=2"* ]]
 }
 
-# Skip unless this machine lets us make network namespaces and shape them.
+# Skip unless this machine lets us make the link (namespaces and TUN devices, as ncpv link).
 need_netns() {
-	[ "$(id -u)" -eq 0 ] || skip "--link needs root"
-	command -v ip >/dev/null && command -v tc >/dev/null || skip "iproute2 is not installed"
-	local probe=ncpv-bats-probe-$$
-	ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces here"
-	ip netns del "$probe"
+	"$NCPV" link -- true 2>"$SCRATCH/why" || skip "no link here: $(tail -1 "$SCRATCH/why")"
+}
+
+# running_with ARG: PIDs of processes whose command line has ARG (ending in "bit") as one
+# argument; the pattern's "[t]" keeps grep from finding its own.
+running_with() {
+	grep -lzxs -e "${1%t}[t]" /proc/[0-9]*/cmdline 2>/dev/null | cut -d/ -f3 || true
 }
 
 @test "--link shapes the stream to the link's rate between two namespaces" {
 	need_netns
-	local pid rc=0
-	"$NCPV" bench -q --json -T stream -d 1 -r 1 -M ncpv --link 20mbit >"$SCRATCH/out.json" &
+	local pid rc=0 rate=$((20000000 + RANDOM))bit
+	"$NCPV" bench -q --json -T stream -d 1 -r 1 -M ncpv --link "$rate" >"$SCRATCH/out.json" &
 	pid=$!
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 0 ]
-	# 20 Mbit/s is 2.5 MB/s on the wire; the payload gets a bit less, and the
-	# rate includes the client's start (slow under ASan), so only the cap is tight.
-	jq -e '(.path | startswith("link 20mbit")) and (.tests[0].methods[0] |
-		.status == "ok" and .median > 1200000 and .median < 2600000)' "$SCRATCH/out.json"
-	# Nothing left behind (its names carry its PID; other benches may be running).
-	! ip netns list | grep -q "ncpv-bench-$pid-"
-	! ip link | grep -q "ncpv[sc]$pid"
+	# 20 Mbit/s is 2.5 MB/s of IP packets; TCP carries 96.5% of that, so only the cap is tight.
+	jq -e --arg r "$rate" '(.path | startswith("link " + $r)) and (.tests[0].methods[0] |
+		.status == "ok" and .median > 1200000 and .median < 2450000)' "$SCRATCH/out.json"
+	# Nothing left behind: no delay line (a copy of the bench) outlives it.
+	[ -z "$(running_with "$rate")" ]
 }
 
-@test "an interrupted --link bench removes its namespaces and exits 130" {
+@test "an interrupted --link bench stops its delay line and exits 130" {
 	need_netns
-	"$NCPV" bench -q -T stream -d 5 -r 3 -M ncpv --link 50mbit >/dev/null 2>"$SCRATCH/err" &
-	local pid=$! i
+	local rate=$((50000000 + RANDOM))bit i
+	"$NCPV" bench -q -T stream -d 5 -r 3 -M ncpv --link "$rate" >/dev/null 2>"$SCRATCH/err" &
+	local pid=$!
 	STARTED_PIDS+=("$pid")
-	for ((i = 0; i < 100; i++)); do
-		ip netns list | grep -q "ncpv-bench-$pid-c" && break
+	# The server starts once the link is up.
+	for ((i = 0; i < 600; i++)); do
+		pgrep -P "$pid" -f " serve " >/dev/null && break
 		sleep 0.05
 	done
-	ip netns list | grep -q "ncpv-bench-$pid-c"
+	pgrep -P "$pid" -f " serve " >/dev/null
+	[ "$(running_with "$rate" | wc -l)" -ge 2 ] # the bench and its delay line
 	kill -INT "$pid"
 	wait_gone "$pid" 10
 	wait "$pid" || status=$?
 	[ "$status" -eq 130 ]
 	grep -q "interrupted: .*removed the link" "$SCRATCH/err"
-	! ip netns list | grep -q "ncpv-bench-$pid"
-	! ip link | grep -q "ncpv[sc]$pid"
+	for ((i = 0; i < 100; i++)); do
+		[ -z "$(running_with "$rate")" ] && break
+		sleep 0.05
+	done
+	[ -z "$(running_with "$rate")" ]
 }
 
-@test "--link without root says so and stops" {
+@test "--link as an ordinary user works, or says why in one line and stops" {
 	if [ "$(id -u)" -eq 0 ]; then
 		command -v setpriv >/dev/null || skip "setpriv is not installed"
-		run setpriv --reuid=65534 --regid=65534 --clear-groups "$NCPV" bench -q --link 94mbit
+		cp "$NCPV" "$SCRATCH/ncpv" && chmod 755 "$SCRATCH" "$SCRATCH/ncpv"
+		run setpriv --reuid=65534 --regid=65534 --clear-groups "$SCRATCH/ncpv" bench -q -T stream -d 1 -r 1 -M ncpv --link 94mbit
 	else
-		run "$NCPV" bench -q --link 94mbit
+		run "$NCPV" bench -q -T stream -d 1 -r 1 -M ncpv --link 94mbit
 	fi
-	[ "$status" -eq 1 ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == "ncpv bench: --link needs root"* ]]
+	echo "$output"
+	if [ "$status" -ne 0 ]; then
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "ncpv bench: --link: "* ]]
+	fi
 }
 
 @test "a bad --link rate is a usage error" {
@@ -275,4 +295,134 @@ need_netns() {
 	[ "$status" -eq 6 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "ncpv bench: cannot write $SCRATCH/no/such/dir/report.html: No such file or directory" ]]
+}
+
+# Defect 3 of issue 12: a host name is data, never shell code, in every method.
+@test "a --connect host with shell syntax in it runs no code (a private /etc/hosts names it)" {
+	[ "$(id -u)" -eq 0 ] || skip "a private /etc/hosts needs root (unshare -m)"
+	command -v unshare >/dev/null || skip "unshare is not installed"
+	local host='a$(touch${IFS}PWNED)b`touch${IFS}PWNED2`c'
+	start_serve
+	printf '127.0.0.1 localhost\n127.0.0.1 %s\n' "$host" >"$SCRATCH/hosts"
+	cd "$SCRATCH"
+	# The name resolves only inside this mount namespace; the real /etc/hosts is untouched.
+	# (socat is left out: its own address syntax refuses such a name, which is safe.)
+	run unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec "$2" bench -q --json -T stream -d 0.3 -r 1 \
+		-M ncpv,nc-pv,pv-devtcp,nc,cat-devtcp,bash-read,ncat --connect "$3:$4"' \
+		sh "$SCRATCH/hosts" "$NCPV" "$host" "$SERVE_PORT"
+	printf '%s\n' "$output" >"$SCRATCH/out.json"
+	echo "$output"
+	[ ! -e "$SCRATCH/PWNED" ] && [ ! -e "$SCRATCH/PWNED2" ]
+	[ "$status" -eq 0 ]
+	# Every method that ran reached the server under that name.
+	jq -e '[.tests[0].methods[] | select(.status != "skipped") | .status == "ok" and .median > 0] |
+		length > 0 and all' "$SCRATCH/out.json"
+}
+
+@test "a printed command pastes into a shell and runs, quotes and all" {
+	start_serve --size 100
+	bench_json --connect "127.0.0.1:$SERVE_PORT" -T files -n 3 -r 1 -M q \
+		--method "q=printf '%s\n' \"it's\" >>\"$SCRATCH/ran\"; {ncpv} get -q {host} {port} >/dev/null"
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <"$SCRATCH/ran")" -eq 3 ]
+	run "$NCPV" bench -T files -n 3 -r 1 -M q --connect "127.0.0.1:$SERVE_PORT" \
+		--method "q=printf '%s\n' \"it's\" >>\"$SCRATCH/ran\"; {ncpv} get -q {host} {port} >/dev/null"
+	[ "$status" -eq 0 ]
+	local line
+	line=$(printf '%s\n' "$output" | sed -n 's/^  files  q  *//p')
+	echo "pasting: $line"
+	[ -n "$line" ]
+	rm "$SCRATCH/ran"
+	run sh -c "$line"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$SCRATCH/ran")" = "$(printf "it's\nit's\nit's")" ]
+}
+
+@test "a placeholder inside the template's own quotes is refused" {
+	local q
+	for q in "'{host}'" '"{host}"' "\"x {port} y\""; do
+		run "$NCPV" bench --method "x=nc $q {port}"
+		[ "$status" -eq 2 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "ncpv bench: method 'x': write {"*"} without quotes around it (the bench quotes every value)" ]]
+	done
+}
+
+# descendants PID: "PID:COMM" of every live (not zombie) process below PID.
+descendants() {
+	ps -eo pid=,ppid=,stat=,comm= | awk -v root="$1" '
+		{ parent[$1] = $2; state[$1] = $3; comm[$1] = $4 }
+		END { for (p in parent) { q = p
+			for (hops = 0; hops < 64 && q in parent && q != root; hops++) q = parent[q]
+			if (q == root && p != root && state[p] !~ /^Z/) print p ":" comm[p] } }'
+}
+
+# alive PID...: those of the PIDs still running (zombies are not).
+alive() {
+	local p
+	for p in "$@"; do
+		[ -r "/proc/$p/stat" ] && ! awk '{ sub(/.*\) /, ""); exit !($1 == "Z") }' "/proc/$p/stat" && echo "$p"
+	done
+	return 0
+}
+
+# start_stream_bench: a long stream bench whose method leaves a grandchild
+# (sleep) that neither a parent-death signal nor the server's end would
+# stop; sets BENCH_PID and KIDS (every process below it) once all run.
+start_stream_bench() {
+	local i d=""
+	(ulimit -c 0; exec "$NCPV" bench -q -T stream -d 60 -r 1 -M hold \
+		--method 'hold=sleep 600 & {ncpv} get -q {host} {port}') >/dev/null 2>"$SCRATCH/bench.err" &
+	BENCH_PID=$!
+	STARTED_PIDS+=("$BENCH_PID")
+	for ((i = 0; i < 600; i++)); do
+		d=$(descendants "$BENCH_PID")
+		[[ "$d" == *":sleep"* && "$d" == *":ncpv-guard"* && $(wc -l <<<"$d") -ge 5 ]] && break
+		sleep 0.05
+	done
+	echo "below the bench: $d"
+	[[ "$d" == *":sleep"* && $(wc -l <<<"$d") -ge 5 ]]
+	KIDS=($(printf '%s\n' "$d" | cut -d: -f1))
+	SLEEP_PID=$(printf '%s\n' "$d" | sed -n 's/:sleep$//p')
+}
+
+# wait_all_gone SECONDS PID...: true once none of them runs.
+wait_all_gone() {
+	local limit=$1 i
+	shift
+	for ((i = 0; i < limit * 20; i++)); do
+		[ -z "$(alive "$@")" ] && return 0
+		sleep 0.05
+	done
+	echo "still running: $(alive "$@")"
+	ps -o pid,ppid,stat,args -p "$(alive "$@" | paste -sd,)" || true
+	return 1
+}
+
+# Defect 4 of issue 12: nothing the bench started outlives it.
+@test "a bench killed by SIGKILL takes its server and methods with it" {
+	start_stream_bench
+	kill -KILL "$BENCH_PID"
+	wait_all_gone 20 "${KIDS[@]}"
+}
+
+@test "a bench killed by SIGQUIT takes its server and methods with it" {
+	start_stream_bench
+	kill -QUIT "$BENCH_PID"
+	wait_all_gone 20 "${KIDS[@]}"
+}
+
+@test "the next bench removes what a bench killed with its supervisor left" {
+	start_stream_bench
+	local guard
+	guard=$(descendants "$BENCH_PID" | sed -n 's/:ncpv-guard$//p')
+	[ -n "$guard" ]
+	kill -KILL "$BENCH_PID" "$guard"
+	# sleep was the shell's child, and holds no socket: only the sweep reaches it.
+	[ -n "$(alive "$SLEEP_PID")" ]
+	run "$NCPV" bench -q -T stream -d 0.2 -r 1 -M ncpv
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"ncpv bench: killed "*" left running by a bench that was killed"* ]]
+	wait_all_gone 20 "${KIDS[@]}"
 }

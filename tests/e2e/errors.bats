@@ -37,13 +37,19 @@ fixture() {
 }
 
 @test "every error in docs/ERRORS.md gives its exact message and exit code" {
-	local SERVE BUSY CLOSED BLACKHOLE RESETTER MISSING DIR EMPTY LONGHOST SMALL
+	local SERVE BUSY CLOSED BLACKHOLE RESETTER MISSING DIR EMPTY LONGHOST SMALL SILENT ENDLESS
 	local cmd msg code got rc n=0 bad=0
 	start_serve --size 1000 127.0.0.1:0
 	SERVE=$SERVE_PORT BUSY=$SERVE_PORT
 	start_serve 127.0.0.1:0
 	CLOSED=$SERVE_PORT
 	stop_pid "$SERVE_PID"
+	start_serve --quiet 127.0.0.1:0
+	ENDLESS=$SERVE_PORT
+	python3 "$BATS_TEST_DIRNAME/get_peer.py" '[["hold"]]' >"$SCRATCH/silent.port" &
+	STARTED_PIDS+=("$!")
+	wait_for "$SCRATCH/silent.port" '^[0-9]+$' 5
+	SILENT=$(cat "$SCRATCH/silent.port")
 	fixture blackhole
 	BLACKHOLE=$FIXTURE_PORT
 	fixture resetter

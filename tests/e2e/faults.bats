@@ -59,9 +59,19 @@ past_fsize_limit() {
 	cmp "$SCRATCH/out" <(head -c 1048576 "$SCRATCH/source")
 }
 
-@test "get -o FILE past the file size limit keeps an exact prefix and says how much" {
+@test "get -o FILE past the file size limit says how much and leaves FILE as it was" {
 	serve_source
-	past_fsize_limit 'exec "$0" get -q -o "$2" "$1"' "$NCPV" "127.0.0.1:$SERVE_PORT" "$SCRATCH/out"
+	printf 'old\n' >"$SCRATCH/out"
+	run bash -c 'ulimit -f 1024; exec "$0" get -q -o "$2" "$1"' "$NCPV" "127.0.0.1:$SERVE_PORT" "$SCRATCH/out"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv get: cannot write output: File too large (after 1048576 bytes)" ]
+	[ "$(cat "$SCRATCH/out")" = old ]
+	[ -z "$(find "$SCRATCH" -name '.*.ncpv-*')" ]
+}
+
+@test "get -o - past the file size limit keeps an exact prefix and says how much" {
+	serve_source
+	past_fsize_limit 'exec "$0" get -q -o - "$1" >"$2"' "$NCPV" "127.0.0.1:$SERVE_PORT" "$SCRATCH/out"
 	[ "$status" -eq 6 ]
 	[ "$output" = "ncpv get: cannot write output: File too large (after 1048576 bytes)" ]
 }

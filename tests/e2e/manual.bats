@@ -26,6 +26,23 @@ compare() {
 	diff -u --label "ncpv $1 --help" --label "doc/ncpv.1 NCPV ${1^^}" "$SCRATCH/help.$1" "$SCRATCH/man.$1"
 }
 
+@test "ncpv --help lines every command's summary up in one column, within 80 columns" {
+	local col
+	help_of ncpv >"$SCRATCH/help"
+	# The column where each summary starts: after the name and the run of spaces.
+	col=$(awk '/^Commands:/ { on = 1; next } on && /^$/ { exit }
+		on { match($0, /^  [a-z]+ +/); print RLENGTH }' "$SCRATCH/help" | sort -u)
+	[ -n "$col" ] && [ "$(printf '%s\n' "$col" | wc -l)" -eq 1 ] || { echo "columns: $col"; cat "$SCRATCH/help"; return 1; }
+	# At least two spaces between the longest name and its summary.
+	[ "$(grep -cE '^  [a-z]+  +[a-z]' "$SCRATCH/help")" -eq "$("$OPTIONS" commands <"$SCRATCH/help" | wc -l)" ]
+	! awk 'length > 80' "$SCRATCH/help" | grep .
+}
+
+@test "ncpv --help and the README say what \"the seed\" is" {
+	help_of ncpv | grep -q '"The seed" is the blog post "TCP (Client) Networking in Pure Bash"'
+	grep -qF 'Networking in Pure Bash" ("the seed"' "$ROOT/README.md"
+}
+
 @test "every command in ncpv --help has its own section in the manual" {
 	run bash -c '"$1" --help | "$2" commands' _ "$NCPV" "$OPTIONS"
 	[ "$status" -eq 0 ]

@@ -2,37 +2,16 @@
 # SPDX-License-Identifier: ISC
 # pv_tty.bats - `ncpv pv` on a real terminal (tmux): width and resizes, background and foreground.
 load helpers
+load tty_helpers
 
 setup() {
 	common_setup
-	command -v tmux >/dev/null || skip "tmux is not installed"
-	SOCK="ncpv-pv-$$-$RANDOM"
-	tmux -L "$SOCK" -f /dev/null new-session -d -x 60 -y 12 "env PS1='$ ' bash --norc --noprofile -i"
+	tty_start 60
 }
 
 teardown() {
-	tmux -L "$SOCK" kill-server 2>/dev/null || true
+	tty_stop
 	common_teardown
-}
-
-pane() {
-	tmux -L "$SOCK" capture-pane -p
-}
-
-# pane_wait REGEX [SECONDS]: poll the screen until REGEX shows, at most SECONDS (default 5).
-pane_wait() {
-	local i
-	for ((i = 0; i < ${2:-5} * 20; i++)); do
-		pane | grep -Eq -- "$1" && return 0
-		sleep 0.05
-	done
-	echo "screen never showed /$1/:" >&2
-	pane >&2
-	return 1
-}
-
-type_line() {
-	tmux -L "$SOCK" send-keys "$1" Enter
 }
 
 @test "the line fills the terminal width and follows a resize" {

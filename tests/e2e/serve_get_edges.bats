@@ -305,7 +305,8 @@ with open(sys.argv[2], "wb", buffering=0) as f:
 	STARTED_PIDS+=($getpid)
 	# The first half is all out and the writer pauses: a client that comes and
 	# resets now takes nothing from the stream, and serve must see it go.
-	for _ in $(seq 200); do [ "$(stat -c %s "$SCRATCH/out" 2>/dev/null || echo 0)" -ge 102400 ] && break; sleep 0.05; done
+	# (get -o writes a temporary file beside out and renames it at the end.)
+	for _ in $(seq 200); do [ "$(cat "$SCRATCH"/.out.ncpv-* 2>/dev/null | wc -c)" -ge 102400 ] && break; sleep 0.05; done
 	reset_client "$SERVE_PORT"
 	wait_for "$SERVE_LOG" 'closed by peer' 3
 	touch "$SCRATCH/gate"

@@ -59,6 +59,22 @@ static void test_bad_specs(void **state)
 	reject("host", NULL, "missing port");
 }
 
+/* A bare IPv6 address whose last group could be a port, and whose rest is an
+ * address too, is refused rather than guessed; any other bare one is a host. */
+static void test_ambiguous_v6(void **state)
+{
+	static const char *const ambiguous[] = { "::1:8080", "::1:80", "fe80::1:2", "2001:db8::5:1" };
+	static const char *const plain[] = { "::1", "::", "fe80::1", "2001:db8::1", "::ffff:1.2.3.4",
+					     "fe80::1:abcd", "::1:123456" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ambiguous) / sizeof(ambiguous[0]); i++)
+		reject(ambiguous[i], "7", "ambiguous: write '[");
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		expect(plain[i], NULL, "7", plain[i], "7");
+	reject("::ffff:1:65535", "7", "needs brackets before its port: '[::ffff:1]:65535'");
+}
+
 static void test_ports(void **state)
 {
 	int lo, hi;
@@ -87,6 +103,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_bad_specs),
+		cmocka_unit_test(test_ambiguous_v6),
 		cmocka_unit_test(test_ports),
 	};
 

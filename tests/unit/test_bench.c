@@ -100,6 +100,34 @@ static void test_user_method_parses_and_loops_in_its_own_sh(void **state)
 	assert_string_equal(out, "/bin/ncpv get -n 20 127.0.0.1:6666");
 }
 
+/* Defect 3 of issue 12: a value is one shell word, whatever it holds. */
+static void test_values_are_quoted_and_ncpv_runs_without_a_shell(void **state)
+{
+	static const struct method_vars evil = { "a$(touch PWNED)b", "1'2", "", "20", "/opt/my ncpv" };
+	struct bench_method m[16];
+	char out[1024], buf[1024], bad[32], *argv[16], err[256];
+
+	(void)state;
+	assert_int_equal(method_expand("nc {host} {port} {size}", &evil, out, sizeof(out), bad, sizeof(bad)), 0);
+	assert_string_equal(out, "nc 'a$(touch PWNED)b' '1'\\''2' ''");
+	method_builtins(m, 16);
+	assert_string_equal(m[0].name, "ncpv");
+	assert_string_equal(method_command(&m[0], BENCH_STREAM, &evil, out, sizeof(out)), METHOD_NO_SHELL);
+	assert_int_equal(method_argv(METHOD_NO_SHELL, out, buf, sizeof(buf), argv, 16), 5);
+	assert_string_equal(argv[0], "/opt/my ncpv");
+	assert_string_equal(argv[3], "a$(touch PWNED)b");
+	assert_string_equal(argv[4], "1'2");
+	assert_null(argv[5]);
+	assert_int_equal(method_argv("sh", "nc x y", buf, sizeof(buf), argv, 16), 3);
+	assert_string_equal(argv[2], "nc x y");
+	/* What a report prints pastes into a shell. */
+	assert_string_equal(method_shell_line("sh", "echo 'x'", out, sizeof(out)), "sh -c 'echo '\\''x'\\'''");
+	/* The template's author cannot put a value inside quotes of their own. */
+	assert_int_equal(method_parse_user("q=nc '{host}' {port}", &m[1], err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "write {host} without quotes"));
+	assert_int_equal(method_parse_user("q=echo \"it's\" && nc {host} \\'{port}", &m[1], err, sizeof(err)), 0);
+}
+
 static void test_user_method_errors_name_the_problem(void **state)
 {
 	struct bench_method m;
@@ -131,19 +159,29 @@ static void test_missing_tool_is_named(void **state)
 
 static void test_link_spec_rate_and_round_trip(void **state)
 {
-	double bits, delay;
+	double bits, delay, loss;
 	char err[256];
 
 	(void)state;
-	assert_int_equal(link_parse("94mbit", &bits, &delay, err, sizeof(err)), 0);
+	assert_int_equal(link_parse("94mbit", &bits, &delay, &loss, err, sizeof(err)), 0);
 	assert_true(bits == 94e6 && delay == 0);
-	assert_int_equal(link_parse("1gbit,20ms", &bits, &delay, err, sizeof(err)), 0);
+	assert_int_equal(link_parse("1gbit,20ms", &bits, &delay, &loss, err, sizeof(err)), 0);
 	assert_true(bits == 1e9);
 	assert_float_equal(delay, 0.020, 1e-12);
-	assert_int_equal(link_parse("fast", &bits, &delay, err, sizeof(err)), -1);
-	assert_int_equal(link_parse("94mbit,soon", &bits, &delay, err, sizeof(err)), -1);
+	assert_int_equal(link_parse("fast", &bits, &delay, &loss, err, sizeof(err)), -1);
+	assert_int_equal(link_parse("94mbit,soon", &bits, &delay, &loss, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "delay 'soon'"));
-	assert_int_equal(link_parse(",20ms", &bits, &delay, err, sizeof(err)), -1);
+	assert_int_equal(link_parse(",20ms", &bits, &delay, &loss, err, sizeof(err)), -1);
+	assert_int_equal(link_parse("94mbit,20ms,1%", &bits, &delay, &loss, err, sizeof(err)), 0);
+	assert_float_equal(loss, 0.01, 1e-12);
+	assert_float_equal(delay, 0.020, 1e-12);
+	assert_int_equal(link_parse("94mbit,0,2.5", &bits, &delay, &loss, err, sizeof(err)), 0);
+	assert_true(delay == 0);
+	assert_float_equal(loss, 0.025, 1e-12);
+	assert_int_equal(link_parse("94mbit,20ms,lots", &bits, &delay, &loss, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "loss 'lots'"));
+	assert_int_equal(link_parse("94mbit,20ms,1%,x", &bits, &delay, &loss, err, sizeof(err)), -1);
+	assert_int_equal(link_parse("94mbit,,1%", &bits, &delay, &loss, err, sizeof(err)), -1);
 }
 
 static void set_runs(struct bench_result *r, const double *v, size_t n)
@@ -200,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_expand_refuses_to_truncate),
 		cmocka_unit_test(test_seed_pipelines_are_exactly_the_blog_posts),
 		cmocka_unit_test(test_user_method_parses_and_loops_in_its_own_sh),
+		cmocka_unit_test(test_values_are_quoted_and_ncpv_runs_without_a_shell),
 		cmocka_unit_test(test_user_method_errors_name_the_problem),
 		cmocka_unit_test(test_missing_tool_is_named),
 		cmocka_unit_test(test_link_spec_rate_and_round_trip),

@@ -33,7 +33,7 @@ static void test_get_connect_timeout_of_a_year(void **state)
 	char *argv[] = { "get", "-w", "8640000", "127.0.0.1", NULL };
 
 	(void)state;
-	assert_int_equal(cmd_get_parse(4, argv), 0);
+	assert_int_equal(cmd_get_parse(4, argv), CMD_PARSE_RUN);
 }
 
 /* fuzz_addr: a newline in an argument came back inside the error line. */

@@ -1,0 +1,51 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
+# progress_tty.bats - get's and nc --progress's status line on a real terminal (tmux): as wide
+# as the pane, rewritten in place (no wrapped leftovers), and following a resize, as pv's does.
+
+load helpers
+load tty_helpers
+
+setup() {
+	common_setup
+	tty_start 50
+	# A slow endless stream (100 kB/s), so the line keeps refreshing at little CPU cost.
+	mkfifo "$SCRATCH/fifo"
+	"$NCPV" pv -q -L 100000 /dev/zero >"$SCRATCH/fifo" &
+	STARTED_PIDS+=($!)
+	start_serve --source "$SCRATCH/fifo"
+	ln -s "$NCPV" "$SCRATCH/n"
+	# A short command line: a long one would wrap in 50 columns itself.
+	type_line "cd $SCRATCH; clear"
+	pane_wait '^\$ ?$'
+}
+
+teardown() {
+	tty_stop
+	common_teardown
+}
+
+# Lines on the screen showing a status line's timer.
+status_lines() {
+	pane | grep -E '[0-9]:[0-9]{2}:[0-9]{2}'
+}
+
+# check_width CMD...: the line fills the 50 columns, stays on one screen line across
+# refreshes, and widens to 100 columns after a resize.
+check_width() {
+	type_line "./n $* >/dev/null"
+	pane_wait '0:00:0[2-9]' 10
+	[ "$(status_lines | wc -l)" -eq 1 ] || { echo "wrapped:"; pane; return 1; }
+	[ "$(status_lines | sed 's/ *$//' | wc -L)" -ge 45 ] || { pane; return 1; }
+	tmux -L "$SOCK" resize-window -x 100
+	pane_wait '[0-9]:[0-9]{2}:[0-9]{2}.{70,}' 10
+	tmux -L "$SOCK" send-keys C-c
+}
+
+@test "get's status line fits a 50-column pane and follows a resize" {
+	check_width get -i 0.2 127.0.0.1 "$SERVE_PORT"
+}
+
+@test "nc --progress's status line fits a 50-column pane and follows a resize" {
+	check_width nc --progress 127.0.0.1 "$SERVE_PORT"
+}
