@@ -11,7 +11,6 @@
 
 #include "nc.h"
 #include "../clock.h"
-#include "../cmd/progress.h"
 #include "../loop.h"
 
 /* Large enough that a gigabit stream costs few system calls; nc's own 16 KiB
@@ -40,46 +39,9 @@ struct relay {
 	long packets;
 	int stop_keep;	    /* Debian: -q in listen mode ends -k too */
 	struct nc_totals *t;
-	struct nc_meter *m;
+	const struct nc_events *ev;
+	double next_tick;   /* when ev->tick wants its next call, 0 any time */
 };
-
-struct nc_meter {
-	struct progress p;
-};
-
-struct nc_meter *nc_meter_new(const struct nc_opts *o)
-{
-	struct nc_meter *m;
-
-	if (!o->progress || (m = calloc(1, sizeof(*m))) == NULL)
-		return NULL;
-	progress_init(&m->p, 1, 1, 0, clock_now());
-	return m;
-}
-
-void nc_meter_tick(struct nc_meter *m, const struct nc_totals *t, int final)
-{
-	double now;
-
-	if (m == NULL)
-		return;
-	now = clock_now();
-	m->p.meter.bytes = t->sent + t->received; /* both directions count */
-	if (final)
-		progress_draw(&m->p, now, 1);
-	else
-		progress_tick(&m->p, now);
-}
-
-double nc_meter_next(const struct nc_meter *m)
-{
-	return m ? m->p.next : 0;
-}
-
-void nc_meter_free(struct nc_meter *m)
-{
-	free(m);
-}
 
 size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *out, size_t outcap)
 {
@@ -267,7 +229,7 @@ static ssize_t fill_from_net(struct relay *r)
 						     answers, sizeof(answers));
 
 			if (k > 0 && r->io->send(r->io->ctx, r->pfd[P_NETIN].fd, answers, k, MSG_NOSIGNAL) < 0)
-				fprintf(stderr, "nc: telnet answer: %s\n", strerror(errno));
+				nc_say(r->ev, 0, "nc: telnet answer: %s", strerror(errno));
 		}
 		b->len += (size_t)n;
 		r->t->received += (uint64_t)n;
@@ -320,8 +282,8 @@ static int wait_ms(const struct relay *r, double last_activity)
 
 	if (r->o->timeout_ms > 0)
 		until = last_activity + r->o->timeout_ms / 1000.0;
-	if (nc_meter_next(r->m) > 0 && (until == 0 || nc_meter_next(r->m) < until))
-		until = nc_meter_next(r->m);
+	if (r->next_tick > 0 && (until == 0 || r->next_tick < until))
+		until = r->next_tick;
 	if (until == 0)
 		return -1;
 	return until <= now ? 0 : (int)((until - now) * 1000) + 1;
@@ -404,14 +366,21 @@ static void move_data(struct relay *r)
 		p[P_STDOUT].fd = -1;
 }
 
-int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
-	     struct nc_totals *t, struct nc_meter *m)
+/* Tell the caller the totals moved; remember when it wants to hear again. */
+static void tick(struct relay *r)
 {
-	return nc_relay_io(o, NULL, fd, initial, initlen, t, m);
+	if (r->ev && r->ev->tick)
+		r->next_tick = r->ev->tick(r->ev->ctx, r->t, 0);
+}
+
+int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
+	     struct nc_totals *t, const struct nc_events *ev)
+{
+	return nc_relay_io(o, NULL, fd, initial, initlen, t, ev);
 }
 
 int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const uint8_t *initial,
-		size_t initlen, struct nc_totals *t, struct nc_meter *m)
+		size_t initlen, struct nc_totals *t, const struct nc_events *ev)
 {
 	struct relay r;
 	double last_activity = clock_now();
@@ -421,7 +390,7 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 	r.o = o;
 	r.io = io ? io : &system_io;
 	r.t = t;
-	r.m = m;
+	r.ev = ev;
 	bufsize = r.io->bufsize ? r.io->bufsize : RELAY_BUF;
 	r.up.cap = bufsize;
 	r.down.cap = bufsize > initlen + UDP_RECV_MAX ? bufsize : initlen + UDP_RECV_MAX;
@@ -444,6 +413,7 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 	r.pfd[P_NETOUT].fd = fd;
 	r.pfd[P_NETIN].fd = fd;
 	r.pfd[P_STDOUT].fd = r.io->out_fd;
+	tick(&r);
 	for (;;) {
 		int n;
 
@@ -455,7 +425,7 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 			continue;
 		if (n < 0)
 			break;
-		nc_meter_tick(m, t, 0);
+		tick(&r);
 		if (n == 0) {
 			if (o->timeout_ms > 0 && clock_now() >= last_activity + o->timeout_ms / 1000.0)
 				break; /* -w: idle for too long */
@@ -472,10 +442,10 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 		double until = clock_now() + o->quit_after;
 
 		while (clock_now() < until) {
-			double left = until - clock_now(), step = m ? 1 : left;
+			double left = until - clock_now(), step = ev && ev->tick ? 1 : left;
 
 			r.io->sleep(r.io->ctx, left < step ? left : step);
-			nc_meter_tick(m, t, 0);
+			tick(&r);
 		}
 	}
 	free(r.up.data);

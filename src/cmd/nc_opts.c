@@ -12,7 +12,6 @@
 
 #include "nc.h"
 #include "../addr.h"
-#include "../cmd/cmd.h"
 #include "../units.h"
 
 enum { OPT_PROGRESS = 1000, OPT_JSON, OPT_HELP };
@@ -375,7 +374,7 @@ static int parse_operands(struct nc_opts *o, int argc, char **argv)
 	return 0;
 }
 
-int nc_parse_options(int argc, char **argv, struct nc_opts *o)
+enum cmd_parse nc_parse_options(int argc, char **argv, struct nc_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -396,12 +395,12 @@ int nc_parse_options(int argc, char **argv, struct nc_opts *o)
 				longopts, NULL)) != -1) {
 		if (c == 'h' || c == OPT_HELP) {
 			help();
-			return 1;
+			return CMD_PARSE_DONE;
 		}
 		if (c == ':') {
 			cmd_error("nc", "option requires an argument -- '%c'", optopt);
 			usage(stderr);
-			return -1;
+			return CMD_PARSE_USAGE;
 		}
 		if (c == '?') {
 			if (optopt)
@@ -409,14 +408,14 @@ int nc_parse_options(int argc, char **argv, struct nc_opts *o)
 			else
 				cmd_error("nc", "unrecognized option '%s'", argv[optind - 1]);
 			usage(stderr);
-			return -1;
+			return CMD_PARSE_USAGE;
 		}
 		if (parse_flag(o, c, optarg) < 0)
-			return -1;
+			return CMD_PARSE_USAGE;
 	}
 	if (o->proxy && o->proxy_proto == PROXY_NONE)
 		o->proxy_proto = PROXY_SOCKS5;
-	if (check_conflicts(o) < 0)
-		return -1;
-	return parse_operands(o, argc - optind, argv + optind);
+	if (check_conflicts(o) < 0 || parse_operands(o, argc - optind, argv + optind) < 0)
+		return CMD_PARSE_USAGE;
+	return CMD_PARSE_RUN;
 }
