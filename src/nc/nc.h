@@ -111,6 +111,7 @@ size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *ou
  * net_connect / net_listen through net_opts.hook. A failure is kept in err. */
 struct nc_hook {
 	const struct nc_opts *o;
+	int listening; /* a listener: SO_REUSEPORT too, as nc */
 	int failed;
 	char err[256];
 };

@@ -140,6 +140,7 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 	nc_net_opts(o, &hook, &no);
 	no.bind_host = o->source;
 	no.bind_port = o->source_port;
+	no.bind_exclusive = 1; /* as nc: -p PORT in TIME_WAIT fails to bind */
 	snprintf(ps, sizeof(ps), "%d", port);
 	if (o->proxy) {
 		fd = connect_proxy(o, ev, &no, port, extra, sizeof(extra), &extralen);
@@ -152,6 +153,11 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 
 			snprintf(fatal, fatallen, "getaddrinfo for host \"%s\" port %s: %s", o->host, ps,
 				 why ? why + 2 : err);
+			return -2;
+		}
+		if (fd < 0 && o->source_port && errno == EADDRINUSE) {
+			/* nc: a busy -p port is fatal and said even without -v. */
+			snprintf(fatal, fatallen, "bind failed: %s", strerror(errno));
 			return -2;
 		}
 		if (fd < 0) {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -87,8 +88,19 @@ static int accept_loop(const struct nc_opts *o, const struct nc_events *ev, int 
 static int listen_unix(const struct nc_opts *o, const struct nc_events *ev, struct nc_totals *t, char *err,
 		       size_t errlen)
 {
-	int fd = net_unix_listen(o->host, o->udp ? SOCK_DGRAM : SOCK_STREAM, err, errlen);
+	struct stat st;
+	int fd;
 
+	/* As nc, a socket left by an earlier listener is replaced, so `nc -lU PATH` works twice in a
+	 * row. Anything else at PATH is refused: nc would delete a regular file there too. */
+	if (o->host[0] != '@' && lstat(o->host, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			snprintf(err, errlen, "%s: exists and is not a socket; not removed", o->host);
+			return -1;
+		}
+		unlink(o->host);
+	}
+	fd = net_unix_listen(o->host, o->udp ? SOCK_DGRAM : SOCK_STREAM, err, errlen);
 	if (fd < 0)
 		return -1;
 	if (o->verbose)
@@ -111,6 +123,7 @@ int nc_listen_main(const struct nc_opts *o, const struct nc_events *ev, struct n
 	if (o->unix_sock)
 		return listen_unix(o, ev, t, err, errlen);
 	nc_net_opts(o, &hook, &no);
+	hook.listening = 1;
 	/* Like nc, a listener without an address takes IPv4's 0.0.0.0. */
 	if ((o->host == NULL || !*o->host) && no.family == AF_UNSPEC)
 		no.family = AF_INET;

@@ -51,6 +51,9 @@ int nc_socket_hook(int fd, const struct sockaddr *sa, void *ctx)
 	size_t el = sizeof(h->err);
 	int rc = 0;
 
+	/* nc lets a second listener bind the same address and port (the kernel spreads clients). */
+	if (h->listening)
+		rc |= set_int(fd, SOL_SOCKET, SO_REUSEPORT, 1, "SO_REUSEPORT", e, el);
 	if (o->broadcast)
 		rc |= set_int(fd, SOL_SOCKET, SO_BROADCAST, 1, "SO_BROADCAST", e, el);
 	if (o->debug)

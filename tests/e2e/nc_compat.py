@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""nc_compat.py - issue 19's differences from Debian's nc, as a generated comparison: each
+scenario runs once with nc.openbsd and once with ncpv run as `nc` (a symlink, so argv[0] is nc),
+and the outcomes must match: exit status (124 = still running when the bound ran out), stdout,
+and stderr with the program's own prefix ("nc:", "ncpv nc:") set aside.
+
+usage: nc_compat.py NCPV   prints one line per scenario, exits 1 if any differs."""
+import os, shutil, socket, subprocess, sys, tempfile, threading, time
+
+SCRATCH = tempfile.mkdtemp(prefix="ncpv-compat.")
+
+
+def free_port(kind=socket.SOCK_STREAM):
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def run(args, stdin=b"", timeout=2.0):
+    """Run nc with a bound; 124 when it was still running at the bound (as timeout(1) says)."""
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = p.communicate(stdin, timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        rc = 124
+    return rc, out, err
+
+
+def words(err):
+    """stderr without the program's prefix: Debian says "nc: ", ncpv "ncpv nc: "."""
+    lines = []
+    for line in err.decode(errors="replace").splitlines():
+        for prefix in ("ncpv nc: ", "nc.openbsd: ", "nc: "):
+            if line.startswith(prefix):
+                line = line[len(prefix):]
+                break
+        lines.append(line)
+    return lines
+
+
+def wait_path(path):
+    for _ in range(300):
+        if os.path.exists(path):
+            return
+        time.sleep(0.01)
+
+
+# Item 1: `nc -lU PATH` where PATH is a socket an earlier listener left behind.
+def unix_relisten(nc, dgram, stale):
+    path = os.path.join(SCRATCH, "s%d" % time.monotonic_ns())
+    if stale:  # bound and closed, never unlinked: what a killed listener leaves
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM if dgram else socket.SOCK_STREAM)
+        s.bind(path)
+        s.close()
+    p = subprocess.Popen(nc + ["-l" + ("u" if dgram else "") + "U", path], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ok, keep = False, []
+    for _ in range(100):  # until it listens (or gave up)
+        time.sleep(0.02)
+        if p.poll() is not None:
+            break
+        try:
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM if dgram else socket.SOCK_STREAM)
+            if dgram:  # a named sender, as an nc -uU client is (an unnamed one nc cannot answer)
+                c.bind(path + ".client")
+            c.connect(path)
+            c.send(b"hi\n")
+            if dgram:
+                keep.append(c)  # nc answers to it: keep it there
+            else:
+                c.close()
+            ok = True
+            break
+        except OSError:
+            pass
+    try:
+        out, err = p.communicate(timeout=1)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        rc = 124
+    for c in keep:
+        c.close()
+    return rc, out, words(err), ok
+
+
+# Item 2: a second listener on the same address and port while the first one listens.
+def second_listener(nc, udp):
+    port = free_port(socket.SOCK_DGRAM if udp else socket.SOCK_STREAM)
+    flags = "-lu" if udp else "-l"
+    first = subprocess.Popen(nc + [flags, "127.0.0.1", str(port)], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    rc, out, err = run(nc + [flags, "127.0.0.1", str(port)], timeout=1.0)
+    first.kill()
+    first.wait()
+    return rc, out, words(err)
+
+
+# Item 2: a client's -p PORT again at once, the first connection's port in TIME_WAIT.
+def source_port_again(nc):
+    port, src = free_port(), free_port()
+    peer = socket.socket()
+    peer.bind(("127.0.0.1", port))
+    peer.listen(4)
+    results = []
+
+    def serve():  # read each client to its end, then close: the client closed first
+        peer.settimeout(3)
+        for _ in range(2):
+            try:
+                c, _ = peer.accept()
+                while c.recv(4096):
+                    pass
+                c.close()
+            except OSError:
+                return
+    t = threading.Thread(target=serve)
+    t.start()
+    for _ in range(2):
+        rc, out, err = run(nc + ["-N", "-p", str(src), "127.0.0.1", str(port)], stdin=b"x\n")
+        results.append((rc, words(err)))
+    t.join()
+    peer.close()
+    return results
+
+
+def scenarios():
+    for dgram in (False, True):
+        for stale in (False, True):
+            yield ("1 -l%sU PATH, PATH %s" % ("u" if dgram else "", "a stale socket" if stale else "absent"),
+                   lambda nc, d=dgram, s=stale: unix_relisten(nc, d, s))
+    for udp in (False, True):
+        yield ("2 second -l%s on the same port" % ("u" if udp else ""), lambda nc, u=udp: second_listener(nc, u))
+    yield ("2 client -p PORT twice in a row", source_port_again)
+
+
+def main():
+    link = os.path.join(SCRATCH, "nc")
+    os.symlink(os.path.abspath(sys.argv[1]), link)
+    bad = n = 0
+    for name, scenario in scenarios():
+        ref, ours = scenario(["nc.openbsd"]), scenario([link])
+        same = ref == ours
+        print("%-45s %s" % (name, "same" if same else "DIFFERS:\n  nc.openbsd: %r\n  ncpv (nc): %r" % (ref, ours)))
+        bad += not same
+        n += 1
+    print("%d scenarios, %d differ" % (n, bad))
+    shutil.rmtree(SCRATCH, ignore_errors=True)
+    sys.exit(1 if bad else 0)
+
+
+main()
