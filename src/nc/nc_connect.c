@@ -168,7 +168,9 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 				       fd == NET_ETIMEDOUT ? strerror(ETIMEDOUT) : strerror(errno));
 			return -1;
 		}
-		if (o->udp && o->scan && udp_probe(o, fd) < 0) {
+		/* As Debian's nc: -v probes a UDP port with "X" datagrams (a closed one fails, silently);
+		 * without -v, -z takes every UDP port for open at once. */
+		if (o->udp && o->verbose && udp_probe(o, fd) < 0) {
 			close(fd);
 			return -1;
 		}

@@ -6,7 +6,7 @@ and the outcomes must match: exit status (124 = still running when the bound ran
 and stderr with the program's own prefix ("nc:", "ncpv nc:") set aside.
 
 usage: nc_compat.py NCPV   prints one line per scenario, exits 1 if any differs."""
-import os, shutil, socket, subprocess, sys, tempfile, threading, time
+import os, re, shutil, socket, subprocess, sys, tempfile, threading, time
 
 SCRATCH = tempfile.mkdtemp(prefix="ncpv-compat.")
 
@@ -40,7 +40,7 @@ def words(err):
             if line.startswith(prefix):
                 line = line[len(prefix):]
                 break
-        lines.append(line)
+        lines.append(re.sub(r"(127\.0\.0\.1[ :])\d+", r"\1PORT", line))  # each run has its own port
     return lines
 
 
@@ -132,6 +132,29 @@ def source_port_again(nc):
     return results
 
 
+# Item 3: UDP "connections": -v probes with "X" datagrams (a closed port fails), -z alone does not.
+def udp_probe(nc, flags, port_open):
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind(("127.0.0.1", 0))
+    port = sink.getsockname()[1]
+    if not port_open:
+        sink.close()
+    start = time.monotonic()
+    rc, out, err = run(nc + flags + ["127.0.0.1", str(port)], stdin=b"hello\n", timeout=6)
+    secs = time.monotonic() - start
+    got = []
+    if port_open:
+        sink.settimeout(0.2)
+        try:
+            while True:
+                got.append(sink.recv(100))
+        except OSError:
+            pass
+        sink.close()
+    # The probes' exact count is nc's business; whether there were any, and the data, are not.
+    return rc, words(err), "slow" if secs > 2 else "fast", b"X" in got, [d for d in got if d != b"X"]
+
+
 def scenarios():
     for dgram in (False, True):
         for stale in (False, True):
@@ -140,6 +163,10 @@ def scenarios():
     for udp in (False, True):
         yield ("2 second -l%s on the same port" % ("u" if udp else ""), lambda nc, u=udp: second_listener(nc, u))
     yield ("2 client -p PORT twice in a row", source_port_again)
+    for port_open in (False, True):
+        for flags in (["-uv", "-q", "0"], ["-zu"], ["-zuv"]):
+            yield ("3 %s to a %s UDP port" % (" ".join(flags), "open" if port_open else "closed"),
+                   lambda nc, f=flags, o=port_open: udp_probe(nc, f, o))
 
 
 def main():
