@@ -327,8 +327,6 @@ static int check_conflicts(const struct nc_opts *o)
 		return fail("no proxy support for unix sockets%s", "");
 	if (o->proxy && o->source)
 		return fail("no proxy support for local source address%s", "");
-	if (o->proxy_user && o->proxy_proto == PROXY_SOCKS4)
-		return fail("proxy authentication is not possible with SOCKS4%s", "");
 	return 0;
 }
 
@@ -415,6 +413,8 @@ enum cmd_parse nc_parse_options(int argc, char **argv, struct nc_opts *o)
 	}
 	if (o->proxy && o->proxy_proto == PROXY_NONE)
 		o->proxy_proto = PROXY_SOCKS5;
+	if (o->proxy_proto == PROXY_SOCKS4)
+		o->proxy_user = NULL; /* as Debian's nc: SOCKS4 has no password, -P is ignored */
 	if (check_conflicts(o) < 0 || parse_operands(o, argc - optind, argv + optind) < 0)
 		return CMD_PARSE_USAGE;
 	return CMD_PARSE_RUN;

@@ -204,7 +204,7 @@ int nc_connect_main(const struct nc_opts *o, const struct nc_events *ev, struct 
 	for (int i = 0; i < o->nports; i++) {
 		int r;
 
-		if (i > 0)
+		if (i > 0 && !o->scan) /* Debian's nc scans (-z) without -i's pause */
 			clock_sleep(o->interval);
 		r = connect_port(o, ev, o->ports[i], t, err, errlen);
 		if (r == 0)

@@ -340,7 +340,8 @@ static void move_data(struct relay *r)
 			net_in_gone(r, 0);
 		else if (n == 0)
 			net_in_gone(r, 1);
-		if (n > 0 && r->o->recvlimit > 0 && ++r->packets >= r->o->recvlimit) {
+		/* Debian's nc ignores -W under -k. */
+		if (n > 0 && r->o->recvlimit > 0 && !r->o->keep && ++r->packets >= r->o->recvlimit) {
 			net_in_gone(r, 1);
 			p[P_STDIN].fd = -1;
 		}

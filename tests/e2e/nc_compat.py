@@ -19,17 +19,21 @@ def free_port(kind=socket.SOCK_STREAM):
     return p
 
 
-def run(args, stdin=b"", timeout=2.0):
-    """Run nc with a bound; 124 when it was still running at the bound (as timeout(1) says)."""
-    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def finish(p, timeout, stdin=None):
+    """Wait for p at most timeout seconds; 124 when it was still running (as timeout(1) says)."""
     try:
         out, err = p.communicate(stdin, timeout=timeout)
-        rc = p.returncode
+        return p.returncode, out, err
     except subprocess.TimeoutExpired:
         p.kill()
         out, err = p.communicate()
-        rc = 124
-    return rc, out, err
+        return 124, out, err
+
+
+def run(args, stdin=b"", timeout=2.0):
+    """Run nc with a bound (see finish)."""
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return finish(p, timeout, stdin)
 
 
 def words(err):
@@ -79,13 +83,7 @@ def unix_relisten(nc, dgram, stale):
             break
         except OSError:
             pass
-    try:
-        out, err = p.communicate(timeout=1)
-        rc = p.returncode
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, err = p.communicate()
-        rc = 124
+    rc, out, err = finish(p, 1)
     for c in keep:
         c.close()
     return rc, out, words(err), ok
@@ -155,6 +153,54 @@ def udp_probe(nc, flags, port_open):
     return rc, words(err), "slow" if secs > 2 else "fast", b"X" in got, [d for d in got if d != b"X"]
 
 
+# Item 4: -z does not pause for -i; -k makes -W moot; -P means nothing to SOCKS4.
+def scan_interval(nc):
+    ports = [free_port() for _ in range(3)]  # closed: nothing listens there
+    start = time.monotonic()
+    rc, out, err = run(nc + ["-z", "-i", "1", "127.0.0.1"] + [str(p) for p in ports], timeout=6)
+    return rc, words(err), "slow" if time.monotonic() - start > 1.5 else "fast"
+
+
+def udp_keep_recvlimit(nc):
+    port = free_port(socket.SOCK_DGRAM)
+    p = subprocess.Popen(nc + ["-ulk", "-W", "1", "127.0.0.1", str(port)], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    for m in (b"a\n", b"b\n", b"c\n"):
+        c.sendto(m, ("127.0.0.1", port))
+        time.sleep(0.1)
+    c.close()
+    rc, out, err = finish(p, 1)
+    return rc, out, words(err)
+
+
+def socks4_with_user(nc):
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(1)
+    ls.settimeout(5)
+
+    def proxy():  # grant the request, then a banner from "the destination"
+        try:
+            c, _ = ls.accept()
+            c.recv(512)
+            c.sendall(bytes.fromhex("005a000000000000") + b"banner\n")
+            c.close()
+        except OSError:
+            pass
+    t = threading.Thread(target=proxy)
+    t.start()
+    env_less = dict(os.environ)
+    env_less.pop("NCPV_PROXY_PASSWORD", None)
+    p = subprocess.run(nc + ["-d", "-X", "4", "-P", "bob", "-x", "127.0.0.1:%d" % ls.getsockname()[1],
+                             "127.0.0.1", "9"], stdin=subprocess.DEVNULL, capture_output=True, timeout=10,
+                       env=env_less, start_new_session=True)
+    t.join()
+    ls.close()
+    return p.returncode, p.stdout, words(p.stderr)
+
+
 def scenarios():
     for dgram in (False, True):
         for stale in (False, True):
@@ -167,6 +213,9 @@ def scenarios():
         for flags in (["-uv", "-q", "0"], ["-zu"], ["-zuv"]):
             yield ("3 %s to a %s UDP port" % (" ".join(flags), "open" if port_open else "closed"),
                    lambda nc, f=flags, o=port_open: udp_probe(nc, f, o))
+    yield ("4 -z -i 1 over three closed ports", scan_interval)
+    yield ("4 -ulk -W 1, three datagrams", udp_keep_recvlimit)
+    yield ("4 -X 4 -P user through a SOCKS4 proxy", socks4_with_user)
 
 
 def main():
