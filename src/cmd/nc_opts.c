@@ -337,20 +337,31 @@ static int parse_operands(struct nc_opts *o, int argc, char **argv)
 			return fail("missing socket pathname%s", "");
 		if (argc > 1)
 			return fail("too many arguments: %s", argv[1]);
+		if (o->source && !o->udp) { /* Debian's nc: -s names only a datagram client */
+			usage(stderr);
+			return -1;
+		}
 		o->host = argv[0];
 		return 0;
 	}
 	if (o->listen) {
-		/* nc -l [host] port, or -s host / -p port in their place. */
+		/* Debian's nc: -l [host] port, or -s host / -p port in their place, never both. */
+		if ((o->source || o->source_port) && argc > 0) {
+			usage(stderr);
+			return -1;
+		}
 		if (argc > 2)
 			return fail("too many arguments: %s", argv[2]);
-		if (argc == 2 || (argc == 1 && o->source_port)) {
+		if (argc == 2) {
 			o->host = argv[0];
 			argv++;
 			argc--;
 		} else {
 			o->host = o->source;
 		}
+		/* A listener has one port: nc hands a list or range to getaddrinfo, which says this. */
+		if (argc == 1 && strpbrk(argv[0], ",-") != NULL && argv[0][strspn(argv[0], "0123456789,-")] == '\0')
+			return fail("getaddrinfo: Servname not supported for ai_socktype%s", "");
 		if (argc == 1)
 			return add_ports(o, argv[0]);
 		if (o->source_port)

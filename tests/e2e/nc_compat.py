@@ -201,6 +201,14 @@ def socks4_with_user(nc):
     return p.returncode, p.stdout, words(p.stderr)
 
 
+# Item 5: operands Debian's nc refuses (its usage, exit 1) or cannot use.
+def arguments(nc, args):
+    rc, out, err = run(nc + args, timeout=1.0)
+    lines = words(err)
+    usage = bool(lines) and lines[0].startswith("usage: nc ")
+    return rc, usage, [] if usage else lines
+
+
 def scenarios():
     for dgram in (False, True):
         for stale in (False, True):
@@ -216,6 +224,12 @@ def scenarios():
     yield ("4 -z -i 1 over three closed ports", scan_interval)
     yield ("4 -ulk -W 1, three datagrams", udp_keep_recvlimit)
     yield ("4 -X 4 -P user through a SOCKS4 proxy", socks4_with_user)
+    port = str(free_port())
+    for args in (["-l", "-p", port, "127.0.0.1"], ["-l", "-s", "127.0.0.1", port],
+                 ["-l", "-p", port, "127.0.0.1", port], ["-l", "-p", port, port],
+                 ["-l", "127.0.0.1", port + "-" + port], ["-l", "127.0.0.1", port + "," + port],
+                 ["-U", "-s", "/nonexistent/a", "/nonexistent/b"]):
+        yield ("5 " + " ".join(args), lambda nc, a=args: arguments(nc, a))
 
 
 def main():
