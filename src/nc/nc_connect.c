@@ -53,16 +53,6 @@ static int connect_proxy(const struct nc_opts *o, const struct nc_events *ev, st
 	return fd;
 }
 
-/* -F: the receiver (ssh's ProxyUseFdpass) expects an ordinary blocking socket. */
-static int pass_fd_blocking(int fd, char *err, size_t errlen)
-{
-	if (net_set_nonblock(fd, 0) < 0) {
-		snprintf(err, errlen, "fcntl: %s", strerror(errno));
-		return -1;
-	}
-	return nc_pass_fd(fd, err, errlen);
-}
-
 /* A connected UDP socket answers "port unreachable" on a later write or read. */
 static int udp_probe(const struct nc_opts *o, int fd)
 {
@@ -181,7 +171,8 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 		return 0;
 	}
 	if (o->fdpass) {
-		int rc = pass_fd_blocking(fd, fatal, fatallen);
+		/* As Debian's nc: the socket goes as it is, non-blocking (ssh sets its own flags). */
+		int rc = nc_pass_fd(fd, fatal, fatallen);
 
 		close(fd);
 		return rc < 0 ? -2 : 0;

@@ -6,7 +6,7 @@ and the outcomes must match: exit status (124 = still running when the bound ran
 and stderr with the program's own prefix ("nc:", "ncpv nc:") set aside.
 
 usage: nc_compat.py NCPV   prints one line per scenario, exits 1 if any differs."""
-import os, re, shutil, socket, subprocess, sys, tempfile, threading, time
+import array, fcntl, os, re, shutil, socket, subprocess, sys, tempfile, threading, time
 
 SCRATCH = tempfile.mkdtemp(prefix="ncpv-compat.")
 
@@ -209,6 +209,34 @@ def arguments(nc, args):
     return rc, usage, [] if usage else lines
 
 
+# Item 6: -F hands the connected socket over stdout (a Unix socket) as nc leaves it: non-blocking.
+def fdpass(nc):
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(1)
+    mine, theirs = socket.socketpair()
+    p = subprocess.Popen(nc + ["-F", "127.0.0.1", str(ls.getsockname()[1])], stdin=subprocess.DEVNULL,
+                         stdout=theirs, stderr=subprocess.PIPE)
+    theirs.close()
+    mine.settimeout(5)
+    fds = array.array("i")
+    try:
+        msg, anc, _, _ = mine.recvmsg(1, socket.CMSG_SPACE(fds.itemsize))
+        for level, kind, data in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(data[:fds.itemsize])
+    except OSError:
+        pass
+    rc, _, err = finish(p, 5)
+    nonblocking = None
+    if fds:
+        nonblocking = bool(fcntl.fcntl(fds[0], fcntl.F_GETFL) & os.O_NONBLOCK)
+        os.close(fds[0])
+    mine.close()
+    ls.close()
+    return rc, words(err), len(fds), nonblocking
+
+
 def scenarios():
     for dgram in (False, True):
         for stale in (False, True):
@@ -224,6 +252,7 @@ def scenarios():
     yield ("4 -z -i 1 over three closed ports", scan_interval)
     yield ("4 -ulk -W 1, three datagrams", udp_keep_recvlimit)
     yield ("4 -X 4 -P user through a SOCKS4 proxy", socks4_with_user)
+    yield ("6 -F hands over the socket", fdpass)
     port = str(free_port())
     for args in (["-l", "-p", port, "127.0.0.1"], ["-l", "-s", "127.0.0.1", port],
                  ["-l", "-p", port, "127.0.0.1", port], ["-l", "-p", port, port],
