@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_connect.c - the nc client: each port in turn (maybe through a proxy), then scan, pass or relay. */
 #include <errno.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,31 @@ static int connect_proxy(const struct nc_opts *o, const struct nc_events *ev, st
 		return -1;
 	}
 	return fd;
+}
+
+/* -s and -p as nc checks them before connecting: each must resolve in the destination's family
+ * (its first address). 0, or -1 with nc's "getaddrinfo: ..." in err. */
+static int source_resolves(const struct nc_opts *o, const char *port, char *err, size_t errlen)
+{
+	struct addrinfo hints, *dst, *src;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = o->family;
+	hints.ai_socktype = o->udp ? SOCK_DGRAM : SOCK_STREAM;
+	hints.ai_flags = o->numeric ? AI_NUMERICHOST : 0;
+	if (getaddrinfo(o->host, port, &hints, &dst) != 0)
+		return 0; /* the connect says why, as before */
+	hints.ai_family = dst->ai_family;
+	hints.ai_flags |= AI_PASSIVE;
+	freeaddrinfo(dst);
+	rc = getaddrinfo(o->source, o->source_port, &hints, &src);
+	if (rc != 0) {
+		snprintf(err, errlen, "getaddrinfo: %s", gai_strerror(rc));
+		return -1;
+	}
+	freeaddrinfo(src);
+	return 0;
 }
 
 /* A connected UDP socket answers "port unreachable" on a later write or read. */
@@ -137,6 +163,8 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 		if (fd < 0)
 			return -1;
 	} else {
+		if ((o->source || o->source_port) && source_resolves(o, ps, fatal, fatallen) < 0)
+			return -2;
 		fd = net_connect(o->host, ps, &no, err, sizeof(err));
 		if (fd == NET_ERESOLVE) {
 			const char *why = strstr(err, ": ");
@@ -145,8 +173,8 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 				 why ? why + 2 : err);
 			return -2;
 		}
-		if (fd < 0 && o->source_port && errno == EADDRINUSE) {
-			/* nc: a busy -p port is fatal and said even without -v. */
+		if (fd < 0 && (o->source || o->source_port) && (errno == EADDRINUSE || errno == EADDRNOTAVAIL)) {
+			/* nc: a -s or -p it cannot bind is fatal and said even without -v. */
 			snprintf(fatal, fatallen, "bind failed: %s", strerror(errno));
 			return -2;
 		}

@@ -259,6 +259,9 @@ def scenarios():
                  ["-l", "127.0.0.1", port + "-" + port], ["-l", "127.0.0.1", port + "," + port],
                  ["-U", "-s", "/nonexistent/a", "/nonexistent/b"]):
         yield ("5 " + " ".join(args), lambda nc, a=args: arguments(nc, a))
+    # Item 7: a -s or -p nc cannot use is said without -v (the port is closed either way).
+    for args in (["-s", "10.99.99.99"], ["-s", "bad..host"], ["-s", "::1"], ["-p", "abc"], ["-s", "127.0.0.2"]):
+        yield ("7 " + " ".join(args), lambda nc, a=args: arguments(nc, a + ["127.0.0.1", port]))
 
 
 def main():
