@@ -96,26 +96,24 @@ static int udp_probe(const struct nc_opts *o, int fd)
 static int connect_unix(const struct nc_opts *o, const struct nc_events *ev, struct nc_totals *t, char *err,
 			size_t errlen)
 {
-	char local[sizeof(((struct sockaddr_un *)0)->sun_path)] = "";
+	char local[sizeof(((struct sockaddr_un *)0)->sun_path)] = "", dir[32] = "";
 	int fd, rc = 0;
 
 	if (o->udp) {
-		/* A datagram client needs a name of its own for replies: -s, or a temporary one. */
+		/* A datagram client needs a name of its own for replies: -s, or, as Debian's nc, one in
+		 * a private directory (no other user can take or watch the name), removed at exit. */
 		struct sockaddr_un sun;
 		socklen_t len;
 
 		if (o->source)
 			snprintf(local, sizeof(local), "%s", o->source);
 		else {
-			int tmp;
-
-			snprintf(local, sizeof(local), "/tmp/nc.XXXXXXXXXX");
-			if ((tmp = mkstemp(local)) < 0) {
-				snprintf(err, errlen, "mkstemp: %s", strerror(errno));
+			snprintf(dir, sizeof(dir), "/tmp/nc-XXXXXX");
+			if (mkdtemp(dir) == NULL) {
+				snprintf(err, errlen, "mkdtemp: %s", strerror(errno));
 				return -1;
 			}
-			close(tmp);
-			unlink(local);
+			snprintf(local, sizeof(local), "%s/recv.sock", dir);
 		}
 		fd = net_unix_listen(local, SOCK_DGRAM, err, errlen);
 		if (fd >= 0 && (net_unix_addr(o->host, &sun, &len) < 0 ||
@@ -135,8 +133,10 @@ static int connect_unix(const struct nc_opts *o, const struct nc_events *ev, str
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 	}
-	if (o->udp && !o->source && local[0])
+	if (dir[0]) {
 		unlink(local);
+		rmdir(dir);
+	}
 	return rc;
 }
 

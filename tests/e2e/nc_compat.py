@@ -237,6 +237,28 @@ def fdpass(nc):
     return rc, words(err), len(fds), nonblocking
 
 
+# Item 8: a -uU client's own name: a private directory's recv.sock, gone when nc is.
+def unix_dgram_client_name(nc):
+    path = os.path.join(SCRATCH, "d%d" % time.monotonic_ns())
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    srv.bind(path)
+    srv.settimeout(3)
+    p = subprocess.Popen(nc + ["-q", "0", "-uU", path], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    p.stdin.write(b"hi\n")
+    p.stdin.flush()
+    try:
+        _, sender = srv.recvfrom(100)
+    except OSError:
+        sender = ""
+    p.stdin.close()
+    p.stdin = None  # closed: end of input for nc, nothing more for communicate to flush
+    rc, _, err = finish(p, 3)
+    srv.close()
+    shape = re.sub(r"^/tmp/nc-[A-Za-z0-9]{6}/recv\.sock$", "/tmp/nc-XXXXXX/recv.sock", sender or "")
+    return rc, words(err), shape, bool(sender) and os.path.exists(os.path.dirname(sender))
+
+
 def scenarios():
     for dgram in (False, True):
         for stale in (False, True):
@@ -259,6 +281,7 @@ def scenarios():
                  ["-l", "127.0.0.1", port + "-" + port], ["-l", "127.0.0.1", port + "," + port],
                  ["-U", "-s", "/nonexistent/a", "/nonexistent/b"]):
         yield ("5 " + " ".join(args), lambda nc, a=args: arguments(nc, a))
+    yield ("8 -uU client's own socket name", unix_dgram_client_name)
     # Item 7: a -s or -p nc cannot use is said without -v (the port is closed either way).
     for args in (["-s", "10.99.99.99"], ["-s", "bad..host"], ["-s", "::1"], ["-p", "abc"], ["-s", "127.0.0.2"]):
         yield ("7 " + " ".join(args), lambda nc, a=args: arguments(nc, a + ["127.0.0.1", port]))
