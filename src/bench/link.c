@@ -74,6 +74,7 @@ __attribute__((noreturn)) static void run_line(struct bench_link *l, int wake_fd
 	struct link_params p[2];
 	struct link_line *line;
 	char err[256];
+	int rc;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(1);
@@ -90,9 +91,11 @@ __attribute__((noreturn)) static void run_line(struct bench_link *l, int wake_fd
 		p[d].queue_packets = BENCH_LINK_QUEUE;
 	}
 	line = link_line_new(p, (uint64_t)getpid(), l->net.pkt_fd, l->net.header, err, sizeof(err));
-	if (line == NULL || link_line_run(line, wake_fd, err, sizeof(err)) < 0)
+	if (line == NULL)
 		_exit(1);
-	_exit(0);
+	rc = link_line_run(line, wake_fd, err, sizeof(err));
+	link_line_free(line);
+	_exit(rc < 0);
 }
 
 int link_setup(struct bench_link *l, double bits_per_s, double delay, double loss, char *err, size_t errlen)
@@ -137,6 +140,11 @@ int link_setup(struct bench_link *l, double bits_per_s, double delay, double los
 		l->net.pkt_fd[side] = -1;
 	}
 	return 0;
+}
+
+const char *link_devices(const struct bench_link *l)
+{
+	return l->net.header ? "veth pairs and packet sockets" : "TUN devices";
 }
 
 int link_enter(struct bench_link *l, int side)

@@ -37,6 +37,9 @@ int link_setup(struct bench_link *l, double bits_per_s, double delay, double los
  * namespace; children started afterwards live there. 0 or -1 with errno. */
 int link_enter(struct bench_link *l, int side);
 
+/* What joins the ends, for the report: "TUN devices" or "veth pairs and packet sockets". */
+const char *link_devices(const struct bench_link *l);
+
 /* Stop the delay line and close the namespaces (they go with their last
  * process). Safe to call more than once, and from a cleanup path after a
  * signal. */

@@ -611,8 +611,8 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 		snprintf(server, slen, "ncpv serve on %s (fresh random data%s)", st->host,
 			 o->tests & BENCH_FILES ? "; --size for files" : "");
 	if (o->link)
-		snprintf(path, plen, "link %s between two network namespaces (TUN devices and ncpv's delay line)",
-			 o->link);
+		snprintf(path, plen, "link %s between two network namespaces (%s, ncpv's delay line)", o->link,
+			 link_devices(&st->link));
 	else
 		snprintf(path, plen, "%s", o->connect ? "network" : "loopback");
 	info->version = NCPV_VERSION;

@@ -243,6 +243,17 @@ running_with() {
 	[ -z "$(running_with "$rate")" ]
 }
 
+@test "--link RATE,RTT,LOSS: small files pay the round trips" {
+	need_netns
+	command -v jq >/dev/null || skip "jq is not installed"
+	"$NCPV" bench -q --json -T files -n 5 -r 1 -M ncpv --link 20mbit,40ms,1% >"$SCRATCH/out.json"
+	# Each download needs at least two round trips (connect, then request and data): at
+	# 40 ms no more than 12.5 a second, however fast the machine; on loopback ncpv makes
+	# thousands.
+	jq -e '(.path | startswith("link 20mbit,40ms,1%")) and (.tests[0].methods[0] |
+		.status == "ok" and .median > 0 and .median <= 12.5)' "$SCRATCH/out.json"
+}
+
 @test "an interrupted --link bench stops its delay line and exits 130" {
 	need_netns
 	local rate=$((50000000 + RANDOM))bit i

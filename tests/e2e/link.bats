@@ -75,17 +75,19 @@ count() {
 # line never delivers early), the lower quartile within 0.5 ms of it. Scheduling delays of the
 # pinger and the line on a loaded machine only add, and reach the median first (on this
 # project's 2-core VM under a load of 15, medians were 0.6 to 1.3 ms over, lower quartiles
-# 0.1 to 0.9, and at 200 ms the median reached 204): so the median is only held to 2 ms or
-# 5%, whichever is more, against gross errors, and a run gets up to three tries.
+# 0.1 to 0.9; at 200 ms the median reached 204, and at 20 ms once 32): so the median is only
+# held to 5 ms or 10%, whichever is more, against gross errors (a delay counted twice), and a
+# run gets up to three tries.
 rtt_is() {
-	local want=$1 count=$(( $1 >= 100 ? 10 : 20 )) try
+	local want=$1 count=20 try
 	shift
 	for try in 1 2 3; do
 		link "$@" -- python3 "$PING" pingpong 10.231.0.1 "$count" >"$SCRATCH/rtt"
 		echo "want $((2 * want)) ms: $(cat "$SCRATCH/rtt")"
-		awk -v w="$((2 * want))" '{ exit !($4 >= w && $4 <= w + 0.5) }' "$SCRATCH/rtt" || return 1
-		awk -v w="$((2 * want))" '{ m = w / 20 > 2 ? w / 20 : 2; exit !($10 <= w + 0.5 && $2 <= w + m && $8 == '"$count"') }' \
-			"$SCRATCH/rtt" && return 0
+		# Early is a fault of the line, never of the machine: no second try.
+		awk -v w="$((2 * want))" '{ exit !($4 >= w) }' "$SCRATCH/rtt" || { echo "faster than the delay"; return 1; }
+		awk -v w="$((2 * want))" '{ m = w / 10 > 5 ? w / 10 : 5
+			exit !($4 <= w + 0.5 && $10 <= w + 0.5 && $2 <= w + m && $8 == '"$count"') }' "$SCRATCH/rtt" && return 0
 	done
 	return 1
 }
@@ -163,9 +165,10 @@ stream() {
 }
 
 @test "the same seed drops the same packets" {
-	link -v --loss 20 --seed 12345 -- python3 "$PING" udp 10.231.0.1 500 100
+	# The sender waits before it exits, so the line has read every datagram by then.
+	link -v --loss 20 --seed 12345 -- sh -c 'python3 "$1" udp 10.231.0.1 500 100; sleep 0.5' _ "$PING"
 	first=$(count up lost)
-	link -v --loss 20 --seed 12345 -- python3 "$PING" udp 10.231.0.1 500 100
+	link -v --loss 20 --seed 12345 -- sh -c 'python3 "$1" udp 10.231.0.1 500 100; sleep 0.5' _ "$PING"
 	[ "$(count up offered)" -eq 500 ] && [ "$first" -gt 50 ] && [ "$(count up lost)" -eq "$first" ]
 }
 
@@ -181,10 +184,13 @@ stream() {
 }
 
 @test "no packet is reordered without jitter, and jitter larger than the gaps reorders" {
-	run timeout 60 "$NCPV" link --rate 50mbit --delay 10ms -- python3 "$PING" burst 10.231.0.1 300
-	[[ "$output" == *"replies 300 reordered 0"* ]]
-	run timeout 60 "$NCPV" link --rate 50mbit --delay 10ms --jitter 5ms -- python3 "$PING" burst 10.231.0.1 300
-	[[ "$output" == *"replies 300 reordered "[1-9]* ]]
+	# 200 replies fit the ping socket's default receive buffer even if the pinger is slow.
+	run timeout 60 "$NCPV" link --rate 50mbit --delay 10ms -- python3 "$PING" burst 10.231.0.1 200
+	echo "$output"
+	[[ "$output" == *"replies 200 reordered 0"* ]]
+	run timeout 60 "$NCPV" link --rate 50mbit --delay 10ms --jitter 5ms -- python3 "$PING" burst 10.231.0.1 200
+	echo "$output"
+	[[ "$output" == *"replies 200 reordered "[1-9]* ]]
 }
 
 # leaves_nothing SIGNAL: COMMAND and --near are gone once ncpv link has that signal.
@@ -215,6 +221,26 @@ leaves_nothing() {
 	leaves_nothing INT
 	leaves_nothing KILL
 	MODE="--mode veth" leaves_nothing KILL
+}
+
+@test "killing the command's PID 1 ends ncpv link and everything it started" {
+	local mark=$RANDOM$RANDOM pid init i
+	"$NCPV" link --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
+	pid=$!
+	for i in $(seq 250); do
+		grep -lqs "3601.$mark" /proc/[0-9]*/cmdline && break
+		sleep 0.02
+	done
+	init=$(pgrep -P "$pid")
+	[ -n "$init" ]
+	kill -KILL "$init"
+	wait_gone "$pid" 10 || { echo "ncpv link did not end"; kill -KILL "$pid"; return 1; }
+	wait "$pid" && return 1 || [ "$?" -eq 137 ]
+	for i in $(seq 250); do
+		grep -lqs "360[01].$mark" /proc/[0-9]*/cmdline || return 0
+		sleep 0.02
+	done
+	return 1
 }
 
 @test "an ordinary user gets the link, as that user, with the delay" {
