@@ -47,6 +47,16 @@ const char *tls_result_name(int code)
 	}
 }
 
+void tls_conn_describe(const struct tls_conn *c, char *buf, size_t len)
+{
+	char alpn[64];
+	int ktls = tls_conn_ktls_send(c) || tls_conn_ktls_recv(c);
+
+	tls_conn_alpn(c, alpn, sizeof(alpn));
+	snprintf(buf, len, "%s %s%s%s, kTLS %s", tls_conn_version(c), tls_conn_cipher(c),
+		 alpn[0] ? ", ALPN " : "", alpn, ktls ? "on" : "off (user-space TLS)");
+}
+
 #ifdef NCPV_NO_TLS
 
 static struct tls_ctx *no_tls(int *code, char *err, size_t errlen)

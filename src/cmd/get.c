@@ -521,7 +521,7 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 		return;
 	if (tls) {
 		memcpy(over, " over ", 7);
-		cmd_tls_describe(tls, over + 6, sizeof(over) - 6);
+		tls_conn_describe(tls, over + 6, sizeof(over) - 6);
 	}
 	fprintf(stderr, "%s %llu B (%s) in %.3f s = %s/s (%.1f Mbit/s) %s %s%s\n",
 		strcmp(dir, "send") == 0 ? "sent" : "received", (unsigned long long)res->bytes,

@@ -195,7 +195,7 @@ static void log_close(void *ctx, const struct server_close *c)
 
 		if (c->tls) {
 			memcpy(over, " over ", 7);
-			cmd_tls_describe(c->tls, over + 6, sizeof(over) - 6);
+			tls_conn_describe(c->tls, over + 6, sizeof(over) - 6);
 		}
 		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)%s\n",
 			c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->received,

@@ -113,16 +113,6 @@ struct tls_ctx *cmd_tls_ctx(const char *cmd, const struct cmd_tls *t, int server
 	return ctx;
 }
 
-void cmd_tls_describe(const struct tls_conn *c, char *buf, size_t len)
-{
-	char alpn[64];
-	int ktls = tls_conn_ktls_send(c) || tls_conn_ktls_recv(c);
-
-	tls_conn_alpn(c, alpn, sizeof(alpn));
-	snprintf(buf, len, "%s %s%s%s, kTLS %s", tls_conn_version(c), tls_conn_cipher(c),
-		 alpn[0] ? ", ALPN " : "", alpn, ktls ? "on" : "off (user-space TLS)");
-}
-
 void cmd_tls_json(struct json *j, const struct tls_conn *c)
 {
 	char alpn[64];

@@ -68,9 +68,8 @@ int cmd_tls_exit(int code);
 /* Make the context, or print "ncpv CMD: MESSAGE" and return NULL with *rc set. */
 struct tls_ctx *cmd_tls_ctx(const char *cmd, const struct cmd_tls *t, int server, int *rc);
 
-/* A summary of a finished handshake, as text ("TLSv1.3 TLS_AES_256_GCM_SHA384, kTLS off
- * (user-space TLS)"), or as a "tls" member of the JSON object j is writing. */
-void cmd_tls_describe(const struct tls_conn *c, char *buf, size_t len);
+/* A summary of a finished handshake as a "tls" member of the JSON object j is writing
+ * (as text: tls_conn_describe). */
 struct json;
 void cmd_tls_json(struct json *j, const struct tls_conn *c);
 

@@ -10,18 +10,26 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "nc/nc.h"
+#include "cmd/nc.h"
 
 static int parse(struct nc_opts *o, const char *line)
 {
 	char buf[512], *argv[32];
+	struct cmd_tls tls;
 	int argc = 0;
 
 	snprintf(buf, sizeof(buf), "nc %s", line);
 	for (char *tok = strtok(buf, " "); tok && argc < 31; tok = strtok(NULL, " "))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	return nc_parse_options(argc, argv, o);
+	switch (nc_parse_options(argc, argv, o, &tls)) {
+	case CMD_PARSE_RUN:
+		return 0;
+	case CMD_PARSE_DONE:
+		return 1;
+	default:
+		return -1;
+	}
 }
 
 static void test_ports_lists_and_ranges(void **state)
