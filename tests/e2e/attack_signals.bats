@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: ISC
-# attack_signals.bats - signals an outside attack sent to get, and what each must leave behind.
+# attack_signals.bats - what an outside attack found: signals to get, and bench's $TMPDIR.
 
 setup() {
 	export LC_ALL=C
@@ -74,4 +74,17 @@ wait_for_tmp() {
 		[ "$(head -c 1 "$SCRATCH/keep")" = x ]
 		rm -f "$SCRATCH/keep" "$SCRATCH/port"
 	done
+}
+
+@test "bench: a long \$TMPDIR works, and a missing one is named with its real errno" {
+	long="$SCRATCH/$(printf 'd%.0s' $(seq 200))"
+	mkdir "$long"
+	run env TMPDIR="$long" "$NCPV" bench -q -T stream -d 0.2 -r 1 -M ncpv
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$(ls -A "$long")" ]
+	run env TMPDIR="$SCRATCH/missing" "$NCPV" bench -q -T stream -d 0.2 -r 1 -M ncpv
+	echo "$output"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv bench: cannot make a scratch directory in '$SCRATCH/missing': No such file or directory" ]
 }
