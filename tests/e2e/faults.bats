@@ -84,7 +84,8 @@ storm_safe() {
 }
 
 # storm WATCH TARGETS SIGNALS...: send the signals to the (comma-separated) TARGETS round
-# after round while the process WATCH lives, at most 20,000 rounds.
+# after round while the process WATCH lives, at most 20,000 rounds. The count so far is
+# kept in $SCRATCH/rounds for paced_reader; $SCRATCH/rounds.end marks the storm's end.
 storm() {
 	local watch=$1 targets=${2//,/ } sig rounds=0
 	shift 2
@@ -92,18 +93,43 @@ storm() {
 		for sig in "$@"; do
 			kill -s "$sig" $targets 2>/dev/null || break
 		done
+		echo "$rounds" >"$SCRATCH/rounds"
 	done
 	echo "$rounds" >"$SCRATCH/rounds"
+	: >"$SCRATCH/rounds.end"
 }
 
-# slow_download: serve a 20 MB file; get it into a reader limited to 10 MB/s, so that the
-# transfer lasts ~2 s and signals land in mid-transfer. Sets GET_PID.
+# paced_reader FIFO: read the 20 MB transfer from FIFO into sha256sum, 1 MB after each
+# further 10 rounds of signals (storm, stop_and_continue), so that the transfer cannot end
+# before 200 rounds have landed in mid-transfer however slow the machine is. A fixed rate
+# (once 10 MB/s for ~2 s) let as few as 76 rounds fit under load. Each wait is bounded
+# (60 s, or the signals' end: the transfer died) and then the test fails on the count.
+paced_reader() {
+	local fifo=$1
+	echo 0 >"$SCRATCH/rounds"
+	(
+		local step n i
+		exec <"$fifo"
+		for ((step = 1; step <= 20; step++)); do
+			for ((i = 0; i < 3000; i++)); do
+				read -r n <"$SCRATCH/rounds" || n=0 # empty while it is being rewritten
+				((${n:-0} >= step * 10)) || [ -e "$SCRATCH/rounds.end" ] && break
+				sleep 0.02
+			done
+			head -c 1000000
+		done
+		cat
+	) | sha256sum >"$SCRATCH/sum" &
+}
+
+# slow_download: serve a 20 MB file; get it into a paced_reader, so that signals land in
+# mid-transfer. Sets GET_PID.
 slow_download() {
 	storm_safe
 	make_file "$SCRATCH/source" 20000000
 	serve_source
 	mkfifo "$SCRATCH/fifo"
-	pv -q -L 10M <"$SCRATCH/fifo" | sha256sum >"$SCRATCH/sum" &
+	paced_reader "$SCRATCH/fifo"
 	"$NCPV" get -q -o "$SCRATCH/fifo" "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" &
 	GET_PID=$!
 }
@@ -129,9 +155,11 @@ stop_and_continue() {
 	for ((i = 0; i < 2000; i++)); do
 		kill -STOP "$@" 2>/dev/null || break
 		kill -CONT "$@" 2>/dev/null || break
+		echo "$((i + 1))" >"$SCRATCH/rounds"
 	done
 	kill -CONT "$@" 2>/dev/null || true
 	echo "$i" >"$SCRATCH/rounds"
+	: >"$SCRATCH/rounds.end"
 }
 
 # survives_storm PID [TARGETS]: the transfer PID ends byte-exact while harmless signals
@@ -172,21 +200,24 @@ survives_stops() {
 	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind fills the closed stdout itself"
 	run bash -c '"$0" pv -q "$1" >&-' "$NCPV" "$SCRATCH/source"
 	[ "$status" -eq 16 ]
-	[ "$output" = "ncpv pv: write failed: Bad file descriptor" ]
+	[ "$output" = "pv: write failed: Bad file descriptor" ]
 }
 
 # Real pv dies of SIGXFSZ here (status 153, no message); ncpv ignores it and reports EFBIG.
 @test "pv past the file size limit keeps an exact prefix and exits 16" {
 	past_fsize_limit '"$0" pv -q "$1" >"$2"' "$NCPV" "$SCRATCH/source" "$SCRATCH/out"
 	[ "$status" -eq 16 ]
-	[ "$output" = "ncpv pv: write failed: File too large" ]
+	[ "$output" = "pv: write failed: File too large" ]
 }
 
-# slow_pv: a 20 MB file through `ncpv pv -L 10M` (~2 s) into sha256sum. Sets PV_PID.
+# slow_pv: a 20 MB file through `ncpv pv -L 10M` (at least 2 s, its rate limit's sleeps
+# interrupted) into a paced_reader. Sets PV_PID.
 slow_pv() {
 	storm_safe
 	make_file "$SCRATCH/source" 20000000
-	"$NCPV" pv -q -L 10M "$SCRATCH/source" 2>"$SCRATCH/err" > >(sha256sum >"$SCRATCH/sum") &
+	mkfifo "$SCRATCH/fifo"
+	paced_reader "$SCRATCH/fifo"
+	"$NCPV" pv -q -L 10M "$SCRATCH/source" 2>"$SCRATCH/err" >"$SCRATCH/fifo" &
 	PV_PID=$!
 }
 
@@ -217,13 +248,13 @@ slow_pv() {
 	done
 }
 
-# slow_nc: nc receives a 20 MB file from serve into a reader limited to 10 MB/s. Sets NC_PID.
+# slow_nc: nc receives a 20 MB file from serve into a paced_reader. Sets NC_PID.
 slow_nc() {
 	storm_safe
 	make_file "$SCRATCH/source" 20000000
 	serve_source
 	mkfifo "$SCRATCH/fifo"
-	pv -q -L 10M <"$SCRATCH/fifo" | sha256sum >"$SCRATCH/sum" &
+	paced_reader "$SCRATCH/fifo"
 	"$NCPV" nc 127.0.0.1 "$SERVE_PORT" </dev/null >"$SCRATCH/fifo" 2>"$SCRATCH/err" &
 	NC_PID=$!
 }

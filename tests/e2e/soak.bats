@@ -26,7 +26,7 @@ setup() {
 teardown() { common_teardown; }
 
 @test "soak counts, per test, the runs it failed, and stops the load it started" {
-	local runs
+	local runs kept
 	for runs in 1 2 3 4; do
 		rm -f "$SCRATCH/k" "$SCRATCH/load.pid"
 		run env PATH="$BIN:$PATH" "$ROOT/tests/soak" -n "$runs" -w 1
@@ -36,6 +36,10 @@ teardown() { common_teardown; }
 		[[ "$output" == *"  $(((runs + 1) / 2)) flaky one"* ]] || { echo "$output"; return 1; }
 		[[ "$output" != *"steady"* ]]
 		[ "$(grep -c '^soak: run ' <<<"$output")" -eq "$runs" ]
+		# The failing runs' output is kept, and said where.
+		kept=$(sed -n 's/^soak: each run.s TAP output .* is in \(.*\)\/run\.N$/\1/p' <<<"$output")
+		[ -f "$kept/run.$runs" ] && grep -q '^not ok 3 every time' "$kept/run.$runs"
+		rm -rf "$kept"
 		! kill -0 "$(cat "$SCRATCH/load.pid")" 2>/dev/null
 	done
 }
