@@ -556,6 +556,9 @@ int cmd_get(int argc, char **argv)
 	sa.sa_handler = on_interrupt;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A hangup (the ssh session or terminal gone) stops get as SIGINT does:
+	 * by default it would kill get and leave -o's .FILE.ncpv-XXXXXX behind. */
+	sigaction(SIGHUP, &sa, NULL);
 	/* Past the file size limit (ulimit -f) write fails with EFBIG and get says so,
 	 * rather than dying with a core and no message. Not in main(): nc keeps nc's
 	 * behaviour, and devtcp's command would inherit the ignored signal. */
