@@ -19,7 +19,7 @@ static const struct command commands[] = {
 	{ "serve", cmd_serve, "serve data over TCP to many clients (the seed's nc -l </dev/urandom)" },
 	{ "get", cmd_get, "download (or upload) with a built-in meter (the seed's nc | pv)" },
 	{ "nc", cmd_nc, "netcat (OpenBSD nc as Debian ships it) with an optional pv-style meter" },
-	{ "pv", cmd_pv, "pipe viewer: pv 1.6 compatible progress for a pipeline" },
+	{ "pv", cmd_pv, "pipe viewer: a drop-in for pv 1.10.5 (progress for a pipeline)" },
 	{ "devtcp", cmd_devtcp, "run a program with /dev/tcp (and a listening path) working in it" },
 	{ "link", cmd_link, "run a command behind an emulated link (rate, delay, jitter, loss)" },
 	{ "bench", cmd_bench, "compare download methods: interleaved, repeated, with a verdict" },
