@@ -1,0 +1,49 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
+# newcomer.bats - what a first-time user meets: help texts that agree with each other, and
+# summaries that print no figure they did not measure.
+
+load helpers
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+@test "ncpv --help names the same pv version as ncpv pv --help and the README" {
+	run "$NCPV" pv --help
+	[ "$status" -eq 0 ]
+	want=$(grep -o 'pv [0-9][0-9.]*[0-9]' <<<"$output" | head -1)
+	[ -n "$want" ]
+	run "$NCPV" --help
+	[ "$status" -eq 0 ]
+	row=$(grep -E '^  pv ' <<<"$output")
+	echo "pv --help: $want; ncpv --help: $row"
+	[[ $row == *"$want"* ]]
+	grep -Fq "drop-in for $want" "$BATS_TEST_DIRNAME/../../README.md"
+}
+
+# established_to PORT: succeed once a client socket to 127.0.0.1:PORT is established.
+established_to() {
+	ss -Htn state established "dst 127.0.0.1:$1" | grep -q .
+}
+
+@test "an interrupted get --count prints no latency it did not measure" {
+	# Transfers of 1 GiB each: on loopback none finishes before the signal (else the test skips).
+	start_serve --size 1G
+	"$NCPV" get -n 4 -P 2 "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/get.err" &
+	gpid=$!
+	STARTED_PIDS+=("$gpid")
+	for ((i = 0; i < 500; i++)); do
+		established_to "$SERVE_PORT" && break
+		sleep 0.02
+	done
+	established_to "$SERVE_PORT"
+	kill -INT "$gpid"
+	rc=0
+	wait "$gpid" || rc=$?
+	cat "$SCRATCH/get.err"
+	[ "$rc" -eq 1 ]
+	grep -q '^0 transfers ' "$SCRATCH/get.err" || skip "a 1 GiB transfer finished before the signal"
+	grep -q 'no latency: no transfer finished' "$SCRATCH/get.err"
+	! grep -q 'p50 0.000' "$SCRATCH/get.err"
+	grep -q 'interrupted after 0 of 4 transfers' "$SCRATCH/get.err"
+}
