@@ -47,3 +47,20 @@ established_to() {
 	! grep -q 'p50 0.000' "$SCRATCH/get.err"
 	grep -q 'interrupted after 0 of 4 transfers' "$SCRATCH/get.err"
 }
+
+@test "serve's summary explains 0 completed for an endless source only when clients came, and last" {
+	start_serve
+	kill -INT "$SERVE_PID"
+	wait_gone "$SERVE_PID"
+	cat "$SERVE_LOG"
+	grep -q 'stopped after .*: 0 connections' "$SERVE_LOG"
+	! grep -q 'endless' "$SERVE_LOG"
+
+	start_serve
+	"$NCPV" get -q -b 1M "127.0.0.1:$SERVE_PORT"
+	wait_for "$SERVE_LOG" 'closed by peer'
+	kill -INT "$SERVE_PID"
+	wait_for "$SERVE_LOG" 'stopped after'
+	cat "$SERVE_LOG"
+	grep -Eq 'received 0 B \(0 B\); 0 completed because the source is endless: .*client closes it$' "$SERVE_LOG"
+}
