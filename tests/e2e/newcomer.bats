@@ -64,3 +64,22 @@ established_to() {
 	cat "$SERVE_LOG"
 	grep -Eq 'received 0 B \(0 B\); 0 completed because the source is endless: .*client closes it$' "$SERVE_LOG"
 }
+
+@test "a link delay or jitter without its unit is refused (mm-delay reads 20 as ms, tc as us)" {
+	for opt in --delay --jitter; do
+		for v in 20 0.5 20ms/5 1/1ms; do
+			run "$NCPV" link "$opt" "$v" -- true
+			echo "$opt $v: $status $output"
+			[ "$status" -eq 2 ]
+			[[ $output == "ncpv link: invalid ${opt#--} '$v': "*"with its unit"* ]]
+		done
+		for v in 0 20ms 0/1ms 1s; do
+			run "$NCPV" link "$opt" "$v" --help
+			[ "$status" -eq 0 ]
+		done
+	done
+	run "$NCPV" bench --link 94mbit,20 --no-report
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[[ $output == *"delay '20': "*"with its unit"* ]]
+}
