@@ -83,3 +83,18 @@ established_to() {
 	[ "$status" -eq 2 ]
 	[[ $output == *"delay '20': "*"with its unit"* ]]
 }
+
+@test "--help says 'the seed' only for the blog post, never for a random seed" {
+	for c in serve get nc pv devtcp link bench; do
+		run "$NCPV" "$c" --help
+		# "the seed" / "the seed's" is defined by ncpv --help as the blog post.
+		if grep -nE "the seed( is|,|\)| for| first)" <<<"$output"; then
+			echo "$c --help uses 'the seed' for a random seed"
+			return 1
+		fi
+		if grep -nE "^ +--seed .*  seed for" <<<"$output"; then
+			echo "$c --help: say 'random seed'"
+			return 1
+		fi
+	done
+}
