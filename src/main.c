@@ -27,6 +27,15 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+__attribute__((format(printf, 1, 2))) static void top_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_verror("ncpv", fmt, ap);
+	va_end(ap);
+}
+
 static void usage(FILE *f)
 {
 	int width = 0;
@@ -83,7 +92,9 @@ int main(int argc, char **argv)
 		return NCPV_EXIT_OK;
 	}
 	if ((c = find(argv[1])) == NULL) {
-		fprintf(stderr, "ncpv: unknown command '%s' (try 'ncpv --help')\n", argv[1]);
+		/* "-v" is a mistyped option, not a command; either way no control character is echoed. */
+		top_error("unknown %s '%s' (try 'ncpv --help')", argv[1][0] == '-' ? "option" : "command",
+			  argv[1]);
 		return NCPV_EXIT_USAGE;
 	}
 	return c->run(argc - 1, argv + 1);

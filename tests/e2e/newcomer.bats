@@ -98,3 +98,12 @@ established_to() {
 		fi
 	done
 }
+
+@test "ncpv with an unknown option or a control character says which, in one clean line" {
+	run "$NCPV" -v
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv: unknown option '-v' (try 'ncpv --help')" ]
+	run "$NCPV" $'x\e[31my'
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv: unknown command 'x?[31my' (try 'ncpv --help')" ]
+}
