@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* pv.c - "ncpv pv": pv 1.6's pipe viewer: copy the inputs to the output, showing progress. */
+/* pv.c - "ncpv pv": a drop-in for pv 1.10.5: copy the inputs to the output, showing progress. */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
