@@ -345,8 +345,9 @@ static int resolve_size(struct pv_run *r)
 		r->size = (uint64_t)st.st_size;
 	} else if (o->has_size) {
 		r->size = o->size;
-	} else if (!o->lines || r->show) {
-		/* Counting the lines reads every file once more: only when a display shows it. */
+	} else if (!o->lines || r->show || o->stop_at_size) {
+		/* Counting the lines reads every file once more: only when a display shows it, or
+		 * when -S stops at it (the data written must not depend on stderr being a terminal). */
 		r->size = inputs_size(o);
 	}
 	return 0;

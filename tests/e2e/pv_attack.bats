@@ -32,3 +32,20 @@ teardown() {
 		done
 	done
 }
+
+# -S in line mode stops after the lines counted in the inputs; the bytes written must be the
+# same whether a display is drawn (-f, -n) or not (no terminal, -q): up to the last separator.
+@test "pv: -l/-0 -S writes the same bytes with and without a display" {
+	local sep flag want got
+	printf 'a\nb\nc' >"$SCRATCH/nl"
+	printf 'a\0b\0c' >"$SCRATCH/nul"
+	for sep in l 0; do
+		f=$SCRATCH/nl want=$(printf 'a\nb\n' | sha256sum)
+		[ "$sep" = 0 ] && f=$SCRATCH/nul want=$(printf 'a\0b\0' | sha256sum)
+		for flag in "" -q -f -n "-f -p"; do
+			got=$("$NCPV" pv -"$sep" -S $flag "$f" 2>/dev/null | sha256sum)
+			echo "sep=$sep flag=$flag"
+			[ "$got" = "$want" ]
+		done
+	done
+}
