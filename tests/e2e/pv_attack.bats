@@ -49,3 +49,29 @@ teardown() {
 		done
 	done
 }
+
+# A colour set by %{sgr:...} and not turned off by the format is reset at the end of each line
+# (ESC [ m), as pv 1.10 does, so that it does not bleed into the terminal after pv.
+@test "pv: -F %{sgr:...} left on is reset at the end of the line" {
+	local fmt want got
+	while read -r fmt want; do
+		got=$(printf abc | TERM=xterm "$NCPV" pv -f -F "$fmt" 2>&1 >/dev/null | od -An -c | tr -d ' \n')
+		echo "fmt=$fmt want_reset=$want got=$got"
+		if [ "$want" = yes ]; then
+			[[ "$got" == *'033[m\r\n' ]]
+		else
+			[[ "$got" != *'033[m'* ]]
+		fi
+	done <<'CASES'
+%{sgr:bold}%b yes
+%{sgr:red,bg-blue}x yes
+%{sgr:0,red}x yes
+%{sgr:1;2}x yes
+%{sgr:bold}%{sgr:bogus}x yes
+%{sgr:bold}%b%{sgr:reset} no
+%{sgr:bold,0}x no
+%{sgr:0}x no
+%{sgr:bogus}x no
+%b no
+CASES
+}
