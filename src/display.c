@@ -610,6 +610,10 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 	int fixed = 0, bars = 0, sgr_on = 0;
 	size_t n = 0;
 
+	/* Wider than a line can hold (-w 5000): draw the widest line that fits, rather than
+	 * dropping the bar or cutting off what follows it. */
+	if (width > DISPLAY_LINE_MAX - 1)
+		width = DISPLAY_LINE_MAX - 1;
 	for (const char *f2 = s; *f2;) {
 		if (parse_piece(&f2, &p) < 0)
 			break;

@@ -75,3 +75,24 @@ teardown() {
 %b no
 CASES
 }
+
+# -w past what a line holds (1023 columns) still draws the whole format: the bar, and what
+# follows it; never a line without its bar or cut short.
+@test "pv: -w wider than a line draws the widest complete line" {
+	local w fmt tail line
+	for w in 1000 1023 1024 1030 5000 100000; do
+		while read -r fmt tail; do
+			line=$(printf abc | "$NCPV" pv -f -s 3 -w "$w" -F "$fmt" 2>&1 >/dev/null | tr -d '\r\n')
+			echo "w=$w fmt=$fmt len=${#line} end=${line: -14}"
+			[[ "$line" == *"[="*"=>] 100%"* ]]
+			[[ "$line" == *"$tail"* ]]
+			[ "${#line}" -le "$w" ]
+			[ "${#line}" -ge 1000 ]
+		done <<'CASES'
+%{progress}-x 100%-x
+%p-end 100%-end
+ab%p%b 100%3.00
+%p 100%
+CASES
+	done
+}
