@@ -150,7 +150,8 @@ static int bind_source(int fd, const struct sockaddr *sa, const struct net_opts 
 		errno = EADDRNOTAVAIL;
 		return -1;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!o->bind_exclusive)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	rc = bind(fd, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	return rc;

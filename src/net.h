@@ -32,6 +32,7 @@ struct net_opts {
 	int v6only;	 /* listen on [::] for IPv6 only */
 	const char *bind_host; /* connect: bind to this local address first (NULL: any) */
 	const char *bind_port; /* connect: and this local port (NULL: any) */
+	int bind_exclusive;    /* connect: no SO_REUSEADDR on that bind (nc's -p: a port in TIME_WAIT fails) */
 	net_socket_hook *hook; /* optional, see above; hook_ctx is passed through */
 	void *hook_ctx;
 	/* connect: give up (NET_ESYS, errno EINTR) once *cancel is set by a
