@@ -607,9 +607,13 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 {
 	char parts[DISPLAY_LINE_MAX];
 	struct piece p;
-	int fixed = 0, bars = 0;
+	int fixed = 0, bars = 0, sgr_on = 0;
 	size_t n = 0;
 
+	/* Wider than a line can hold (-w 5000): draw the widest line that fits, rather than
+	 * dropping the bar or cutting off what follows it. */
+	if (width > DISPLAY_LINE_MAX - 1)
+		width = DISPLAY_LINE_MAX - 1;
 	for (const char *f2 = s; *f2;) {
 		if (parse_piece(&f2, &p) < 0)
 			break;
@@ -632,10 +636,23 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 			format_bar(d, p.item, f, (width - fixed) / (bars > 1 ? bars : 1), parts, sizeof(parts));
 		else
 			format_item(d, &p, f, parts, sizeof(parts));
+		if (p.item == ITEM_SGR && parts[0] != '\0') {
+			/* The last code decides: 0 is itself a reset, anything else stays on. */
+			const char *last = parts + strcspn(parts, "0123456789");
+
+			for (const char *c = last; *c; c++)
+				if (*c == ';')
+					last = c + 1;
+			sgr_on = strtol(last, NULL, 10) != 0;
+		}
 		n += (size_t)snprintf(buf + n, len - n, "%s", parts);
 		if (n >= len)
 			n = len - 1;
 	}
+	/* As pv 1.10 does: a colour left on by %{sgr:...} is reset at the end of the line, so
+	 * that it does not bleed into what the terminal shows after it. */
+	if (sgr_on && n + 4 <= len)
+		n += (size_t)snprintf(buf + n, len - n, "\033[m");
 	return n;
 }
 

@@ -19,13 +19,22 @@ static const struct command commands[] = {
 	{ "serve", cmd_serve, "serve data over TCP to many clients (the seed's nc -l </dev/urandom)" },
 	{ "get", cmd_get, "download (or upload) with a built-in meter (the seed's nc | pv)" },
 	{ "nc", cmd_nc, "netcat (OpenBSD nc as Debian ships it) with an optional pv-style meter" },
-	{ "pv", cmd_pv, "pipe viewer: pv 1.6 compatible progress for a pipeline" },
+	{ "pv", cmd_pv, "pipe viewer: a drop-in for pv 1.10.5 (progress for a pipeline)" },
 	{ "devtcp", cmd_devtcp, "run a program with /dev/tcp (and a listening path) working in it" },
 	{ "link", cmd_link, "run a command behind an emulated link (rate, delay, jitter, loss)" },
 	{ "bench", cmd_bench, "compare download methods: interleaved, repeated, with a verdict" },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+__attribute__((format(printf, 1, 2))) static void top_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_verror("ncpv", fmt, ap);
+	va_end(ap);
+}
 
 static void usage(FILE *f)
 {
@@ -83,7 +92,9 @@ int main(int argc, char **argv)
 		return NCPV_EXIT_OK;
 	}
 	if ((c = find(argv[1])) == NULL) {
-		fprintf(stderr, "ncpv: unknown command '%s' (try 'ncpv --help')\n", argv[1]);
+		/* "-v" is a mistyped option, not a command; either way no control character is echoed. */
+		top_error("unknown %s '%s' (try 'ncpv --help')", argv[1][0] == '-' ? "option" : "command",
+			  argv[1]);
 		return NCPV_EXIT_USAGE;
 	}
 	return c->run(argc - 1, argv + 1);

@@ -134,6 +134,21 @@ int units_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+int units_parse_delay(const char *s, double *out)
+{
+	size_t n = s ? strlen(s) : 0;
+	double v;
+
+	if (units_parse_seconds(s, &v) < 0)
+		return -1;
+	if (n > 0 && isdigit((unsigned char)s[n - 1]) && v != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 int units_parse_bitrate(const char *s, double *bits_per_s)
 {
 	static const struct {

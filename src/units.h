@@ -22,6 +22,12 @@ int units_parse_size(const char *s, uint64_t *out);
 int units_parse_seconds(const char *s, double *out);
 
 /*
+ * As units_parse_seconds, for a link's delay or jitter: a value other than 0 must
+ * carry its unit, since a bare "20" reads as 20 ms to mm-delay, 20 us to tc, 20 s here.
+ */
+int units_parse_delay(const char *s, double *out);
+
+/*
  * Parse a link rate for traffic shaping, in bits per second: a number with
  * an optional suffix bit, kbit, mbit, gbit (SI, as tc spells them) or the
  * byte forms bps, kbps, mbps, gbps (bytes per second, SI). Returns 0, or -1

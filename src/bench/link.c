@@ -49,8 +49,9 @@ int link_parse(const char *spec, double *bits_per_s, double *delay, double *loss
 		snprintf(err, errlen, "rate '%s': expected 8kbit to 100gbit, such as 94mbit", part[0]);
 		return -1;
 	}
-	if (n >= 1 && (units_parse_seconds(part[1], delay) < 0 || *delay > 10)) {
-		snprintf(err, errlen, "delay '%s': expected a round trip of 0 to 10 s, such as 20ms", part[1]);
+	if (n >= 1 && (units_parse_delay(part[1], delay) < 0 || *delay > 10)) {
+		snprintf(err, errlen, "delay '%s': expected a round trip of 0 to 10 s with its unit, such as 20ms",
+			 part[1]);
 		return -1;
 	}
 	if (n >= 2) {

@@ -362,14 +362,18 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 		printf("%s\n", json_text(&j));
 	}
 	fflush(stdout);
-	if (!o->quiet)
-		fprintf(stderr,
-			"%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); "
-			"latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f%s\n",
+	if (!o->quiet) {
+		fprintf(stderr, "%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); ",
 			b.done, b.failed, peer, elapsed, elapsed > 0 ? b.done / elapsed : 0,
 			units_format_iec(amount, sizeof(amount), (double)b.p.meter.bytes),
-			units_format_iec(rate, sizeof(rate), elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0),
-			lat.median * 1e3, lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3, tls);
+			units_format_iec(rate, sizeof(rate), elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0));
+		/* No finished transfer, no latency: zeros would read as a measured 0 ms. */
+		if (b.done > 0)
+			fprintf(stderr, "latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f%s\n", lat.median * 1e3,
+				lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3, tls);
+		else
+			fprintf(stderr, "no latency: no transfer finished%s\n", tls);
+	}
 	rc = NCPV_EXIT_OK;
 	if (b.failed > 0) {
 		cmd_error("get", "%ld of %ld transfers failed (first: %s)", b.failed, o->count, b.first_error);

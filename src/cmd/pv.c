@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* pv.c - "ncpv pv": pv 1.6's pipe viewer: copy the inputs to the output, showing progress. */
+/* pv.c - "ncpv pv": a drop-in for pv 1.10.5: copy the inputs to the output, showing progress. */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -296,9 +296,11 @@ static uint64_t inputs_size(const struct pv_opts *o)
 		struct stat st;
 		off_t end = -1;
 
-		/* stat, not open: opening a FIFO would block, and would disturb its writer. */
-		if ((std ? fstat(STDIN_FILENO, &st) : stat(name, &st)) < 0)
-			continue; /* reported when it is opened for copying */
+		/* stat, not open: opening a FIFO would block, and would disturb its writer. An
+		 * input that is missing or unreadable makes the size unknown, as in pv 1.10 (the
+		 * error itself is reported when it is opened for copying). */
+		if ((std ? fstat(STDIN_FILENO, &st) : stat(name, &st)) < 0 || (!std && access(name, R_OK) < 0))
+			return 0;
 		if (S_ISREG(st.st_mode) && o->lines) {
 			int fd = std ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
 			off_t at = std ? lseek(fd, 0, SEEK_CUR) : 0;
@@ -343,8 +345,9 @@ static int resolve_size(struct pv_run *r)
 		r->size = (uint64_t)st.st_size;
 	} else if (o->has_size) {
 		r->size = o->size;
-	} else if (!o->lines || r->show) {
-		/* Counting the lines reads every file once more: only when a display shows it. */
+	} else if (!o->lines || r->show || o->stop_at_size) {
+		/* Counting the lines reads every file once more: only when a display shows it, or
+		 * when -S stops at it (the data written must not depend on stderr being a terminal). */
 		r->size = inputs_size(o);
 	}
 	return 0;

@@ -259,16 +259,19 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 	}
 	fprintf(stderr,
 		"ncpv serve: stopped after %.1f s: %llu connections (%llu completed, %llu refused; "
-		"%llu ended by the client, %llu by a limit, %llu reset or failed, %llu cut short by the server)%s, "
-		"sent %llu B (%s), received %llu B (%s)%s\n",
+		"%llu ended by the client, %llu by a limit, %llu reset or failed, %llu cut short by the server), "
+		"sent %llu B (%s), received %llu B (%s)%s%s\n",
 		st->seconds, (unsigned long long)st->accepted, (unsigned long long)n[SERVER_COMPLETE],
 		(unsigned long long)st->refused, (unsigned long long)n[SERVER_CLIENT],
 		(unsigned long long)n[SERVER_LIMIT], (unsigned long long)n[SERVER_RESET],
 		(unsigned long long)n[SERVER_CUT],
-		endless ? " - an endless source: a transfer ends only when its client closes it, so none completes" : "",
 		(unsigned long long)st->bytes_sent, units_format_iec(sent, sizeof(sent), (double)st->bytes_sent),
 		(unsigned long long)st->bytes_received,
-		units_format_iec(recvd, sizeof(recvd), (double)st->bytes_received), tls);
+		units_format_iec(recvd, sizeof(recvd), (double)st->bytes_received), tls,
+		/* Said last, as its own clause, and only when there was a connection to explain. */
+		endless && st->accepted > 0 ?
+			"; 0 completed because the source is endless: a transfer ends only when its client closes it" :
+			"");
 }
 
 /* Serve on lfd until SIGINT or SIGTERM; then the summary. */

@@ -147,8 +147,8 @@ static int parse_one(const char *s, int kind, struct link_params *out, char *err
 		return 0;
 	case 't':
 	case 'j':
-		if (units_parse_seconds(s, &v) < 0 || v > 60) {
-			snprintf(err, errlen, "expected a time from 0 to 60s, such as 20ms or 0.5ms");
+		if (units_parse_delay(s, &v) < 0 || v > 60) {
+			snprintf(err, errlen, "expected a time from 0 to 60s with its unit, such as 20ms or 0.5ms");
 			return -1;
 		}
 		*(kind == 't' ? &out->delay_ns : &out->jitter_ns) = llround(v * 1e9);

@@ -282,6 +282,7 @@ static void test_parse_rejects_what_it_cannot_mean(void **state)
 		{ "61s", 't' },	   { "1 ms", 't' },	 { "101%", 'p' },    { "-1", 'p' },
 		{ "%", 'p' },	   { "1e2x", 'p' },	 { "nan", 'p' },     { "0", 'q' },
 		{ "65537", 'q' },  { "2G", 'q' },	 { "ten", 'q' },     { "0B", 'q' },
+		{ "20", 't' },	   { "0.5", 'j' },	 { "20ms/1", 't' },
 	};
 	struct link_params p[2];
 	char err[128];
