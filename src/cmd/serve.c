@@ -274,7 +274,6 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 			"");
 }
 
-/* Serve on lfd until SIGINT or SIGTERM; then the summary. */
 /* --tls: the certificate's fingerprint, for get --pin. */
 static void log_certificate(const struct serve_opts *o, const struct tls_ctx *tls)
 {
@@ -297,6 +296,7 @@ static void log_certificate(const struct serve_opts *o, const struct tls_ctx *tl
 	json_free(&j);
 }
 
+/* Serve on lfd until SIGINT or SIGTERM; then the summary. */
 static int run(struct serve_opts *o, struct source *src, struct tls_ctx *tls, int lfd)
 {
 	struct sigaction sa;
