@@ -145,8 +145,14 @@ build/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h FORCE
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE $(WARN) -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) \
 	    -o $@ $< build/fuzz/libncpv.a $(LDLIBS)
 
-fuzz: $(FUZZ_NAMES:%=build/fuzz/fuzz_%)
+fuzz: $(FUZZ_NAMES:%=build/fuzz/fuzz_%) fuzz-serve
 	fuzz/run.sh $(FUZZ_SECONDS) build/fuzz $(FUZZ_NAMES)
+
+# serve's close path under generated client schedules, options and signals (make check runs
+# it for 45 s in tests/e2e/serve_close.bats); a failure prints the seed to rerun with --seed.
+.PHONY: fuzz-serve
+fuzz-serve: $(BUILD)/ncpv
+	tests/stress/serve_close.py $(BUILD)/ncpv --seconds $(FUZZ_SECONDS)
 
 # The end-to-end tests with every ncpv process under valgrind memcheck; VALGRIND_TESTS picks
 # bats files (CI runs a subset, see docs/RELIABILITY.md).

@@ -8,12 +8,14 @@
 #include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/tcp.h> /* struct tcp_info with tcpi_notsent_bytes, which glibc's lacks */
 #include <arpa/inet.h>
+#include <linux/sockios.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/un.h>
 #include <time.h>
@@ -373,6 +375,29 @@ int net_socket_error(int fd)
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
 		return errno;
 	return e;
+}
+
+uint64_t net_unacked(int fd)
+{
+	int q = 0;
+
+	if (ioctl(fd, SIOCOUTQ, &q) < 0 || q < 0)
+		return 0;
+	return (uint64_t)q;
+}
+
+/* TCP_INFO rather than SIOCOUTQNSD, which gives the same count but is an
+ * ioctl that valgrind does not know. */
+uint64_t net_unsent(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+	    len < offsetof(struct tcp_info, tcpi_notsent_bytes) + sizeof(ti.tcpi_notsent_bytes))
+		return 0;
+	return ti.tcpi_notsent_bytes;
 }
 
 int net_set_nonblock(int fd, int on)

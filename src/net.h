@@ -7,6 +7,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -83,6 +84,13 @@ ssize_t net_discard(int fd, void *scratch, size_t len);
 
 /* Pending socket error (SO_ERROR), 0 when none. */
 int net_socket_error(int fd);
+
+/* Bytes written to a TCP socket that the peer has not acknowledged yet
+ * (SIOCOUTQ: still kept after a reset). After shutdown(SHUT_WR) the FIN
+ * counts as one until acknowledged. 0 when the kernel cannot tell. */
+uint64_t net_unacked(int fd);
+/* Of those, the bytes not even sent yet (the FIN likewise). */
+uint64_t net_unsent(int fd);
 
 int net_set_nonblock(int fd, int on);
 

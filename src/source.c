@@ -221,6 +221,15 @@ uint64_t source_size(const struct source *s)
 	return s->size;
 }
 
+uint64_t source_size_now(const struct source *s)
+{
+	struct stat st;
+
+	if (s->kind != SOURCE_FILE || fstat(s->fd, &st) < 0 || st.st_size < 0)
+		return s->size;
+	return (uint64_t)st.st_size;
+}
+
 ssize_t source_peek(struct source *s, size_t max, const void **data)
 {
 	size_t avail;

@@ -29,6 +29,9 @@ const char *source_name(const struct source *s);
 int source_fd(const struct source *s);
 /* SOURCE_FILE only: its size when opened. */
 uint64_t source_size(const struct source *s);
+/* SOURCE_FILE only: its size now (fstat), for a sender that snapshots the
+ * size per transfer; the size when opened if fstat fails. */
+uint64_t source_size_now(const struct source *s);
 
 /*
  * Bytes ready to send, shared by every connection of the process: *data

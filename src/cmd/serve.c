@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* serve.c - "ncpv serve": the data server. One thread, epoll, many clients;
- * sends fresh data (endless or fixed-size "files") or sinks uploads. */
-#include <assert.h>
+/* serve.c - "ncpv serve": options, the log lines and the summary around the
+ * connection server (src/server.c), and the signals that stop it. */
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -9,28 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "../addr.h"
-#include "../clock.h"
 #include "../json.h"
-#include "../loop.h"
 #include "../net.h"
+#include "../server.h"
 #include "../source.h"
 #include "../units.h"
-
-/* How long a finished connection may take to close its side before we do. */
-#define DRAIN_SECONDS 10.0
-/* Largest single send; sockets on loopback take about this much at once. */
-#define SEND_CHUNK ((size_t)256 * 1024)
-/* Sends per wakeup, so that one fast reader cannot starve the others. */
-#define SEND_BUDGET 4
-/* How often deadlines are checked when any are set. */
-#define SWEEP_MS 100
 
 struct serve_opts {
 	struct addr_spec at;
@@ -40,40 +27,6 @@ struct serve_opts {
 	int has_size, discard, quiet, json;
 	long max_conns;
 	double max_time, busy_poll;
-};
-
-enum conn_state { CONN_SENDING, CONN_DRAINING, CONN_RECEIVING };
-
-struct server;
-
-struct conn {
-	struct conn *prev, *next;
-	struct conn *wprev, *wnext; /* in server.waiting while waiting_source */
-	struct server *srv;
-	int fd;
-	enum conn_state state;
-	int registered;	     /* added to the loop (a new conn is pumped first) */
-	int waiting_source;  /* a stream source had nothing: parked until it is readable */
-	int peer_eof;	     /* the peer sent its FIN: its EOF is not polled for again */
-	uint64_t sent, received, limit;
-	const char *limit_reason;
-	double start, deadline;
-	char peer[64];
-};
-
-struct server {
-	const struct serve_opts *o;
-	struct loop *loop;
-	struct source *src;
-	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
-	int lfd, spare_fd, accept_paused;
-	struct conn *conns;
-	struct conn *waiting; /* connections parked until the stream source is readable */
-	int source_watched;   /* the source fd is in the loop (until its next event) */
-	long nconns;
-	long ndeadlines; /* connections with a deadline: the loop then wakes to sweep */
-	double start;
-	uint64_t accepted, refused, completed, bytes_sent, bytes_received;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -202,457 +155,110 @@ static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 	return CMD_PARSE_RUN;
 }
 
-static void log_close(struct server *s, struct conn *c, const char *reason, double now)
+static void log_close(void *ctx, const struct server_close *c)
 {
-	double secs = now - c->start, rate;
+	const struct serve_opts *o = ctx;
+	double rate = c->seconds > 0 ? (double)(c->sent + c->received) / c->seconds : 0;
 	char amount[32], line[1024];
 	struct json j;
 
-	s->bytes_sent += c->sent;
-	s->bytes_received += c->received;
-	if (s->o->quiet)
+	if (o->quiet)
 		return;
-	rate = secs > 0 ? (double)(c->sent + c->received) / secs : 0;
-	if (s->o->json) {
+	if (o->json) {
 		json_init(&j, line, sizeof(line));
 		json_object(&j, NULL);
 		json_string(&j, "event", "close");
 		json_string(&j, "peer", c->peer);
-		json_string(&j, "reason", reason);
+		json_string(&j, "reason", c->reason);
+		json_string(&j, "end", server_end_name(c->end));
 		json_uint(&j, "sent", c->sent);
 		json_uint(&j, "received", c->received);
-		json_fixed(&j, "seconds", secs, 6);
+		json_fixed(&j, "seconds", c->seconds, 6);
 		json_fixed(&j, "rate", rate, 0);
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
 		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)\n",
-			c->peer, reason, (unsigned long long)c->sent, (unsigned long long)c->received,
-			secs, units_format_iec(amount, sizeof(amount), rate));
+			c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->received,
+			c->seconds, units_format_iec(amount, sizeof(amount), rate));
 	}
 }
 
-/* What a sending connection polls for: room to send, unless it waits for
- * the source; and the peer's data or EOF, until the EOF came (a readable
- * EOF would wake us forever). Errors and hangups are always reported. */
-static uint32_t sending_interest(const struct conn *c)
+static void log_refuse(void *ctx, const char *peer, const char *why)
 {
-	uint32_t in = c->peer_eof ? 0 : EPOLLIN | EPOLLRDHUP;
-
-	return c->waiting_source ? in : in | EPOLLOUT;
-}
-
-static void waiting_unlink(struct server *s, struct conn *c)
-{
-	if (c->wprev)
-		c->wprev->wnext = c->wnext;
-	else
-		s->waiting = c->wnext;
-	if (c->wnext)
-		c->wnext->wprev = c->wprev;
-	c->wprev = c->wnext = NULL;
-	c->waiting_source = 0;
-}
-
-static void conn_close(struct server *s, struct conn *c, const char *reason, double now)
-{
-	log_close(s, c, reason, now);
-	if (c->waiting_source)
-		waiting_unlink(s, c);
-	if (c->deadline > 0)
-		s->ndeadlines--;
-	loop_close(s->loop, c->fd);
-	/* The list's invariant, stated for readers and for the static analyzer. */
-	assert((c->prev == NULL) == (s->conns == c));
-	assert(c->next == NULL || c->next->prev == c);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		s->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	s->nconns--;
-	free(c);
-	if (s->accept_paused && s->nconns < s->o->max_conns) {
-		/* Freed fds let a paused accept go on. */
-		s->accept_paused = 0;
-		loop_mod(s->loop, s->lfd, EPOLLIN);
-	}
-}
-
-/* Why a connection ended on error e: for an endless stream the peer
- * going away is the normal end; for a sized one it left early. */
-static const char *error_reason(const struct conn *c, int e)
-{
-	if (e == ECONNRESET || e == EPIPE)
-		return c->limit == UINT64_MAX ? "closed by peer" : "reset by peer";
-	return strerror(e);
-}
-
-/* All bytes are out: half-close and wait for the peer's EOF, so that
- * nothing it sent can turn our close into a reset that loses data. */
-static void conn_finish(struct server *s, struct conn *c, double now)
-{
-	shutdown(c->fd, SHUT_WR);
-	c->state = CONN_DRAINING;
-	if (c->deadline == 0)
-		s->ndeadlines++;
-	if (c->deadline == 0 || c->deadline > now + DRAIN_SECONDS)
-		c->deadline = now + DRAIN_SECONDS;
-	if (c->registered)
-		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
-}
-
-/* Make the next close send a reset: the client must not take a short
- * transfer (or an empty "file") for a complete one. */
-static void reset_on_close(int fd)
-{
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
-/* The source failed under a connection: end it with a reset, not a clean close. */
-static int conn_abort(struct server *s, struct conn *c, const char *reason)
-{
-	reset_on_close(c->fd);
-	conn_close(s, c, reason, clock_now());
-	return -1;
-}
-
-static void on_source(struct loop *l, int fd, uint32_t events, void *ctx);
-
-/*
- * The stream source has nothing now: park c until it is readable instead
- * of polling for EPOLLOUT, which a writable socket would report forever.
- * The source fd joins the loop once, however many connections wait; its
- * first event wakes them all (on_source). Returns 0, or -1 once c is closed.
- */
-static int conn_wait_source(struct server *s, struct conn *c)
-{
-	if (c->waiting_source)
-		return 0;
-	if (!s->source_watched) {
-		if (loop_add(s->loop, source_fd(s->src), EPOLLIN, on_source, s) < 0) {
-			char reason[96];
-
-			snprintf(reason, sizeof(reason), "cannot wait for the source: %s", strerror(errno));
-			return conn_abort(s, c, reason);
-		}
-		s->source_watched = 1;
-	}
-	c->waiting_source = 1;
-	c->wprev = NULL;
-	c->wnext = s->waiting;
-	if (s->waiting)
-		s->waiting->wprev = c;
-	s->waiting = c;
-	if (c->registered)
-		loop_mod(s->loop, c->fd, sending_interest(c));
-	return 0;
-}
-
-/* The source is readable, at its end, or failed: every parked connection
- * polls for EPOLLOUT again and finds out which with its next source_peek.
- * The source leaves the loop, or a FIFO's hangup would wake us forever. */
-static void on_source(struct loop *l, int fd, uint32_t events, void *ctx)
-{
-	struct server *s = ctx;
-
-	(void)events;
-	loop_del(l, fd);
-	s->source_watched = 0;
-	while (s->waiting) {
-		struct conn *c = s->waiting;
-
-		waiting_unlink(s, c);
-		loop_mod(l, c->fd, sending_interest(c));
-	}
-}
-
-/* Send what the socket takes now. Returns 0 while open, -1 once closed. */
-static int conn_pump(struct server *s, struct conn *c)
-{
-	int src_kind = source_kind(s->src);
-
-	for (int round = 0; round < SEND_BUDGET && c->sent < c->limit; round++) {
-		uint64_t left = c->limit - c->sent;
-		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
-
-		uint64_t pos = 0;
-		ssize_t n;
-
-		if (src_kind == SOURCE_FILE) {
-			uint64_t fsize = source_size(s->src);
-
-			pos = c->sent % fsize;
-			if (want > fsize - pos)
-				want = (size_t)(fsize - pos);
-		}
-		n = source_send(s->src, c->fd, pos, want);
-		/* Nothing at an offset below the size we took: the file was
-		 * truncated. Waiting for EPOLLOUT again would spin forever. */
-		if (n == 0 && src_kind == SOURCE_FILE)
-			return conn_abort(s, c, "source file shrank");
-		if (n == SOURCE_SEND_WAIT)
-			return conn_wait_source(s, c);
-		if (n == SOURCE_SEND_EREAD)
-			return conn_abort(s, c, strerror(errno));
-		if (n == 0) {
-			/* A stream source ran dry: the end of an endless
-			 * stream, but a short --size "file". */
-			if (s->o->has_size)
-				return conn_abort(s, c, "source ended before --size");
-			c->limit = c->sent;
-			break;
-		}
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				return 0;
-			conn_close(s, c, error_reason(c, errno), clock_now());
-			return -1;
-		}
-		c->sent += (uint64_t)n;
-		if ((size_t)n < want)
-			return 0; /* the socket buffer is full: wait for EPOLLOUT */
-	}
-	if (c->sent >= c->limit && c->state == CONN_SENDING) {
-		if (c->limit_reason != NULL) {
-			conn_close(s, c, c->limit_reason, clock_now());
-			return -1;
-		}
-		conn_finish(s, c, clock_now());
-	}
-	return 0;
-}
-
-/* Read and discard what the peer sent. Returns 1 on EOF, 0 when drained,
- * -1 on error (errno). MSG_TRUNC drops the bytes inside the kernel. */
-static int conn_discard(struct conn *c, uint64_t cap)
-{
-	for (int round = 0; round < SEND_BUDGET; round++) {
-		uint64_t room = cap - c->received;
-		size_t want = room < NET_DISCARD_MAX ? (size_t)room : NET_DISCARD_MAX;
-		ssize_t n = net_discard(c->fd, c->srv->scratch, want);
-
-		if (n > 0) {
-			c->received += (uint64_t)n;
-			if (c->received >= cap)
-				return 0;
-			continue;
-		}
-		if (n == 0)
-			return 1;
-		return errno == EAGAIN || errno == EINTR ? 0 : -1;
-	}
-	return 0;
-}
-
-static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
-{
-	struct conn *c = ctx;
-	struct server *s = c->srv;
-	uint64_t cap = s->o->max_bytes && c->state == CONN_RECEIVING ? s->o->max_bytes : UINT64_MAX;
-	int rc;
-
-	(void)l;
-	(void)fd;
-	if (events & EPOLLIN) {
-		rc = conn_discard(c, cap);
-		if (rc < 0) {
-			conn_close(s, c, error_reason(c, errno), clock_now());
-			return;
-		}
-		if (c->state == CONN_RECEIVING && c->received >= cap) {
-			conn_close(s, c, "max-bytes", clock_now());
-			return;
-		}
-		if (rc == 1) {
-			if (c->state != CONN_SENDING) {
-				s->completed++;
-				conn_close(s, c, "done", clock_now());
-				return;
-			}
-			/* The peer finished sending but may still read: stop polling its EOF. */
-			c->peer_eof = 1;
-			loop_mod(s->loop, c->fd, sending_interest(c));
-		}
-	}
-	if ((events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT && c->state == CONN_SENDING)) {
-		int e = net_socket_error(c->fd);
-
-		conn_close(s, c, e ? error_reason(c, e) : "closed by peer", clock_now());
-		return;
-	}
-	if ((events & EPOLLOUT) && c->state == CONN_SENDING)
-		conn_pump(s, c);
-}
-
-static void refuse(struct server *s, int fd, const char *why)
-{
-	char peer[64], line[512];
+	const struct serve_opts *o = ctx;
+	char line[512];
 	struct json j;
 
-	s->refused++;
-	if (!s->o->quiet) {
-		net_peer_name(fd, peer, sizeof(peer));
-		if (s->o->json) {
-			json_init(&j, line, sizeof(line));
-			json_object(&j, NULL);
-			json_string(&j, "event", "refuse");
-			json_string(&j, "peer", peer);
-			json_string(&j, "reason", why);
-			json_end(&j);
-			fprintf(stderr, "%s\n", json_text(&j));
-		} else
-			fprintf(stderr, "ncpv serve: %s refused: %s\n", peer, why);
-	}
-	reset_on_close(fd);
-	close(fd);
-}
-
-static void accept_one(struct server *s, int fd, double now)
-{
-	struct conn *c;
-
-	if (s->nconns >= s->o->max_conns) {
-		refuse(s, fd, "max-conns reached");
+	if (o->quiet)
 		return;
-	}
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
-		refuse(s, fd, "out of memory");
-		return;
-	}
-	c->srv = s;
-	c->fd = fd;
-	c->start = now;
-	c->limit = UINT64_MAX;
-	if (s->o->max_time > 0) {
-		c->deadline = now + s->o->max_time;
-		s->ndeadlines++;
-	}
-	if (s->o->discard) {
-		c->state = CONN_RECEIVING;
-	} else {
-		if (s->o->has_size)
-			c->limit = s->o->size;
-		else if (source_kind(s->src) == SOURCE_FILE)
-			c->limit = source_size(s->src);
-		if (s->o->max_bytes && s->o->max_bytes < c->limit) {
-			c->limit = s->o->max_bytes;
-			c->limit_reason = "max-bytes";
-		}
-	}
-	if (!s->o->quiet)
-		net_peer_name(fd, c->peer, sizeof(c->peer));
-	c->next = s->conns;
-	if (s->conns)
-		s->conns->prev = c;
-	s->conns = c;
-	s->nconns++;
-	s->accepted++;
-	/* A new socket is writable: send at once rather than after a wakeup.
-	 * A small "file" is then usually complete, and the connection joins
-	 * the loop already draining: one epoll_ctl instead of two. */
-	if (c->state == CONN_SENDING && conn_pump(s, c) < 0)
-		return;
-	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? sending_interest(c) : EPOLLIN | EPOLLRDHUP,
-		     on_event, c) < 0)
-		conn_close(s, c, strerror(errno), now);
-	else
-		c->registered = 1;
+	if (o->json) {
+		json_init(&j, line, sizeof(line));
+		json_object(&j, NULL);
+		json_string(&j, "event", "refuse");
+		json_string(&j, "peer", peer);
+		json_string(&j, "reason", why);
+		json_end(&j);
+		fprintf(stderr, "%s\n", json_text(&j));
+	} else
+		fprintf(stderr, "ncpv serve: %s refused: %s\n", peer, why);
 }
 
-static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
+static void summary(const struct serve_opts *o, const struct server_stats *st, int endless)
 {
-	struct server *s = ctx;
-	double now = clock_now();
-
-	(void)l;
-	(void)events;
-	for (int i = 0; i < 64; i++) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-		if (fd >= 0) {
-			accept_one(s, fd, now);
-			continue;
-		}
-		if (errno == EMFILE || errno == ENFILE) {
-			/* Out of fds: spend the spare one to take the client off the
-			 * queue and reset it, rather than spin on a readable listener. */
-			if (s->spare_fd >= 0) {
-				close(s->spare_fd);
-				fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-				if (fd >= 0)
-					refuse(s, fd, "out of file descriptors");
-				s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-			}
-			if (s->spare_fd < 0 || fd < 0) {
-				s->accept_paused = 1;
-				loop_mod(s->loop, lfd, 0);
-			}
-			return;
-		}
-		if (errno != EINTR && errno != ECONNABORTED)
-			return; /* EAGAIN: queue empty */
-	}
-}
-
-static void sweep(struct server *s, double now)
-{
-	struct conn *c = s->conns, *next;
-
-	for (; c != NULL; c = next) {
-		next = c->next;
-		if (c->deadline > 0 && now >= c->deadline)
-			conn_close(s, c, c->state == CONN_DRAINING ? "done (peer did not close)" : "max-time", now);
-	}
-	if (s->accept_paused && s->spare_fd < 0)
-		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (s->accept_paused && s->spare_fd >= 0) {
-		s->accept_paused = 0;
-		loop_mod(s->loop, s->lfd, EPOLLIN);
-	}
-}
-
-static void summary(struct server *s)
-{
-	double secs = clock_now() - s->start;
 	char sent[32], recvd[32], line[512];
+	const uint64_t *n = st->ended;
 	struct json j;
 
-	if (s->o->json) {
+	if (o->json) {
 		json_init(&j, line, sizeof(line));
 		json_object(&j, NULL);
 		json_string(&j, "event", "summary");
-		json_uint(&j, "connections", s->accepted);
-		json_uint(&j, "completed", s->completed);
-		json_uint(&j, "refused", s->refused);
-		json_uint(&j, "sent", s->bytes_sent);
-		json_uint(&j, "received", s->bytes_received);
-		json_fixed(&j, "seconds", secs, 3);
+		json_uint(&j, "connections", st->accepted);
+		json_uint(&j, "completed", n[SERVER_COMPLETE]);
+		json_uint(&j, "refused", st->refused);
+		json_uint(&j, "sent", st->bytes_sent);
+		json_uint(&j, "received", st->bytes_received);
+		json_fixed(&j, "seconds", st->seconds, 3);
+		json_bool(&j, "endless", endless);
+		json_uint(&j, "ended_by_client", n[SERVER_CLIENT]);
+		json_uint(&j, "ended_by_limit", n[SERVER_LIMIT]);
+		json_uint(&j, "reset", n[SERVER_RESET]);
+		json_uint(&j, "cut", n[SERVER_CUT]);
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 		return;
 	}
 	fprintf(stderr,
-		"ncpv serve: stopped after %.1f s: %llu connections (%llu completed, %llu refused), "
+		"ncpv serve: stopped after %.1f s: %llu connections (%llu completed, %llu refused; "
+		"%llu ended by the client, %llu by a limit, %llu reset or failed, %llu cut short by the server)%s, "
 		"sent %llu B (%s), received %llu B (%s)\n",
-		secs, (unsigned long long)s->accepted, (unsigned long long)s->completed,
-		(unsigned long long)s->refused, (unsigned long long)s->bytes_sent,
-		units_format_iec(sent, sizeof(sent), (double)s->bytes_sent),
-		(unsigned long long)s->bytes_received,
-		units_format_iec(recvd, sizeof(recvd), (double)s->bytes_received));
+		st->seconds, (unsigned long long)st->accepted, (unsigned long long)n[SERVER_COMPLETE],
+		(unsigned long long)st->refused, (unsigned long long)n[SERVER_CLIENT],
+		(unsigned long long)n[SERVER_LIMIT], (unsigned long long)n[SERVER_RESET],
+		(unsigned long long)n[SERVER_CUT],
+		endless ? " - an endless source: a transfer ends only when its client closes it, so none completes" : "",
+		(unsigned long long)st->bytes_sent, units_format_iec(sent, sizeof(sent), (double)st->bytes_sent),
+		(unsigned long long)st->bytes_received,
+		units_format_iec(recvd, sizeof(recvd), (double)st->bytes_received));
 }
 
-static int run(struct server *s)
+/* Serve on lfd until SIGINT or SIGTERM; then the summary. */
+static int run(struct serve_opts *o, struct source *src, int lfd)
 {
 	struct sigaction sa;
 	sigset_t block, during_wait;
 	char name[128];
 	struct json j;
-	double next_sweep = 0;
+	struct server_opts so = {
+		.src = src, .discard = o->discard, .has_size = o->has_size, .size = o->size,
+		.max_bytes = o->max_bytes, .max_time = o->max_time, .max_conns = o->max_conns,
+		.busy_poll = o->busy_poll, .name_peers = !o->quiet, .wait_mask = &during_wait,
+	};
+	struct server_stats st;
+	struct server *s;
+	/* Nothing to complete: each transfer runs until its client ends it. */
+	int endless = !o->discard && !o->has_size && source_kind(src) != SOURCE_FILE;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop_signal;
@@ -665,41 +271,33 @@ static int run(struct server *s)
 	sigprocmask(SIG_BLOCK, &block, &during_wait);
 	sigdelset(&during_wait, SIGINT);
 	sigdelset(&during_wait, SIGTERM);
-	loop_set_sigmask(s->loop, &during_wait);
 
-	net_local_name(s->lfd, name, sizeof(name));
-	if (s->o->json) {
+	s = server_new(&so, lfd, log_close, log_refuse, o);
+	if (s == NULL) {
+		cmd_error("serve", "event loop: %s", strerror(errno));
+		return NCPV_EXIT_FAIL;
+	}
+	net_local_name(lfd, name, sizeof(name));
+	if (o->json) {
 		json_init_grow(&j); /* a source path of any length */
 		json_object(&j, NULL);
 		json_string(&j, "event", "listen");
 		json_string(&j, "address", name);
-		json_string(&j, "source", s->o->discard ? "discard" : source_name(s->src));
+		json_string(&j, "source", o->discard ? "discard" : source_name(src));
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 		json_free(&j);
 	} else
 		fprintf(stderr, "ncpv serve: listening on %s (%s)\n", name,
-			s->o->discard ? "discard" : source_name(s->src));
-
-	s->start = clock_now();
-	while (!stop_requested) {
-		/* A counter, not a walk over every connection on each wakeup. */
-		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
-
-		if (loop_poll(s->loop, timeout) < 0) {
-			cmd_error("serve", "event loop: %s", strerror(errno));
-			return NCPV_EXIT_FAIL;
-		}
-		/* At most one walk over the connections per SWEEP_MS, however
-		 * many wakeups the traffic causes. */
-		if (timeout >= 0 && clock_now() >= next_sweep) {
-			sweep(s, clock_now());
-			next_sweep = clock_now() + SWEEP_MS / 1000.0;
-		}
+			o->discard ? "discard" : source_name(src));
+	if (server_run(s, &stop_requested) < 0) {
+		cmd_error("serve", "event loop: %s", strerror(errno));
+		server_free(s);
+		return NCPV_EXIT_FAIL;
 	}
-	while (s->conns)
-		conn_close(s, s->conns, "server stopped", clock_now());
-	summary(s);
+	server_get_stats(s, &st);
+	server_free(s);
+	summary(o, &st, endless);
 	return NCPV_EXIT_OK;
 }
 
@@ -714,50 +312,33 @@ int cmd_serve(int argc, char **argv)
 {
 	enum cmd_parse parsed;
 	struct serve_opts o;
-	struct server s;
+	struct source *src = NULL;
 	char err[512];
-	int rc;
+	int rc, lfd;
 
 	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
-	memset(&s, 0, sizeof(s));
-	s.o = &o;
-	s.lfd = s.spare_fd = -1;
 	if (!o.discard) {
-		s.src = source_open(o.source, err, sizeof(err));
-		if (s.src == NULL) {
+		src = source_open(o.source, err, sizeof(err));
+		if (src == NULL) {
 			cmd_error("serve", "%s", err);
 			return NCPV_EXIT_FILE;
 		}
-		if (source_kind(s.src) == SOURCE_FILE && source_size(s.src) == 0 && o.has_size && o.size > 0) {
+		if (source_kind(src) == SOURCE_FILE && source_size(src) == 0 && o.has_size && o.size > 0) {
 			cmd_error("serve", "source '%s' is empty: it cannot fill --size", o.source);
-			source_free(s.src);
+			source_free(src);
 			return NCPV_EXIT_USAGE;
 		}
 	}
 	net_raise_fd_limit();
-	s.lfd = net_listen(o.at.host, o.at.port, &o.net, err, sizeof(err));
-	if (s.lfd < 0) {
+	lfd = net_listen(o.at.host, o.at.port, &o.net, err, sizeof(err));
+	if (lfd < 0) {
 		cmd_error("serve", "%s", err);
-		source_free(s.src);
-		return s.lfd == NET_ERESOLVE ? NCPV_EXIT_RESOLVE : NCPV_EXIT_LISTEN;
+		source_free(src);
+		return lfd == NET_ERESOLVE ? NCPV_EXIT_RESOLVE : NCPV_EXIT_LISTEN;
 	}
-	s.loop = loop_new();
-	if (s.loop)
-		loop_set_spin(s.loop, o.busy_poll);
-	s.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	s.scratch = malloc(NET_DISCARD_MAX);
-	if (s.loop == NULL || s.scratch == NULL || loop_add(s.loop, s.lfd, EPOLLIN, on_accept, &s) < 0) {
-		cmd_error("serve", "event loop: %s", strerror(errno));
-		rc = NCPV_EXIT_FAIL;
-	} else {
-		rc = run(&s);
-	}
-	loop_free(s.loop);
-	close(s.lfd);
-	if (s.spare_fd >= 0)
-		close(s.spare_fd);
-	source_free(s.src);
-	free(s.scratch);
+	rc = run(&o, src, lfd);
+	close(lfd);
+	source_free(src);
 	return rc;
 }

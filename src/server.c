@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: ISC */
+/* server.c - the connection server: one thread, epoll, many clients; sends fresh data
+ * (endless or fixed-size "files") or sinks uploads, and reports each connection's end. */
+#include "server.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "loop.h"
+#include "net.h"
+
+/* How long a finished connection may go without the peer reading or
+ * closing before we give up on it. */
+#define DRAIN_SECONDS 10.0
+/* Largest single send; sockets on loopback take about this much at once. */
+#define SEND_CHUNK ((size_t)256 * 1024)
+/* Sends per wakeup, so that one fast reader cannot starve the others. */
+#define SEND_BUDGET 4
+/* How often deadlines are checked when any are set. */
+#define SWEEP_MS 100
+
+enum conn_state {
+	CONN_SENDING,
+	CONN_DRAINING, /* all sent (or a limit met): half-closed, reading until the peer's FIN */
+	CONN_SETTLING, /* the FIN came: out of the loop until the peer acknowledges every byte */
+	CONN_RECEIVING
+};
+
+
+struct server;
+
+struct conn {
+	struct conn *prev, *next;
+	struct conn *wprev, *wnext; /* in server.waiting while waiting_source */
+	struct server *srv;
+	int fd;
+	enum conn_state state;
+	int registered;	     /* added to the loop (a new conn is pumped first) */
+	int waiting_source;  /* a stream source had nothing: parked until it is readable */
+	int peer_eof;	     /* the peer sent its FIN: its EOF is not polled for again */
+	int shut;	     /* our FIN is queued (shutdown(SHUT_WR) succeeded) */
+	int timed;	     /* counted in server.ndeadlines */
+	int finite;	     /* limit is the transfer's length (--size or the file), not endless */
+	enum server_end end;   /* how a drained connection ends ... */
+	const char *end_reason; /* ... and the word its log line gives */
+	uint64_t sent, received, limit;
+	uint64_t fsize;	     /* a file source's size when this connection started */
+	const char *limit_reason;
+	uint64_t acked;	     /* delivered at the last sweep, while draining */
+	double start, deadline; /* deadline: --max-time while sending, 0 none */
+	double drain_until;	/* while draining: closed if the peer makes no progress by then */
+	char peer[64];
+};
+
+struct server {
+	struct server_opts o;
+	server_close_fn *on_close;
+	server_refuse_fn *on_refuse;
+	void *ctx;
+	struct loop *loop;
+	struct source *src;
+	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
+	int lfd, spare_fd, accept_paused;
+	struct conn *conns;
+	struct conn *waiting; /* connections parked until the stream source is readable */
+	int source_watched;   /* the source fd is in the loop (until its next event) */
+	long nconns;
+	long ndeadlines; /* connections with a deadline: the loop then wakes to sweep */
+	double start;
+	uint64_t accepted, refused, bytes_sent, bytes_received;
+	uint64_t ended[SERVER_END_KINDS];
+};
+
+static const char *const end_names[SERVER_END_KINDS] = { "completed", "client", "limit", "reset", "cut" };
+
+const char *server_end_name(enum server_end e)
+{
+	return end_names[e];
+}
+
+static void report_close(struct server *s, struct conn *c, enum server_end kind, const char *reason, double now)
+{
+	struct server_close r = {
+		.peer = c->peer, .reason = reason, .end = kind,
+		.sent = c->sent, .received = c->received, .seconds = now - c->start,
+	};
+
+	s->bytes_sent += c->sent;
+	s->bytes_received += c->received;
+	s->on_close(s->ctx, &r);
+}
+
+/* What a sending connection polls for: room to send, unless it waits for
+ * the source; and the peer's data or EOF, until the EOF came (a readable
+ * EOF would wake us forever). Errors and hangups are always reported. */
+static uint32_t sending_interest(const struct conn *c)
+{
+	uint32_t in = c->peer_eof ? 0 : EPOLLIN | EPOLLRDHUP;
+
+	return c->waiting_source ? in : in | EPOLLOUT;
+}
+
+static void waiting_unlink(struct server *s, struct conn *c)
+{
+	if (c->wprev)
+		c->wprev->wnext = c->wnext;
+	else
+		s->waiting = c->wnext;
+	if (c->wnext)
+		c->wnext->wprev = c->wprev;
+	c->wprev = c->wnext = NULL;
+	c->waiting_source = 0;
+}
+
+/* Make the next close send a reset: the client must not take a short
+ * transfer (or an empty "file") for a complete one. */
+static void reset_on_close(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+}
+
+/* Bytes out of c->sent that are still in the kernel's queue: not yet
+ * acknowledged (acked), or not even sent. Our FIN counts once in either
+ * queue until it is acknowledged or sent. */
+static uint64_t conn_queued(const struct conn *c, int acked)
+{
+	uint64_t q = acked ? net_unacked(c->fd) : net_unsent(c->fd);
+
+	return c->shut && q > 0 ? q - 1 : q;
+}
+
+/* Bytes the peer has acknowledged: what reached it, for sure. */
+static uint64_t conn_delivered(const struct conn *c)
+{
+	uint64_t q = conn_queued(c, 1);
+
+	return q < c->sent ? c->sent - q : 0;
+}
+
+/*
+ * Close c and log how it ended. A connection is closed cleanly once the
+ * peer has acknowledged every byte and its input is read, and reset
+ * (SERVER_CUT) when it ends short of its end, which throws away whatever was
+ * still queued: what is counted as sent is what left before the reset (the
+ * peer has it even while its acknowledgement is delayed), never what the
+ * kernel was only handed.
+ */
+static void conn_close(struct server *s, struct conn *c, enum server_end kind, const char *reason, double now)
+{
+	uint64_t queued = conn_queued(c, 0);
+
+	if (kind == SERVER_CUT)
+		reset_on_close(c->fd);
+	c->sent = queued < c->sent ? c->sent - queued : 0;
+	s->ended[kind]++;
+	report_close(s, c, kind, reason, now);
+	if (c->waiting_source)
+		waiting_unlink(s, c);
+	if (c->timed)
+		s->ndeadlines--;
+	loop_close(s->loop, c->fd);
+	/* The list's invariant, stated for readers and for the static analyzer. */
+	assert((c->prev == NULL) == (s->conns == c));
+	assert(c->next == NULL || c->next->prev == c);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->nconns--;
+	free(c);
+	if (s->accept_paused && s->nconns < s->o.max_conns) {
+		/* Freed fds let a paused accept go on. */
+		s->accept_paused = 0;
+		loop_mod(s->loop, s->lfd, EPOLLIN);
+	}
+}
+
+/* Why a connection ended on error e: for an endless stream the peer
+ * going away is the normal end; for a sized one it left early. */
+static const char *error_reason(const struct conn *c, int e)
+{
+	if (e == ECONNRESET || e == EPIPE)
+		return c->limit == UINT64_MAX ? "closed by peer" : "reset by peer";
+	return strerror(e);
+}
+
+static void conn_timed(struct server *s, struct conn *c)
+{
+	if (!c->timed) {
+		c->timed = 1;
+		s->ndeadlines++;
+	}
+}
+
+/* The peer's FIN came while draining: close once it has acknowledged every
+ * byte, else leave the loop (a hung-up socket would wake it forever) and
+ * let sweep look again. Returns -1 once c is closed, else 0. */
+static int conn_settle(struct server *s, struct conn *c, double now)
+{
+	if (conn_delivered(c) >= c->sent) {
+		conn_close(s, c, c->end, c->end_reason, now);
+		return -1;
+	}
+	c->state = CONN_SETTLING;
+	if (c->registered) {
+		loop_del(s->loop, c->fd);
+		c->registered = 0;
+	}
+	return 0;
+}
+
+/* All bytes are out (or an endless stream met its limit): half-close and
+ * read until the peer's EOF, so that nothing it sent can turn our close
+ * into a reset that loses data; then settle. kind and reason are how it
+ * ends once all is delivered. Returns -1 once c is closed, else 0. */
+static int conn_finish(struct server *s, struct conn *c, enum server_end kind, const char *reason, double now)
+{
+	if (c->waiting_source)
+		waiting_unlink(s, c); /* or the source's next event would poll it for EPOLLOUT again */
+	c->shut = shutdown(c->fd, SHUT_WR) == 0;
+	c->state = CONN_DRAINING;
+	c->end = kind;
+	c->end_reason = reason;
+	c->deadline = 0; /* --max-time is for sending; draining has its own bound */
+	c->drain_until = now + DRAIN_SECONDS;
+	conn_timed(s, c);
+	if (c->peer_eof)
+		return conn_settle(s, c, now);
+	if (c->registered)
+		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
+	return 0;
+}
+
+/* The source failed under a connection: end it with a reset, not a clean close. */
+static int conn_abort(struct server *s, struct conn *c, const char *reason)
+{
+	conn_close(s, c, SERVER_CUT, reason, clock_now());
+	return -1;
+}
+
+/* The socket failed with e (0: hung up without an error). */
+static void conn_failed(struct server *s, struct conn *c, int e)
+{
+	enum server_end kind = SERVER_RESET;
+	const char *reason = e ? error_reason(c, e) : "closed by peer";
+
+	if (c->state == CONN_DRAINING && conn_delivered(c) >= c->sent) {
+		/* Everything arrived; the peer then closed with our FIN unread. */
+		kind = c->end;
+		reason = c->end_reason;
+	} else if (!c->finite && c->state == CONN_SENDING && (e == 0 || e == ECONNRESET || e == EPIPE)) {
+		kind = SERVER_CLIENT; /* how a reader ends an endless stream */
+	}
+	conn_close(s, c, kind, reason, clock_now());
+}
+
+static void on_source(struct loop *l, int fd, uint32_t events, void *ctx);
+
+/*
+ * The stream source has nothing now: park c until it is readable instead
+ * of polling for EPOLLOUT, which a writable socket would report forever.
+ * The source fd joins the loop once, however many connections wait; its
+ * first event wakes them all (on_source). Returns 0, or -1 once c is closed.
+ */
+static int conn_wait_source(struct server *s, struct conn *c)
+{
+	if (c->waiting_source)
+		return 0;
+	if (!s->source_watched) {
+		if (loop_add(s->loop, source_fd(s->src), EPOLLIN, on_source, s) < 0) {
+			char reason[96];
+
+			snprintf(reason, sizeof(reason), "cannot wait for the source: %s", strerror(errno));
+			return conn_abort(s, c, reason);
+		}
+		s->source_watched = 1;
+	}
+	c->waiting_source = 1;
+	c->wprev = NULL;
+	c->wnext = s->waiting;
+	if (s->waiting)
+		s->waiting->wprev = c;
+	s->waiting = c;
+	if (c->registered)
+		loop_mod(s->loop, c->fd, sending_interest(c));
+	return 0;
+}
+
+/* The source is readable, at its end, or failed: every parked connection
+ * polls for EPOLLOUT again and finds out which with its next source_peek.
+ * The source leaves the loop, or a FIFO's hangup would wake us forever. */
+static void on_source(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct server *s = ctx;
+
+	(void)events;
+	loop_del(l, fd);
+	s->source_watched = 0;
+	while (s->waiting) {
+		struct conn *c = s->waiting;
+
+		waiting_unlink(s, c);
+		loop_mod(l, c->fd, sending_interest(c));
+	}
+}
+
+/* Send what the socket takes now. Returns 0 while open, -1 once closed. */
+static int conn_pump(struct server *s, struct conn *c)
+{
+	int src_kind = source_kind(s->src);
+
+	if (src_kind == SOURCE_FILE && c->fsize == 0 && c->sent < c->limit)
+		return conn_abort(s, c, "source file is empty");
+	for (int round = 0; round < SEND_BUDGET && c->sent < c->limit; round++) {
+		uint64_t left = c->limit - c->sent;
+		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
+
+		uint64_t pos = 0;
+		ssize_t n;
+
+		if (src_kind == SOURCE_FILE) {
+			pos = c->sent % c->fsize;
+			if (want > c->fsize - pos)
+				want = (size_t)(c->fsize - pos);
+		}
+		n = source_send(s->src, c->fd, pos, want);
+		/* Nothing at an offset below the size we took: the file was
+		 * truncated. Waiting for EPOLLOUT again would spin forever. */
+		if (n == 0 && src_kind == SOURCE_FILE)
+			return conn_abort(s, c, "source file shrank");
+		if (n == SOURCE_SEND_WAIT)
+			return conn_wait_source(s, c);
+		if (n == SOURCE_SEND_EREAD)
+			return conn_abort(s, c, strerror(errno));
+		if (n == 0) {
+			/* A stream source ran dry: the end of an endless
+			 * stream, but a short --size "file". */
+			if (s->o.has_size)
+				return conn_abort(s, c, "source ended before --size");
+			c->limit = c->sent;
+			c->limit_reason = NULL;
+			break;
+		}
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			conn_failed(s, c, errno);
+			return -1;
+		}
+		c->sent += (uint64_t)n;
+		if ((size_t)n < want)
+			return 0; /* the socket buffer is full: wait for EPOLLOUT */
+	}
+	if (c->sent >= c->limit && c->state == CONN_SENDING) {
+		/* A limit below a sized transfer's length cuts it short. */
+		if (c->limit_reason != NULL && c->finite)
+			return conn_abort(s, c, c->limit_reason);
+		if (c->limit_reason != NULL)
+			return conn_finish(s, c, SERVER_LIMIT, c->limit_reason, clock_now());
+		return conn_finish(s, c, SERVER_COMPLETE, "done", clock_now());
+	}
+	return 0;
+}
+
+/* Read and discard what the peer sent. Returns 1 on EOF, 0 when drained,
+ * -1 on error (errno). MSG_TRUNC drops the bytes inside the kernel. */
+static int conn_discard(struct conn *c, uint64_t cap)
+{
+	for (int round = 0; round < SEND_BUDGET; round++) {
+		uint64_t room = cap - c->received;
+		size_t want = room < NET_DISCARD_MAX ? (size_t)room : NET_DISCARD_MAX;
+		ssize_t n = net_discard(c->fd, c->srv->scratch, want);
+
+		if (n > 0) {
+			c->received += (uint64_t)n;
+			if (c->received >= cap)
+				return 0;
+			continue;
+		}
+		if (n == 0)
+			return 1;
+		return errno == EAGAIN || errno == EINTR ? 0 : -1;
+	}
+	return 0;
+}
+
+static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct conn *c = ctx;
+	struct server *s = c->srv;
+	uint64_t cap = s->o.max_bytes && c->state == CONN_RECEIVING ? s->o.max_bytes : UINT64_MAX;
+	int rc;
+
+	(void)l;
+	(void)fd;
+	if (events & EPOLLIN) {
+		rc = conn_discard(c, cap);
+		if (rc < 0) {
+			conn_failed(s, c, errno);
+			return;
+		}
+		if (c->state == CONN_RECEIVING && c->received >= cap) {
+			/* An upload cut short, with its rest unread: a reset says so. */
+			conn_close(s, c, SERVER_CUT, "max-bytes", clock_now());
+			return;
+		}
+		if (rc == 1) {
+			c->peer_eof = 1;
+			if (c->state == CONN_RECEIVING) {
+				conn_close(s, c, SERVER_COMPLETE, "done", clock_now());
+				return;
+			}
+			if (c->state == CONN_DRAINING) {
+				conn_settle(s, c, clock_now());
+				return;
+			}
+			/* The peer finished sending but may still read: stop polling its EOF. */
+			loop_mod(s->loop, c->fd, sending_interest(c));
+		}
+	}
+	if ((events & (EPOLLERR | EPOLLHUP)) && !(events & EPOLLOUT && c->state == CONN_SENDING)) {
+		int e = net_socket_error(c->fd);
+
+		/* Input still to read: closing now would reset, and lose what
+		 * the peer has yet to read. The next wakeup reads on. */
+		if (e == 0 && (events & EPOLLIN) && !c->peer_eof)
+			return;
+		conn_failed(s, c, e);
+		return;
+	}
+	if ((events & EPOLLOUT) && c->state == CONN_SENDING)
+		conn_pump(s, c);
+}
+
+static void refuse(struct server *s, int fd, const char *why)
+{
+	char peer[64] = "";
+
+	s->refused++;
+	if (s->o.name_peers)
+		net_peer_name(fd, peer, sizeof(peer));
+	s->on_refuse(s->ctx, peer, why);
+	reset_on_close(fd);
+	close(fd);
+}
+
+static void accept_one(struct server *s, int fd, double now)
+{
+	struct conn *c;
+
+	if (s->nconns >= s->o.max_conns) {
+		refuse(s, fd, "max-conns reached");
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		refuse(s, fd, "out of memory");
+		return;
+	}
+	c->srv = s;
+	c->fd = fd;
+	c->start = now;
+	c->limit = UINT64_MAX;
+	if (s->o.max_time > 0) {
+		c->deadline = now + s->o.max_time;
+		conn_timed(s, c);
+	}
+	if (s->o.discard) {
+		c->state = CONN_RECEIVING;
+	} else {
+		/* Each connection takes the file's size as it starts: a file
+		 * that grew is served whole to the clients that come after. */
+		if (source_kind(s->src) == SOURCE_FILE)
+			c->fsize = source_size_now(s->src);
+		if (s->o.has_size)
+			c->limit = s->o.size;
+		else if (source_kind(s->src) == SOURCE_FILE)
+			c->limit = c->fsize;
+		c->finite = c->limit != UINT64_MAX;
+		if (s->o.max_bytes && s->o.max_bytes < c->limit) {
+			c->limit = s->o.max_bytes;
+			c->limit_reason = "max-bytes";
+		}
+	}
+	if (s->o.name_peers)
+		net_peer_name(fd, c->peer, sizeof(c->peer));
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	s->nconns++;
+	s->accepted++;
+	/* A new socket is writable: send at once rather than after a wakeup.
+	 * A small "file" is then usually complete, and the connection joins
+	 * the loop already draining: one epoll_ctl instead of two. */
+	if (c->state == CONN_SENDING && conn_pump(s, c) < 0)
+		return;
+	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? sending_interest(c) : EPOLLIN | EPOLLRDHUP,
+		     on_event, c) < 0)
+		conn_close(s, c, SERVER_CUT, strerror(errno), now);
+	else
+		c->registered = 1;
+}
+
+static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
+{
+	struct server *s = ctx;
+	double now = clock_now();
+
+	(void)l;
+	(void)events;
+	for (int i = 0; i < 64; i++) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd >= 0) {
+			accept_one(s, fd, now);
+			continue;
+		}
+		if (errno == EMFILE || errno == ENFILE) {
+			/* Out of fds: spend the spare one to take the client off the
+			 * queue and reset it, rather than spin on a readable listener. */
+			if (s->spare_fd >= 0) {
+				close(s->spare_fd);
+				fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+				if (fd >= 0)
+					refuse(s, fd, "out of file descriptors");
+				s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			}
+			if (s->spare_fd < 0 || fd < 0) {
+				s->accept_paused = 1;
+				loop_mod(s->loop, lfd, 0);
+			}
+			return;
+		}
+		if (errno != EINTR && errno != ECONNABORTED)
+			return; /* EAGAIN: queue empty */
+	}
+}
+
+/* --max-time: an endless stream ends as if it met its end, delivered in
+ * full; a sized transfer or an upload still going is cut short. */
+static void conn_max_time(struct server *s, struct conn *c, double now)
+{
+	if (c->state == CONN_SENDING && !c->finite)
+		conn_finish(s, c, SERVER_LIMIT, "max-time", now);
+	else
+		conn_close(s, c, SERVER_CUT, "max-time", now);
+}
+
+/* A draining or settling connection closes once the peer has every byte
+ * and has closed; it may take DRAIN_SECONDS without progress, after which
+ * it is closed (all delivered) or cut (the peer stopped reading). */
+static void sweep_draining(struct server *s, struct conn *c, double now)
+{
+	uint64_t delivered = conn_delivered(c);
+
+	if (delivered > c->acked) {
+		c->acked = delivered;
+		c->drain_until = now + DRAIN_SECONDS;
+	}
+	if (c->state == CONN_SETTLING && delivered >= c->sent)
+		conn_close(s, c, c->end, c->end_reason, now);
+	else if (now >= c->drain_until && delivered >= c->sent)
+		conn_close(s, c, c->end, "done (peer did not close)", now);
+	else if (now >= c->drain_until)
+		conn_close(s, c, SERVER_CUT, "peer stopped reading", now);
+}
+
+/* The server stops: a connection whose bytes have all been delivered
+ * closes as it would have (its input read first, as far as one wakeup
+ * goes); everything else is cut, so that no client takes it for whole. */
+static void conn_stop(struct server *s, struct conn *c, double now)
+{
+	if (c->state == CONN_DRAINING && !c->peer_eof && conn_discard(c, UINT64_MAX) == 1)
+		c->peer_eof = 1;
+	if ((c->state == CONN_DRAINING || c->state == CONN_SETTLING) && conn_delivered(c) >= c->sent)
+		conn_close(s, c, c->end, c->end_reason, now);
+	else
+		conn_close(s, c, SERVER_CUT, "server stopped", now);
+}
+
+static void sweep(struct server *s, double now)
+{
+	struct conn *c = s->conns, *next;
+
+	for (; c != NULL; c = next) {
+		next = c->next;
+		if (c->state == CONN_DRAINING || c->state == CONN_SETTLING)
+			sweep_draining(s, c, now);
+		else if (c->deadline > 0 && now >= c->deadline)
+			conn_max_time(s, c, now);
+	}
+	if (s->accept_paused && s->spare_fd < 0)
+		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (s->accept_paused && s->spare_fd >= 0) {
+		s->accept_paused = 0;
+		loop_mod(s->loop, s->lfd, EPOLLIN);
+	}
+}
+
+struct server *server_new(const struct server_opts *o, int lfd, server_close_fn *on_close,
+			  server_refuse_fn *on_refuse, void *ctx)
+{
+	struct server *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->o = *o;
+	s->src = o->src;
+	s->lfd = lfd;
+	s->on_close = on_close;
+	s->on_refuse = on_refuse;
+	s->ctx = ctx;
+	s->loop = loop_new();
+	s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	s->scratch = malloc(NET_DISCARD_MAX);
+	if (s->loop == NULL || s->scratch == NULL || loop_add(s->loop, lfd, EPOLLIN, on_accept, s) < 0) {
+		int e = errno;
+
+		server_free(s);
+		errno = e;
+		return NULL;
+	}
+	loop_set_spin(s->loop, o->busy_poll);
+	loop_set_sigmask(s->loop, o->wait_mask);
+	return s;
+}
+
+int server_run(struct server *s, const volatile sig_atomic_t *stop)
+{
+	double next_sweep = 0;
+
+	s->start = clock_now();
+	while (!*stop) {
+		/* A counter, not a walk over every connection on each wakeup. */
+		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
+
+		if (loop_poll(s->loop, timeout) < 0)
+			return -1;
+		/* At most one walk over the connections per SWEEP_MS, however
+		 * many wakeups the traffic causes. */
+		if (timeout >= 0 && clock_now() >= next_sweep) {
+			sweep(s, clock_now());
+			next_sweep = clock_now() + SWEEP_MS / 1000.0;
+		}
+	}
+	while (s->conns)
+		conn_stop(s, s->conns, clock_now());
+	return 0;
+}
+
+void server_get_stats(const struct server *s, struct server_stats *st)
+{
+	st->accepted = s->accepted;
+	st->refused = s->refused;
+	st->bytes_sent = s->bytes_sent;
+	st->bytes_received = s->bytes_received;
+	memcpy(st->ended, s->ended, sizeof(st->ended));
+	st->seconds = clock_now() - s->start;
+}
+
+void server_free(struct server *s)
+{
+	if (s == NULL)
+		return;
+	while (s->conns)
+		conn_close(s, s->conns, SERVER_CUT, "server stopped", clock_now());
+	loop_free(s->loop);
+	if (s->spare_fd >= 0)
+		close(s->spare_fd);
+	free(s->scratch);
+	free(s);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: ISC */
+/* server.h - the connection server behind "ncpv serve": accept loop, budgets, limits, close path. */
+#ifndef NCPV_SERVER_H
+#define NCPV_SERVER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "source.h"
+
+/* How a connection ended. */
+enum server_end {
+	SERVER_COMPLETE, /* every byte of a sized transfer delivered, or an upload to its end */
+	SERVER_CLIENT,	 /* the client closed an endless stream: its normal end */
+	SERVER_LIMIT,	 /* --max-bytes or --max-time ended an endless stream, delivered in full */
+	SERVER_RESET,	 /* the client reset a transfer before its end, or the socket failed */
+	SERVER_CUT,	 /* the server reset it before its end: stop, source failure, a limit */
+	SERVER_END_KINDS
+};
+
+struct server_opts {
+	struct source *src;   /* what to send (borrowed); NULL with discard */
+	int discard;	      /* receive and count uploads instead */
+	int has_size;	      /* send exactly size bytes per connection */
+	uint64_t size;
+	uint64_t max_bytes;   /* 0: no limit */
+	double max_time;      /* seconds; 0: no limit */
+	long max_conns;
+	double busy_poll;     /* seconds (loop_set_spin) */
+	int name_peers;	      /* look up each peer's address for the reports */
+	const sigset_t *wait_mask; /* signals let in only while waiting (loop_set_sigmask); NULL: none */
+};
+
+/* One connection's end, for the caller's log. Everything is only valid during the call. */
+struct server_close {
+	const char *peer; /* "" unless name_peers */
+	const char *reason;
+	enum server_end end;
+	uint64_t sent;	  /* bytes that reached the client (not those only queued) */
+	uint64_t received;
+	double seconds;
+};
+
+struct server_stats {
+	uint64_t accepted, refused, bytes_sent, bytes_received;
+	uint64_t ended[SERVER_END_KINDS];
+	double seconds; /* since server_run began */
+};
+
+/* Called for each connection that ends (on_close) or is refused (on_refuse, reason set). */
+typedef void server_close_fn(void *ctx, const struct server_close *c);
+typedef void server_refuse_fn(void *ctx, const char *peer, const char *reason);
+
+struct server;
+
+/* Serve on the listening socket lfd (borrowed). Returns NULL with errno. */
+struct server *server_new(const struct server_opts *o, int lfd, server_close_fn *on_close,
+			  server_refuse_fn *on_refuse, void *ctx);
+/* Serve until *stop is set (by a signal handler: see wait_mask). Every connection still open
+ * then is closed as server_stop says. Returns 0, or -1 with errno if the event loop failed. */
+int server_run(struct server *s, const volatile sig_atomic_t *stop);
+void server_get_stats(const struct server *s, struct server_stats *st);
+void server_free(struct server *s);
+
+/* "completed", "client", "limit", "reset", "cut": the JSON names of the ends. */
+const char *server_end_name(enum server_end e);
+
+#endif
