@@ -199,11 +199,12 @@ leaves_nothing() {
 	local mark=$RANDOM$RANDOM pid i
 	env --default-signal=INT "$NCPV" link ${MODE:-} --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
 	pid=$!
-	for i in $(seq 250); do
-		grep -lqs "3601.$mark" /proc/[0-9]*/cmdline && break
+	# Both sleeps, not ncpv link's own command line (which holds the same words).
+	for i in $(seq 500); do
+		pgrep -f "^sleep 3600\.$mark\$" >/dev/null && pgrep -f "^sleep 3601\.$mark\$" >/dev/null && break
 		sleep 0.02
 	done
-	grep -lqs "3601.$mark" /proc/[0-9]*/cmdline
+	pgrep -f "^sleep 3600\.$mark\$" >/dev/null && pgrep -f "^sleep 3601\.$mark\$" >/dev/null
 	kill -"$1" "$pid"
 	wait_gone "$pid" 10 || { echo "ncpv link did not end on SIG$1"; kill -KILL "$pid"; return 1; }
 	wait "$pid" || true
