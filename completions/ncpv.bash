@@ -11,10 +11,10 @@ _ncpv_options() {
 	serve) echo '-S --source -s --size -d --discard -c --max-conns -t --max-time -b --max-bytes --busy-poll -4 -6 -q --quiet -j --json -h --help' ;;
 	get) echo '-w --timeout -t --time -b --bytes -s --size -o --output --send -S --source -n --count -P --parallel -i --interval --busy-poll -f --force -q --quiet -j --json -4 -6 -h --help' ;;
 	nc) echo '-4 -6 -b -C -D -d -F -h -I -i -k -l -M -m -N -n -O -P -p -q -r -s -T -t -U -u -v -W -w -X -x -z --progress --json' ;;
-	pv) echo '-p --progress -t --timer -e --eta -I --fineta -r --rate -a --average-rate -b --bytes -T --buffer-percent -8 --bits -k --si -A --last-written -F --format -n --numeric -q --quiet -v --stats -W --wait -D --delay-start -s --size -l --line-mode -0 --null -i --interval -m --average-rate-window -w --width -H --height -N --name -f --force -L --rate-limit -B --buffer-size -C --no-splice -E --skip-errors -S --stop-at-size -Y --sync -X --discard -o --output -P --pidfile -h --help -V --version' ;;
+	pv) echo '-p --progress -t --timer -e --eta -I --fineta -r --rate -a --average-rate -b --bytes -T --buffer-percent -8 --bits -k --si -A --last-written -F --format -n --numeric -q --quiet -v --stats -c --cursor -g --gauge -x --extra-display -d --watchfd -R --remote -Q --query -W --wait -D --delay-start -s --size -l --line-mode -0 --null -i --interval -m --average-rate-window -w --width -H --height -N --name -f --force -L --rate-limit -B --buffer-size -C --no-splice -E --skip-errors -Z --error-skip-block -O --sparse -K --direct-io -U --store-and-forward -S --stop-at-size -Y --sync -X --discard -o --output -P --pidfile -h --help -V --version' ;;
 	devtcp) echo '-t --timeout -v --verbose -h --help' ;;
 	link) echo '--rate --delay --jitter --loss --queue --seed --near --mode -v --verbose -h --help' ;;
-	bench) echo '-T --test -d --duration -n --count -s --size -r --repeat -M --methods -m --method -b --baseline -S --server -c --connect -l --link --timeout -j --json --csv --html -q --quiet -h --help' ;;
+	bench) echo '-T --test -d --duration -n --count -s --size -r --repeat -M --methods -m --method -b --baseline -S --server -c --connect -l --link --timeout -j --json --csv --csv-runs --shuffle --html --no-report -q --quiet -h --help' ;;
 	esac
 }
 
@@ -69,6 +69,14 @@ _ncpv_argument() {
 	'pv --last-written') echo value ;;
 	'pv -F') echo value ;;
 	'pv --format') echo value ;;
+	'pv -x') echo value ;;
+	'pv --extra-display') echo value ;;
+	'pv -d') echo value ;;
+	'pv --watchfd') echo value ;;
+	'pv -R') echo value ;;
+	'pv --remote') echo value ;;
+	'pv -Q') echo value ;;
+	'pv --query') echo value ;;
 	'pv -D') echo value ;;
 	'pv --delay-start') echo value ;;
 	'pv -s') echo value ;;
@@ -87,6 +95,10 @@ _ncpv_argument() {
 	'pv --rate-limit') echo value ;;
 	'pv -B') echo value ;;
 	'pv --buffer-size') echo value ;;
+	'pv -Z') echo value ;;
+	'pv --error-skip-block') echo value ;;
+	'pv -U') echo file ;;
+	'pv --store-and-forward') echo file ;;
 	'pv -o') echo file ;;
 	'pv --output') echo file ;;
 	'pv -P') echo file ;;
@@ -124,6 +136,7 @@ _ncpv_argument() {
 	'bench -l') echo value ;;
 	'bench --link') echo value ;;
 	'bench --timeout') echo value ;;
+	'bench --shuffle') echo value ;;
 	'bench --html') echo file ;;
 	*) echo none ;;
 	esac

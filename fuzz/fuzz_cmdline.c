@@ -5,26 +5,32 @@
 
 #include "fuzz.h"
 #include "../src/cmd/cmd.h"
-#include "../src/nc/nc.h"
+#include "../src/cmd/nc.h"
 #include "../src/pv/opts.h"
 
 #define MAX_ARGS 64
 
+/* pv's engine-side parser prints nothing: an error must come with its message. */
 static enum cmd_parse pv_parse(int argc, char **argv)
 {
 	struct pv_opts o;
+	struct pv_parse_err e;
 
-	return pv_parse_options(argc, argv, &o);
+	switch (pv_parse_options(argc, argv, &o, &e)) {
+	case PV_PARSE_RUN:
+		return CMD_PARSE_RUN;
+	case PV_PARSE_ERROR:
+		return e.msg[0] != '\0' ? CMD_PARSE_USAGE : (enum cmd_parse)99;
+	default:
+		return CMD_PARSE_DONE;
+	}
 }
 
-/* nc's parser keeps its own convention: 0 go on, 1 after --help, -1 after an error. Anything
- * else comes back as a value outside the enum, which the harness treats as a finding. */
 static enum cmd_parse nc_parse(int argc, char **argv)
 {
 	struct nc_opts o;
-	int rc = nc_parse_options(argc, argv, &o);
 
-	return rc == 0 ? CMD_PARSE_RUN : rc == 1 ? CMD_PARSE_DONE : rc == -1 ? CMD_PARSE_USAGE : (enum cmd_parse)99;
+	return nc_parse_options(argc, argv, &o);
 }
 
 static const struct {

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "units.h"
@@ -12,7 +13,8 @@
 /* The pieces a format string is made of. */
 enum item {
 	ITEM_TEXT, ITEM_PROGRESS, ITEM_BAR_ONLY, ITEM_AMOUNT_ONLY, ITEM_TIMER, ITEM_ETA,
-	ITEM_FINETA, ITEM_RATE, ITEM_AVERAGE, ITEM_BYTES, ITEM_BUFPERCENT, ITEM_LAST, ITEM_NAME
+	ITEM_FINETA, ITEM_RATE, ITEM_AVERAGE, ITEM_BYTES, ITEM_BUFPERCENT, ITEM_LAST, ITEM_NAME,
+	ITEM_PREVLINE, ITEM_SGR
 };
 
 /* The long names later pv versions accept as %{name}. */
@@ -26,7 +28,28 @@ static const struct {
 	{ "rate", ITEM_RATE },		     { "average-rate", ITEM_AVERAGE },
 	{ "bytes", ITEM_BYTES },	     { "transferred", ITEM_BYTES },
 	{ "buffer-percent", ITEM_BUFPERCENT }, { "last-written", ITEM_LAST },
-	{ "name", ITEM_NAME },
+	{ "name", ITEM_NAME },		     { "bar-plain", ITEM_BAR_ONLY },
+	{ "bar-block", ITEM_BAR_ONLY },	     { "bar-granular", ITEM_BAR_ONLY },
+	{ "bar-shaded", ITEM_BAR_ONLY },     { "previous-line", ITEM_PREVLINE },
+};
+
+/* %{sgr:a,b,...}: the ECMA-48 select-graphic-rendition codes by name. */
+static const struct {
+	const char *name;
+	int code;
+} sgr_names[] = {
+	{ "reset", 0 },	     { "none", 0 },	     { "bold", 1 },	      { "dim", 2 },
+	{ "italic", 3 },     { "underscore", 4 },    { "underline", 4 },      { "blink", 5 },
+	{ "reverse", 7 },    { "no-bold", 22 },      { "no-dim", 22 },	      { "no-italic", 23 },
+	{ "no-underscore", 24 }, { "no-underline", 24 }, { "no-blink", 25 }, { "no-reverse", 27 },
+	{ "black", 30 },     { "red", 31 },	     { "green", 32 },	      { "brown", 33 },
+	{ "yellow", 33 },    { "blue", 34 },	     { "magenta", 35 },	      { "cyan", 36 },
+	{ "white", 37 },     { "fg-black", 30 },     { "fg-red", 31 },	      { "fg-green", 32 },
+	{ "fg-brown", 33 },  { "fg-yellow", 33 },    { "fg-blue", 34 },	      { "fg-magenta", 35 },
+	{ "fg-cyan", 36 },   { "fg-white", 37 },     { "fg-default", 39 },    { "bg-black", 40 },
+	{ "bg-red", 41 },    { "bg-green", 42 },     { "bg-brown", 43 },      { "bg-yellow", 43 },
+	{ "bg-blue", 44 },   { "bg-magenta", 45 },   { "bg-cyan", 46 },	      { "bg-white", 47 },
+	{ "bg-default", 49 },
 };
 
 /* One parsed piece: an item, or literal text (start, len) of the format. */
@@ -44,7 +67,7 @@ void display_defaults(struct display_opts *o)
 }
 
 void display_frame_from(struct display_frame *f, const struct meter_reading *r, uint64_t size,
-			int final)
+			int final, time_t now)
 {
 	memset(f, 0, sizeof(*f));
 	f->count = r->bytes;
@@ -53,7 +76,7 @@ void display_frame_from(struct display_frame *f, const struct meter_reading *r, 
 	f->rate = r->rate;
 	f->average = r->average;
 	f->final = final;
-	f->now = time(NULL);
+	f->now = now;
 	f->buffer_percent = -1;
 }
 
@@ -61,6 +84,13 @@ void display_init(struct display *d, const struct display_opts *o)
 {
 	memset(d, 0, sizeof(*d));
 	d->o = *o;
+}
+
+double display_percent_exact(uint64_t count, uint64_t size)
+{
+	double p = size > 0 ? (double)count * 100.0 / (double)size : 0;
+
+	return p > 100000 ? 100000 : p;
 }
 
 long display_percent(uint64_t count, uint64_t size)
@@ -84,7 +114,8 @@ long display_eta_seconds(uint64_t count, uint64_t size, double rate)
 	return eta > (double)DISPLAY_ETA_MAX ? DISPLAY_ETA_MAX : eta < -(double)DISPLAY_ETA_MAX ? -DISPLAY_ETA_MAX : (long)eta;
 }
 
-char *display_amount(char *buf, size_t len, double amount, int decimal, const char *suffix)
+static char *format_amount(char *buf, size_t len, double amount, int decimal, const char *suffix,
+			   int wide)
 {
 	/* Moving right from the blank: kilo, mega...; left: milli, micro... */
 	static const char iec[] = "yzafpnum KMGTPEZY";
@@ -107,8 +138,8 @@ char *display_amount(char *buf, size_t len, double amount, int decimal, const ch
 		}
 	}
 	prefix[0] = list[pos];
-	if (!decimal && pos != mid)
-		prefix[1] = 'i';
+	if (!decimal && (pos != mid || wide))
+		prefix[1] = pos != mid ? 'i' : ' ';
 	if (amount > 100000)
 		amount = 100000;
 	if (amount < -100000)
@@ -118,6 +149,16 @@ char *display_amount(char *buf, size_t len, double amount, int decimal, const ch
 	else
 		snprintf(buf, len, "%#4.3g%s%s", amount, prefix, suffix);
 	return buf;
+}
+
+char *display_amount(char *buf, size_t len, double amount, int decimal, const char *suffix)
+{
+	return format_amount(buf, len, amount, decimal, suffix, 0);
+}
+
+char *display_amount_pv110(char *buf, size_t len, double amount, int decimal, const char *suffix)
+{
+	return format_amount(buf, len, amount, decimal, suffix, 1);
 }
 
 /* Parse the piece at *f (a '%' sequence or a run of text); advance *f. */
@@ -149,31 +190,45 @@ static int parse_piece(const char **f, struct piece *p)
 	case 'T': p->item = ITEM_BUFPERCENT; break;
 	case 'A': p->item = ITEM_LAST; break;
 	case 'N': p->item = ITEM_NAME; break;
+	case 'L': p->item = ITEM_PREVLINE; break;
 	case '%':
 		p->text = s;
 		p->len = 1;
 		break;
 	case '\0':
-		/* A lone % at the end stays a %. */
-		p->text = s - 1;
-		p->len = 1;
+		/* A lone % (or "%3") at the end stays as it is. */
+		p->text = *f;
+		p->len = (size_t)(s - *f);
 		*f = s;
 		return 0;
 	case '{': {
-		const char *end = strchr(s, '}');
-		size_t n;
+		/* As pv 1.10 scans it: up to '}', or up to (not over) a '%' or the end. */
+		size_t n = strcspn(s + 1, "}%");
+		const char *end = s + 1 + n;
 
-		if (end == NULL)
-			return -1;
-		n = (size_t)(end - s - 1);
-		for (size_t i = 0; i < sizeof(long_names) / sizeof(long_names[0]); i++) {
-			if (strlen(long_names[i].name) == n && strncmp(long_names[i].name, s + 1, n) == 0) {
-				p->item = long_names[i].item;
+		if (*end == '}') {
+			for (size_t i = 0; i < sizeof(long_names) / sizeof(long_names[0]); i++) {
+				if (strlen(long_names[i].name) == n &&
+				    strncmp(long_names[i].name, s + 1, n) == 0) {
+					p->item = long_names[i].item;
+					*f = end + 1;
+					return 0;
+				}
+			}
+			if (strncmp(s + 1, "sgr:", 4) == 0) {
+				p->item = ITEM_SGR;
+				p->text = s + 5;
+				p->len = n - 4;
 				*f = end + 1;
 				return 0;
 			}
+			end++;
 		}
-		return -1;
+		/* Unknown: shown as it is written. */
+		p->text = *f;
+		p->len = (size_t)(end - *f);
+		*f = end;
+		return 0;
 	}
 	default:
 		/* Unknown sequences are shown as they are, as pv does. */
@@ -297,13 +352,17 @@ static void format_fineta(char *out, size_t len, const struct display_frame *f)
 	then = f->now + eta;
 	if (localtime_r(&then, &tm) == NULL)
 		return;
-	/* More than six hours ahead, the date is shown as well. */
-	strftime(out, len, eta > 6L * 3600 ? "ETA %Y-%m-%d %H:%M:%S" : "ETA %H:%M:%S", &tm);
+	/* More than six hours ahead, the date is shown as well; the last line says when it finished. */
+	if (f->final)
+		strftime(out, len, "FIN %H:%M:%S", &tm);
+	else
+		strftime(out, len, eta > 6L * 3600 ? "ETA %Y-%m-%d %H:%M:%S" : "ETA %H:%M:%S", &tm);
 }
 
 static void format_last(char *out, size_t len, long want, const struct display_frame *f)
 {
-	size_t n = want > 0 ? (size_t)want : 1, have = f->last ? f->last_len : 0;
+	/* pv 1.10's last line shows no bytes, only the dots. */
+	size_t n = want > 0 ? (size_t)want : 0, have = f->last && !f->final ? f->last_len : 0;
 
 	if (n > DISPLAY_LAST_MAX)
 		n = DISPLAY_LAST_MAX;
@@ -319,14 +378,68 @@ static void format_last(char *out, size_t len, long want, const struct display_f
 	out[n] = '\0';
 }
 
+/* %{sgr:NAME,...}: the escape sequence; unknown names and numbers past 255 are left out. */
+static void format_sgr(const char *names, size_t len, char *out, size_t outlen)
+{
+	size_t n = 0, at = 0;
+	int codes = 0;
+
+	out[0] = '\0';
+	while (at < len) {
+		size_t w = strcspn(names + at, ",;}");
+		int code = -1;
+
+		if (w > len - at)
+			w = len - at;
+		if (w > 0 && strspn(names + at, "0123456789") >= w && w < 4) {
+			code = (int)strtol(names + at, NULL, 10);
+			if (code > 254)
+				code = -1;
+		}
+		for (size_t i = 0; code < 0 && i < sizeof(sgr_names) / sizeof(sgr_names[0]); i++) {
+			if (strlen(sgr_names[i].name) == w && strncmp(sgr_names[i].name, names + at, w) == 0)
+				code = sgr_names[i].code;
+		}
+		if (code >= 0 && n + 8 < outlen)
+			n += (size_t)snprintf(out + n, outlen - n, codes++ ? ";%d" : "\033[%d", code);
+		at += w + 1;
+	}
+	if (codes > 0 && n + 2 < outlen)
+		snprintf(out + n, outlen - n, "m");
+}
+
+/* -n: the raw number an item stands for; 0 when the item has none (shown as usual). */
+static int format_numeric_item(const struct piece *p, const struct display_frame *f, double scale,
+			       char *out, size_t len)
+{
+	switch (p->item) {
+	case ITEM_TIMER:
+		snprintf(out, len, "%.4f", f->elapsed);
+		return 1;
+	case ITEM_RATE:
+	case ITEM_AVERAGE:
+		snprintf(out, len, "%.4f", (p->item == ITEM_RATE ? f->rate : f->average) * scale);
+		return 1;
+	case ITEM_BYTES:
+		snprintf(out, len, "%llu", (unsigned long long)f->count * (scale > 1 ? 8u : 1u));
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* Every item but the progress bar, whose width depends on the rest. */
 static void format_item(const struct display *d, const struct piece *p, const struct display_frame *f,
 			char *out, size_t len)
 {
 	const struct display_opts *o = &d->o;
 	char amount[64], hms[48];
+	char *(*amount_fn)(char *, size_t, double, int, const char *) =
+		o->pv110 ? display_amount_pv110 : display_amount;
 
 	out[0] = '\0';
+	if (o->numeric && format_numeric_item(p, f, unit_scale(o), out, len))
+		return;
 	switch (p->item) {
 	case ITEM_TEXT:
 		snprintf(out, len, "%.*s", (int)p->len, p->text);
@@ -342,14 +455,14 @@ static void format_item(const struct display *d, const struct piece *p, const st
 		break;
 	case ITEM_RATE:
 	case ITEM_AVERAGE:
-		display_amount(amount, sizeof(amount),
-			       (p->item == ITEM_RATE ? f->rate : f->average) * unit_scale(o),
-			       o->lines || o->si, unit_suffix(o, 1));
-		snprintf(out, len, "[%s]", amount);
+		amount_fn(amount, sizeof(amount), (p->item == ITEM_RATE ? f->rate : f->average) * unit_scale(o),
+			  o->lines || o->si, unit_suffix(o, 1));
+		/* pv 1.10 tells the average from the current rate by its brackets. */
+		snprintf(out, len, p->item == ITEM_AVERAGE && o->pv110 ? "(%s)" : "[%s]", amount);
 		break;
 	case ITEM_BYTES:
-		display_amount(amount, sizeof(amount), (double)f->count * unit_scale(o), o->lines || o->si,
-			       unit_suffix(o, 0));
+		amount_fn(amount, sizeof(amount), (double)f->count * unit_scale(o), o->lines || o->si,
+			  unit_suffix(o, 0));
 		snprintf(out, len, "%s", amount);
 		break;
 	case ITEM_BUFPERCENT:
@@ -359,7 +472,10 @@ static void format_item(const struct display *d, const struct piece *p, const st
 			snprintf(out, len, "{%3d%%}", f->buffer_percent);
 		break;
 	case ITEM_LAST:
-		format_last(out, len, p->arg ? p->arg : o->last_written, f);
+		format_last(out, len, p->arg, f);
+		break;
+	case ITEM_SGR:
+		format_sgr(p->text, p->len, out, len);
 		break;
 	case ITEM_NAME:
 		if (o->name)
@@ -374,28 +490,58 @@ static void format_item(const struct display *d, const struct piece *p, const st
 static void format_bar(const struct display *d, enum item item, const struct display_frame *f,
 		       int room, char *out, size_t len)
 {
-	char pct[32];
-	int inner, n = 0;
+	char pct[64];
+	int inner, n = 0, brackets = item != ITEM_BAR_ONLY || !d->o.pv110;
 
 	out[0] = '\0';
 	if (room > DISPLAY_LINE_MAX)
 		room = DISPLAY_LINE_MAX;
-	if (f->size > 0) {
+	if (item == ITEM_PREVLINE) {
+		/* No line of the data is kept: the room stays blank. */
+		if (room > 0 && (size_t)room < len) {
+			memset(out, ' ', (size_t)room);
+			out[room] = '\0';
+		}
+		return;
+	}
+	if (d->o.numeric && item == ITEM_AMOUNT_ONLY) {
+		/* pv 1.10: the percentage rounded; the bar's step when the size is unknown. */
+		if (f->size > 0)
+			snprintf(out, len, "%.0f", display_percent_exact(f->count, f->size));
+		else
+			snprintf(out, len, "%d", d->bounce);
+		return;
+	}
+	if (f->size > 0 || d->o.gauge) {
 		long p = display_percent(f->count, f->size);
 		int full;
+		const char *gap = " ";
 
-		snprintf(pct, sizeof(pct), "%ld%%", p);
+		if (d->o.pv110 && p > 100000)
+			p = 100000;
+		snprintf(pct, sizeof(pct), d->o.pv110 ? "%3ld%%" : "%ld%%", p);
+		if (f->size == 0) {
+			/* -g without a size: the rate against the highest rate seen, "[===>  ]/5.10MiB/s". */
+			char amount[48];
+
+			p = f->max_rate > 0 ? (long)(f->rate * 100 / f->max_rate) : 0;
+			display_amount_pv110(amount, sizeof(amount), f->max_rate * unit_scale(&d->o),
+					     d->o.lines || d->o.si, unit_suffix(&d->o, 1));
+			snprintf(pct, sizeof(pct), "/%s", amount);
+			gap = "";
+		}
 		if (item == ITEM_AMOUNT_ONLY) {
 			snprintf(out, len, "%s", pct);
 			return;
 		}
-		inner = room - 2 - (item == ITEM_BAR_ONLY ? 0 : 1 + (int)strlen(pct));
+		inner = room - (brackets ? 2 : 0) - (item == ITEM_BAR_ONLY ? 0 : (int)strlen(gap) + (int)strlen(pct));
 		if (inner < 0 || (size_t)inner + 2 >= len)
 			return;
 		/* From 200% on the bar is full whatever its width; capping there keeps a
 		 * count far past --size from overflowing (pv -s 1 after petabytes). */
 		full = (int)((long long)inner * (p > 200 ? 200 : p) / 100) - 1;
-		out[n++] = '[';
+		if (brackets)
+			out[n++] = '[';
 		if (full >= inner) {
 			memset(out + n, '=', (size_t)inner);
 			n += inner;
@@ -410,32 +556,37 @@ static void format_bar(const struct display *d, enum item item, const struct dis
 				n += inner - full - 1;
 			}
 		}
-		out[n++] = ']';
+		if (brackets)
+			out[n++] = ']';
 		out[n] = '\0';
 		if (item != ITEM_BAR_ONLY)
-			snprintf(out + n, len - (size_t)n, " %s", pct);
+			snprintf(out + n, len - (size_t)n, "%s%s", gap, pct);
 		return;
 	}
 	if (item == ITEM_AMOUNT_ONLY)
 		return;
-	inner = room - 2;
-	if (inner < 3 || (size_t)inner + 2 >= len)
+	/* pv 1.10 leaves the bar out rather than squeeze "<=>" into no room. */
+	inner = room - (brackets ? 2 : 0);
+	if (inner < (brackets ? 4 : 5) || (size_t)inner + 2 >= len)
 		return;
 	{
 		int step = d->bounce > 100 ? 200 - d->bounce : d->bounce;
-		int pos = (inner - 3) * step / 100;
+		int pos = (inner - 3) * step / 100, b = brackets ? 1 : 0;
 
-		memset(out, ' ', (size_t)inner + 2);
-		out[0] = '[';
-		memcpy(out + 1 + pos, "<=>", 3);
-		out[inner + 1] = ']';
-		out[inner + 2] = '\0';
+		memset(out, ' ', (size_t)inner + 2 * (size_t)b);
+		memcpy(out + b + pos, "<=>", 3);
+		if (brackets) {
+			out[0] = '[';
+			out[inner + 1] = ']';
+		}
+		out[inner + 2 * b] = '\0';
 	}
 }
 
 static int is_bar(enum item item)
 {
-	return item == ITEM_PROGRESS || item == ITEM_BAR_ONLY || item == ITEM_AMOUNT_ONLY;
+	return item == ITEM_PROGRESS || item == ITEM_BAR_ONLY || item == ITEM_AMOUNT_ONLY ||
+	       item == ITEM_PREVLINE;
 }
 
 /* pv moves the bouncing bar one step per update in which data moved. */
@@ -449,13 +600,51 @@ static void advance_bounce(struct display *d, const struct display_frame *f)
 	d->bounce_count = f->count;
 }
 
+/* Two passes over a format: the width of everything but the bars, then the line with each
+ * bar filling what is left of width columns. Returns the length written (at most len - 1). */
+static size_t render(const struct display *d, const struct display_frame *f, const char *s, int width,
+		     char *buf, size_t len)
+{
+	char parts[DISPLAY_LINE_MAX];
+	struct piece p;
+	int fixed = 0, bars = 0;
+	size_t n = 0;
+
+	for (const char *f2 = s; *f2;) {
+		if (parse_piece(&f2, &p) < 0)
+			break;
+		if (!is_bar(p.item) && p.item != ITEM_SGR) {
+			format_item(d, &p, f, parts, sizeof(parts));
+			fixed += (int)strlen(parts);
+		}
+	}
+	/* Several bars share the room. */
+	for (const char *f2 = s; *f2;) {
+		if (parse_piece(&f2, &p) < 0)
+			break;
+		bars += is_bar(p.item) && p.item != ITEM_AMOUNT_ONLY;
+	}
+	buf[0] = '\0';
+	while (*s && n + 1 < len) {
+		if (parse_piece(&s, &p) < 0)
+			break;
+		if (is_bar(p.item))
+			format_bar(d, p.item, f, (width - fixed) / (bars > 1 ? bars : 1), parts, sizeof(parts));
+		else
+			format_item(d, &p, f, parts, sizeof(parts));
+		n += (size_t)snprintf(buf + n, len - n, "%s", parts);
+		if (n >= len)
+			n = len - 1;
+	}
+	return n;
+}
+
 size_t display_line(struct display *d, const struct display_frame *f, char *buf, size_t len)
 {
-	char fmt[DISPLAY_LINE_MAX], parts[DISPLAY_LINE_MAX];
+	char fmt[DISPLAY_LINE_MAX];
 	const char *s = d->o.format;
-	struct piece p;
-	int fixed = 0, width = d->o.width > 0 ? d->o.width : 80;
-	size_t n = 0;
+	int width = d->o.width > 0 ? d->o.width : 80;
+	size_t n;
 
 	if (len == 0)
 		return 0;
@@ -464,29 +653,9 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 		default_format(&d->o, f->size, fmt, sizeof(fmt));
 		s = fmt;
 	}
-	/* First pass: the width of everything but the bars. */
-	for (const char *f2 = s; *f2;) {
-		if (parse_piece(&f2, &p) < 0)
-			break;
-		if (!is_bar(p.item)) {
-			format_item(d, &p, f, parts, sizeof(parts));
-			fixed += (int)strlen(parts);
-		}
-	}
-	/* Second pass: the line, each bar filling what is left. */
-	buf[0] = '\0';
-	while (*s && n + 1 < len) {
-		if (parse_piece(&s, &p) < 0)
-			break;
-		if (is_bar(p.item))
-			format_bar(d, p.item, f, width - fixed, parts, sizeof(parts));
-		else
-			format_item(d, &p, f, parts, sizeof(parts));
-		n += (size_t)snprintf(buf + n, len - n, "%s", parts);
-		if (n >= len)
-			n = len - 1;
-	}
-	while (n < d->prev_len && n + 1 < len)
+	n = render(d, f, s, width, buf, len);
+	/* Blank what the previous line left, but never past the (maybe narrower) terminal. */
+	while (n < d->prev_len && n < (size_t)width && n + 1 < len)
 		buf[n++] = ' ';
 	buf[n] = '\0';
 	d->prev_len = n;
@@ -495,19 +664,24 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 
 size_t display_numeric(struct display *d, const struct display_frame *f, char *buf, size_t len)
 {
-	size_t n = 0;
+	char fmt[64];
+	const char *s = d->o.format;
+	size_t n;
 
-	if (len == 0)
+	if (len < 2)
 		return 0;
+	d->o.numeric = 1;
 	advance_bounce(d, f);
-	if (d->o.timer)
-		n += (size_t)snprintf(buf, len, "%.4f ", f->elapsed);
-	if (n < len && d->o.bytes) {
-		n += (size_t)snprintf(buf + n, len - n, "%llu\n", (unsigned long long)f->count);
-	} else if (n < len) {
-		long p = f->size > 0 ? display_percent(f->count, f->size) : d->bounce;
+	if (s == NULL) {
+		const struct display_opts *o = &d->o;
 
-		n += (size_t)snprintf(buf + n, len - n, "%ld\n", p > 100 ? 200 - p : p);
+		snprintf(fmt, sizeof(fmt), "%s%s%s%s%s", o->timer ? "%t " : "", o->bytes ? "%b" : "",
+			 o->bytes && o->rate ? " " : "", o->rate ? "%r" : "",
+			 o->bytes || o->rate ? "" : "%{progress-amount-only}");
+		s = fmt;
 	}
-	return n < len ? n : len - 1;
+	n = render(d, f, s, d->o.width > 0 ? d->o.width : 80, buf, len - 1);
+	buf[n++] = '\n';
+	buf[n] = '\0';
+	return n;
 }

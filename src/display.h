@@ -25,6 +25,9 @@ struct display_opts {
 	int width;		/* columns; <= 0 means 80 */
 	const char *name;	/* -N prefix, or NULL (borrowed) */
 	const char *format;	/* -F format string overriding the flags, or NULL (borrowed) */
+	int numeric;		/* -n: raw numbers, items joined as pv 1.10's numeric mode does */
+	int pv110;		/* pv 1.10's layout: "  B" unit field, "%3d%%" percentage */
+	int gauge;		/* -g: without a size, the bar shows the rate against max_rate */
 };
 
 /* One update's figures; every pointer is borrowed for the call. */
@@ -34,7 +37,8 @@ struct display_frame {
 	double elapsed;		/* seconds since the start */
 	double rate;		/* per second over the last interval (the average on the last line) */
 	double average;		/* per second, for %a and the ETA */
-	time_t now;		/* wall clock, for the fine ETA */
+	double max_rate;	/* -g: the highest rate so far */
+	time_t now;		/* wall clock, for the fine ETA (the caller passes it in) */
 	int final;		/* the last line: the ETA is blanked */
 	int buffer_percent;	/* -T: 0..100, or < 0 when splicing (no buffer) */
 	const unsigned char *last; /* the last bytes written (up to last_len) */
@@ -49,9 +53,9 @@ struct display {
 	size_t prev_len;	/* length of the previous line, to blank leftovers */
 };
 
-/* Fill a frame from a meter reading (the wall clock from time(), no -T or -A data). */
+/* Fill a frame from a meter reading and the wall clock now (no -T or -A data). */
 void display_frame_from(struct display_frame *f, const struct meter_reading *r, uint64_t size,
-			int final);
+			int final, time_t now);
 
 /* Whether a format shows %A or %T, which need the bytes to pass through a buffer. */
 int display_format_needs_buffer(const char *format);
@@ -77,6 +81,10 @@ int display_check_format(const char *format, char *bad, size_t len);
  */
 char *display_amount(char *buf, size_t len, double amount, int decimal, const char *suffix);
 
+/* The same, with pv 1.10's two-column unit field: "0.00  B" (a blank prefix is two spaces
+ * in IEC units, so that the width never changes at a prefix boundary). */
+char *display_amount_pv110(char *buf, size_t len, double amount, int decimal, const char *suffix);
+
 /*
  * Render one status line (no "\r" or "\n"), padded with spaces to the
  * previous line's length so that a shorter line hides the longer one.
@@ -86,12 +94,15 @@ char *display_amount(char *buf, size_t len, double amount, int decimal, const ch
 size_t display_line(struct display *d, const struct display_frame *f, char *buf, size_t len);
 
 /*
- * Render one -n (numeric) line with its "\n", as pv 1.6 does: with timer
- * "%.4f " elapsed first; then the count with -b, else the percentage
- * (mirrored as 200 - p above 100; the bar step when the size is unknown).
- * Returns the length written.
+ * Render one -n (numeric) line with its "\n", as pv 1.10 does: the -F format, or
+ * "%t %b %r" with the items asked for (the percentage when neither -b nor -r), each
+ * item a raw number: seconds and rates "%.4f", counts whole, the percentage rounded
+ * (the bar step when the size is unknown). Returns the length written.
  */
 size_t display_numeric(struct display *d, const struct display_frame *f, char *buf, size_t len);
+
+/* The exact percentage of size (0 when size is 0), at most 100000 as pv 1.10 caps it. */
+double display_percent_exact(uint64_t count, uint64_t size);
 
 /* Percentage as pv computes it: whole percent of size, 0 when size is 0. */
 long display_percent(uint64_t count, uint64_t size);

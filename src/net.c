@@ -150,7 +150,8 @@ static int bind_source(int fd, const struct sockaddr *sa, const struct net_opts 
 		errno = EADDRNOTAVAIL;
 		return -1;
 	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!o->bind_exclusive)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	rc = bind(fd, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	return rc;
@@ -375,6 +376,13 @@ int net_socket_error(int fd)
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0)
 		return errno;
 	return e;
+}
+
+void net_reset_on_close(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
 uint64_t net_unacked(int fd)

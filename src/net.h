@@ -32,6 +32,7 @@ struct net_opts {
 	int v6only;	 /* listen on [::] for IPv6 only */
 	const char *bind_host; /* connect: bind to this local address first (NULL: any) */
 	const char *bind_port; /* connect: and this local port (NULL: any) */
+	int bind_exclusive;    /* connect: no SO_REUSEADDR on that bind (nc's -p: a port in TIME_WAIT fails) */
 	net_socket_hook *hook; /* optional, see above; hook_ctx is passed through */
 	void *hook_ctx;
 	/* connect: give up (NET_ESYS, errno EINTR) once *cancel is set by a
@@ -84,6 +85,10 @@ ssize_t net_discard(int fd, void *scratch, size_t len);
 
 /* Pending socket error (SO_ERROR), 0 when none. */
 int net_socket_error(int fd);
+
+/* Make the next close of fd send a reset instead of a FIN (SO_LINGER 0), so
+ * that the peer cannot take a transfer cut short for a complete one. */
+void net_reset_on_close(int fd);
 
 /* Bytes written to a TCP socket that the peer has not acknowledged yet
  * (SIOCOUTQ: still kept after a reset). After shutdown(SHUT_WR) the FIN

@@ -54,7 +54,7 @@ struct conn {
 	uint64_t sent, received, limit;
 	uint64_t fsize;	     /* a file source's size when this connection started */
 	const char *limit_reason;
-	uint64_t acked;	     /* delivered at the last sweep, while draining */
+	uint64_t acked;	     /* while draining: delivered when last looked at */
 	double start, deadline; /* deadline: --max-time while sending, 0 none */
 	double drain_until;	/* while draining: closed if the peer makes no progress by then */
 	char peer[64];
@@ -120,15 +120,6 @@ static void waiting_unlink(struct server *s, struct conn *c)
 	c->waiting_source = 0;
 }
 
-/* Make the next close send a reset: the client must not take a short
- * transfer (or an empty "file") for a complete one. */
-static void reset_on_close(int fd)
-{
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
 /* Bytes out of c->sent that are still in the kernel's queue: not yet
  * acknowledged (acked), or not even sent. Our FIN counts once in either
  * queue until it is acknowledged or sent. */
@@ -160,7 +151,7 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	uint64_t queued = conn_queued(c, 0);
 
 	if (kind == SERVER_CUT)
-		reset_on_close(c->fd);
+		net_reset_on_close(c->fd);
 	c->sent = queued < c->sent ? c->sent - queued : 0;
 	s->ended[kind]++;
 	report_close(s, c, kind, reason, now);
@@ -235,6 +226,7 @@ static int conn_finish(struct server *s, struct conn *c, enum server_end kind, c
 	c->end_reason = reason;
 	c->deadline = 0; /* --max-time is for sending; draining has its own bound */
 	c->drain_until = now + DRAIN_SECONDS;
+	c->acked = conn_delivered(c);
 	conn_timed(s, c);
 	if (c->peer_eof)
 		return conn_settle(s, c, now);
@@ -452,7 +444,7 @@ static void refuse(struct server *s, int fd, const char *why)
 	if (s->o.name_peers)
 		net_peer_name(fd, peer, sizeof(peer));
 	s->on_refuse(s->ctx, peer, why);
-	reset_on_close(fd);
+	net_reset_on_close(fd);
 	close(fd);
 }
 
@@ -560,21 +552,28 @@ static void conn_max_time(struct server *s, struct conn *c, double now)
 }
 
 /* A draining or settling connection closes once the peer has every byte
- * and has closed; it may take DRAIN_SECONDS without progress, after which
- * it is closed (all delivered) or cut (the peer stopped reading). */
+ * and has closed. Progress is looked at (one ioctl) only when its
+ * DRAIN_SECONDS run out, so that thousands of stalled readers cost no CPU
+ * between sweeps; a settling one, whose peer has closed, at every sweep.
+ * Without progress it is closed (all delivered) or cut (the peer stopped
+ * reading). */
 static void sweep_draining(struct server *s, struct conn *c, double now)
 {
-	uint64_t delivered = conn_delivered(c);
+	uint64_t delivered;
 
-	if (delivered > c->acked) {
+	if (c->state != CONN_SETTLING && now < c->drain_until)
+		return;
+	delivered = conn_delivered(c);
+	if (delivered >= c->sent && c->state == CONN_SETTLING)
+		conn_close(s, c, c->end, c->end_reason, now);
+	else if (now < c->drain_until)
+		return;
+	else if (delivered >= c->sent)
+		conn_close(s, c, c->end, "done (peer did not close)", now);
+	else if (delivered > c->acked) {
 		c->acked = delivered;
 		c->drain_until = now + DRAIN_SECONDS;
-	}
-	if (c->state == CONN_SETTLING && delivered >= c->sent)
-		conn_close(s, c, c->end, c->end_reason, now);
-	else if (now >= c->drain_until && delivered >= c->sent)
-		conn_close(s, c, c->end, "done (peer did not close)", now);
-	else if (now >= c->drain_until)
+	} else
 		conn_close(s, c, SERVER_CUT, "peer stopped reading", now);
 }
 

@@ -165,12 +165,19 @@ static int open_output(struct sink *k, const char *output)
 	size_t dirlen = slash ? (size_t)(slash - output) + 1 : 0;
 	int fd, exists = lstat(output, &sb) == 0;
 
+	if (*output == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
 	if (exists ? !S_ISREG(sb.st_mode) : errno != ENOENT) {
 		fd = open(output, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
 		if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
 			k->truncate_late = 1;
 		return fd;
 	}
+	/* rename(2) would replace a FILE we may not write: refuse it as open(2) would. */
+	if (exists && access(output, W_OK) < 0)
+		return -1;
 	k->tmp = malloc(strlen(output) + sizeof("/..ncpv-XXXXXX"));
 	if (k->tmp == NULL)
 		return -1;

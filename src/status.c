@@ -3,7 +3,7 @@
 #include "status.h"
 
 size_t status_render(struct display *d, const struct meter_reading *r, uint64_t size, int final, int numeric,
-		     const struct status_extra *x, char *out, size_t cap)
+		     const struct status_extra *x, time_t now, char *out, size_t cap)
 {
 	struct meter_reading m = *r;
 	struct display_frame f;
@@ -11,11 +11,12 @@ size_t status_render(struct display *d, const struct meter_reading *r, uint64_t 
 
 	if (final && m.elapsed > 0)
 		m.rate = m.average = (double)m.bytes / m.elapsed;
-	display_frame_from(&f, &m, size, final);
+	display_frame_from(&f, &m, size, final, now);
 	if (x) {
 		f.buffer_percent = x->buffer_percent;
 		f.last = x->last;
 		f.last_len = x->last_len;
+		f.max_rate = x->max_rate;
 	}
 	if (numeric)
 		return display_numeric(d, &f, out, cap);

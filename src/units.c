@@ -215,3 +215,83 @@ char *units_format_iec(char *buf, size_t len, double bytes)
 		snprintf(buf, len, "%.*f%s", bytes < 10 ? 2 : bytes < 100 ? 1 : 0, bytes, names[i]);
 	return buf;
 }
+
+static int pv_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+int units_pv_check(const char *s, enum units_pv_num type)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!pv_digit(*s))
+		return 0;
+	while (pv_digit(*s))
+		s++;
+	if (*s == '.' || *s == ',') {
+		if (type == UNITS_PV_INTEGER)
+			return 0;
+		s++;
+		while (pv_digit(*s))
+			s++;
+	}
+	if (*s == '\0')
+		return 1;
+	if (type != UNITS_PV_SIZE)
+		return 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '\0' || strchr("kKmMgGtT", *s) == NULL)
+		return 0;
+	return s[1] == '\0';
+}
+
+uint64_t units_pv_size(const char *s, int decimal)
+{
+	static const char suffixes[] = "kKmMgGtT";
+	uint64_t whole = 0, frac = 0, div = 1, mul = 1;
+	const char *suffix;
+
+	while (*s && !pv_digit(*s))
+		s++;
+	for (; pv_digit(*s); s++)
+		whole = whole > (INT64_MAX - 9) / 10 ? INT64_MAX : whole * 10 + (uint64_t)(*s - '0');
+	if (*s == '.' || *s == ',') {
+		for (s++; pv_digit(*s); s++) {
+			if (div < 10000) {
+				frac = frac * 10 + (uint64_t)(*s - '0');
+				div *= 10;
+			}
+		}
+	}
+	while (*s == ' ' || *s == '\t')
+		s++;
+	suffix = *s ? strchr(suffixes, *s) : NULL;
+	if (suffix != NULL) {
+		int power = (int)(suffix - suffixes) / 2 + 1;
+
+		for (int i = 0; i < power; i++)
+			mul *= decimal ? 1000 : 1024;
+	}
+	if (whole > INT64_MAX / mul)
+		return INT64_MAX;
+	return whole * mul + frac * mul / div;
+}
+
+double units_pv_decimal(const char *s)
+{
+	double v = 0, step = 1;
+
+	while (*s && !pv_digit(*s))
+		s++;
+	for (; pv_digit(*s); s++)
+		v = v * 10 + (*s - '0');
+	if (*s != '.' && *s != ',')
+		return v;
+	for (s++; pv_digit(*s) && step < 1000000; s++) {
+		step *= 10;
+		v += (*s - '0') / step;
+	}
+	return v;
+}

@@ -42,6 +42,24 @@ int units_parse_long(const char *s, long min, long max, long *out);
  */
 char *units_format_hms(char *buf, size_t len, double seconds);
 
+/* How pv 1.10 checks a number argument before reading it. */
+enum units_pv_num {
+	UNITS_PV_INTEGER,	/* digits only (-w, -H, -A, -m) */
+	UNITS_PV_DECIMAL,	/* digits, then an optional '.' or ',' fraction (-i, -D) */
+	UNITS_PV_SIZE		/* a decimal, then an optional k, m, g or t (-s, -L, -B, -Z) */
+};
+
+/* Whether s is a number pv 1.10 accepts as type: leading blanks, then as above, blanks
+ * allowed before the suffix, nothing after it. */
+int units_pv_check(const char *s, enum units_pv_num type);
+
+/* Read a checked size as pv does: K, M, G, T are powers of 1024 (of 1000 when decimal);
+ * at most four fraction digits count; saturates at INT64_MAX. */
+uint64_t units_pv_size(const char *s, int decimal);
+
+/* Read a checked decimal as pv does (six fraction digits at most). */
+double units_pv_decimal(const char *s);
+
 /* A plain decimal rendering of a byte count with IEC units, such as
  * "652MiB" or "4.00KiB", for summaries. Returns buf. */
 char *units_format_iec(char *buf, size_t len, double bytes);

@@ -8,7 +8,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "env.h"
 #include "result.h"
+
+/* The version of the JSON document's layout: raised when a field changes
+ * meaning or goes away (new fields may appear without it). */
+#define BENCH_SCHEMA_VERSION 2
 
 /* How the results were obtained, for every report's header. */
 struct bench_info {
@@ -20,15 +25,43 @@ struct bench_info {
 	uint64_t count, size;	/* files: downloads per run, bytes each */
 	long repeat;
 	double alpha;
+	const struct bench_env *env; /* where and when it ran */
+	int interrupted;	/* stopped by a signal: the results are partial */
+	int shuffle;		/* methods in random order in each round, from seed */
+	unsigned seed;
 };
 
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
+/* One CSV row per run (round, place in it, value, CPU, ...). */
+int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 int report_json(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 int report_html(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
 
-/* "2.31x faster (p=0.008)" and the like, for a result's last column. */
+/* "2.31x faster p=0.008" and the like, for a result's last column. */
 char *report_verdict(char *buf, size_t len, const struct bench_result *r);
+
+/* CPU seconds as "48.0us", "2.19ms" or "1.20s" ("-" when 0). */
+char *report_cpu(char *buf, size_t len, double seconds);
+
+/* The rounds of mask (bit k: round k+1) as "2, 5" in buf; returns how many. */
+int report_rounds(char *buf, size_t len, uint64_t mask);
+
+/* The answer first, one sentence per test: which method is fastest, by how
+ * much against the baseline, and how strong the verdict is. */
+size_t report_headline(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *tests,
+		       size_t n);
+
+/* What a reader must know before trusting t's verdicts, as lines of text
+ * in buf ("" when nothing): too few runs for any verdict, and unstable
+ * rounds with the verdicts without them. Returns the length needed. */
+size_t report_cautions(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *t);
+
+/* Round axis values (1, 2, 5 x 10^n) covering lo..hi: on a linear scale
+ * from 0 in equal steps (about 4) to the first at or past hi; on a log scale
+ * 1, 2, 5 per decade (powers of ten only past 3 decades) from the decade
+ * of lo to the first at or past hi. Returns how many (at most max). */
+int report_ticks(double lo, double hi, int logscale, double *ticks, int max);
 
 /* A value in its test's unit as people read it: "11.2MiB/s", "1.23k/s". */
 char *report_value(char *buf, size_t len, enum bench_test test, double v);

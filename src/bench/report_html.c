@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: ISC */
-/* report_html.c - a self-contained HTML report: the tables, a rate-over-time
- * SVG chart per stream method, and transfers/s with spread for files. */
+/* report_html.c - a self-contained HTML report: the headline, the tables, a
+ * comparison chart per test (all methods, with spread) and a rate-over-time
+ * SVG chart per stream method. */
 #include "report.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../display.h"
@@ -15,8 +17,60 @@
 #define MT 12
 #define MB 32 /* bottom margin: x labels */
 
-static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
-				       "#8c564b", "#e377c2" };
+/* Each built-in method keeps its colour in every report and chart; other
+ * names get one of the rest by a hash of the name, so also always the same. */
+static const struct {
+	const char *name, *colour;
+} fixed_colours[] = {
+	{ "ncpv", "#1f77b4" }, { "nc-pv", "#d62728" }, { "pv-devtcp", "#ff7f0e" }, { "nc", "#2ca02c" },
+	{ "cat-devtcp", "#9467bd" }, { "bash-read", "#8c564b" }, { "socat", "#e377c2" }, { "ncat", "#17becf" },
+};
+static const char *const other_colours[] = { "#7f7f7f", "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39" };
+
+static const char *colour_of(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < sizeof(fixed_colours) / sizeof(fixed_colours[0]); i++)
+		if (strcmp(fixed_colours[i].name, name) == 0)
+			return fixed_colours[i].colour;
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u; /* FNV-1a */
+	return other_colours[h % (sizeof(other_colours) / sizeof(other_colours[0]))];
+}
+
+int report_ticks(double lo, double hi, int logscale, double *ticks, int max)
+{
+	int n = 0;
+
+	if (!(hi > 0) || max < 2)
+		return 0;
+	if (logscale) {
+		static const double steps[] = { 1, 2, 5 };
+		int d0 = (int)floor(log10(lo > 0 ? lo : hi / 10));
+		/* 1, 2, 5 in each decade when few decades, else powers of ten only. */
+		int few = (int)ceil(log10(hi)) - d0 <= 3;
+
+		for (int d = d0; n < max; d++)
+			for (int k = 0; k < (few ? 3 : 1) && n < max; k++) {
+				ticks[n] = steps[k] * pow(10, d);
+				if (ticks[n++] >= hi)
+					return n;
+			}
+		return n;
+	}
+	{
+		double raw = hi / 4, mag = pow(10, floor(log10(raw))), step;
+
+		step = raw <= mag ? mag : raw <= 2 * mag ? 2 * mag : raw <= 5 * mag ? 5 * mag : 10 * mag;
+		for (int k = 0; n < max; k++) {
+			ticks[n] = step * k;
+			if (ticks[n++] >= hi)
+				break;
+		}
+	}
+	return n;
+}
 
 static void esc(FILE *f, const char *s)
 {
@@ -51,31 +105,63 @@ static double rate_between(const struct bench_run *run, size_t a, size_t b)
 	return dt > 0 ? (double)(run->samples[b].bytes - run->samples[a].bytes) / dt : 0;
 }
 
+/* The unit an axis counts in: for rates the binary prefix of ref (so that
+ * ticks are round in what the labels say), for downloads per second 1. */
+static double axis_unit(enum bench_test test, double ref, const char **name)
+{
+	static const char *const units[] = { "B/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s" };
+	int k = 0;
+
+	if (test != BENCH_STREAM) {
+		*name = "/s";
+		return 1;
+	}
+	while (k < 4 && ref >= pow(1024, k + 1))
+		k++;
+	*name = units[k];
+	return pow(1024, k);
+}
+
+/* "500 MiB/s", "2 GiB/s", "20/s": a tick's label. */
+static char *tick_label(char *buf, size_t len, double v, const char *unit)
+{
+	snprintf(buf, len, "%g%s%s", v, unit[0] == '/' ? "" : " ", unit);
+	return buf;
+}
+
+/* Horizontal grid lines and labels at round values up to ymax (which the
+ * caller has already rounded up to the last tick). */
 static void y_axis(FILE *f, double ymax, enum bench_test test)
 {
+	double ticks[16];
+	const char *unit;
+	double scale = axis_unit(test, ymax, &unit);
+	int n = report_ticks(0, ymax / scale, 0, ticks, 16);
 	char label[32];
 
-	for (int k = 0; k <= 4; k++) {
-		double v = ymax * k / 4, y = MT + (H - MT - MB) * (1 - (double)k / 4);
+	for (int k = 0; k < n; k++) {
+		double y = MT + (H - MT - MB) * (1 - ticks[k] * scale / ymax);
 
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>", ML, y, W - MR, y);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">%s</text>", ML - 4, y + 4,
-			report_value(label, sizeof(label), test, v));
+			tick_label(label, sizeof(label), ticks[k], unit));
 	}
 }
 
-static void stream_chart(FILE *f, const struct bench_result *r, int colour, double tmax, double ymax)
+static void stream_chart(FILE *f, const struct bench_result *r, double tmax, double ymax)
 {
 	fprintf(f, "<figure><figcaption>%s: rate over time, each line one run</figcaption>\n", r->method->name);
 	fprintf(f, "<svg class=\"chart stream\" data-method=\"");
 	esc(f, r->method->name);
 	fprintf(f, "\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", W, H, W, H);
 	y_axis(f, ymax, BENCH_STREAM);
-	for (int k = 0; k <= 5; k++) {
-		double x = ML + (W - ML - MR) * k / 5.0;
+	{
+		double ticks[16];
+		int n = report_ticks(0, tmax, 0, ticks, 16);
 
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\" font-size=\"11\">%.3gs</text>", x, H - 12,
-			k == 5 ? "end" : "middle", tmax * k / 5);
+		for (int k = 0; k < n && ticks[k] <= tmax * 1.0001; k++)
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%gs</text>",
+				ML + (W - ML - MR) * ticks[k] / tmax, H - 12, ticks[k]);
 	}
 	for (size_t i = 0; i < r->nruns; i++) {
 		const struct bench_run *run = &r->runs[i];
@@ -83,7 +169,7 @@ static void stream_chart(FILE *f, const struct bench_result *r, int colour, doub
 		if (!run->ok || run->nsamples < 2)
 			continue;
 		fprintf(f, "<polyline class=\"run\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-opacity=\"0.8\" points=\"",
-			colours[colour % 8]);
+			colour_of(r->method->name));
 		for (size_t a = 0, b; (b = next_point(run, a)) != 0; a = b)
 			fprintf(f, "%.1f,%.1f ", ML + (W - ML - MR) * run->samples[b].t / tmax,
 				MT + (H - MT - MB) * (1 - rate_between(run, a, b) / ymax));
@@ -107,60 +193,118 @@ static void stream_charts(FILE *f, const struct bench_test_result *t)
 		}
 	if (tmax <= 0 || ymax <= 0)
 		return;
-	ymax *= 1.05;
+	{
+		double ticks[16];
+		const char *unit;
+		double scale = axis_unit(BENCH_STREAM, ymax, &unit);
+		int n = report_ticks(0, ymax / scale, 0, ticks, 16);
+
+		ymax = n > 0 ? ticks[n - 1] * scale : ymax;
+	}
 	for (size_t i = 0; i < t->n; i++)
 		if (t->results[i].ok_runs > 0)
-			stream_chart(f, &t->results[i], (int)i, tmax, ymax);
+			stream_chart(f, &t->results[i], tmax, ymax);
 }
 
-static void files_chart(FILE *f, const struct bench_test_result *t)
+/* The value's place along a comparison chart's axis, 0..1. */
+static double along(double v, double lo, double hi, int logscale)
 {
-	double xmax = 0, bar = 26;
-	size_t rows = 0, row = 0;
-	int h;
+	if (logscale)
+		return v <= lo ? 0 : (log10(v) - log10(lo)) / (log10(hi) - log10(lo));
+	return v / hi;
+}
 
-	for (size_t i = 0; i < t->n; i++)
-		if (t->results[i].ok_runs > 0) {
-			rows++;
-			xmax = fmax(xmax, t->results[i].max);
-		}
-	if (rows == 0 || xmax <= 0)
-		return;
-	xmax *= 1.1;
-	h = (int)(MT + MB + rows * (bar + 8));
-	fprintf(f, "<figure><figcaption>files: transfers per second, bar = median, line = min..max, dots = runs</figcaption>\n");
-	fprintf(f, "<svg class=\"chart files\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", W, h, W, h);
+/* All methods of a test side by side: a bar to the median, a line over
+ * min..max, a dot per run; round ticks with units on the value axis, and a
+ * log scale when the medians differ by 30 times or more. */
+static void comparison_chart(FILE *f, const struct bench_test_result *t)
+{
+	const double bar = 22, x0 = 120, span = W - x0 - 70;
+	double lo = 0, hi = 0, med_lo = 0, ticks[32], scale;
+	size_t rows = 0, row = 0;
+	int h, logscale, nt, every;
+	char label[32];
+	const char *unit;
+
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bench_result *r = &t->results[i];
-		double y = MT + (double)row * (bar + 8), span = W - 120 - MR;
-		char label[32];
 
-		if (r->ok_runs == 0)
+		if (r->ok_runs == 0 || r->max <= 0)
+			continue;
+		rows++;
+		hi = fmax(hi, r->max);
+		lo = lo > 0 ? fmin(lo, r->min) : r->min;
+		med_lo = med_lo > 0 ? fmin(med_lo, r->median) : r->median;
+	}
+	if (rows == 0 || hi <= 0)
+		return;
+	logscale = med_lo > 0 && hi / med_lo >= 30;
+	scale = axis_unit(t->test, logscale ? lo : hi, &unit);
+	nt = report_ticks(lo / scale, hi / scale, logscale, ticks, 32);
+	if (nt < 2)
+		return;
+	for (int k = 0; k < nt; k++)
+		ticks[k] *= scale;
+	lo = logscale ? ticks[0] : 0;
+	hi = ticks[nt - 1];
+	/* Crowded: label only the powers of ten (log) or every other tick. */
+	every = nt > 7 ? 2 : 1;
+	h = (int)(MT + MB + (double)rows * (bar + 8));
+	fprintf(f, "<figure><figcaption>%s: %s per method, bar = median, line = min..max, dots = runs%s</figcaption>\n",
+		bench_test_name(t->test), t->test == BENCH_STREAM ? "rate" : "downloads per second",
+		logscale ? " (log scale: the methods differ by orders of magnitude)" : "");
+	fprintf(f, "<svg class=\"chart compare %s\" data-scale=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
+		bench_test_name(t->test), logscale ? "log" : "linear", W, h, W, h);
+	for (int k = 0; k < nt; k++) {
+		double x = x0 + span * along(ticks[k], lo, hi, logscale);
+
+		fprintf(f, "<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>", x, x, MT,
+			h - MB + 4);
+		if (logscale ? nt > 7 && fabs(log10(ticks[k] / scale) - round(log10(ticks[k] / scale))) > 1e-9
+			     : k % every != 0)
+			continue;
+		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%s</text>", x,
+			h - MB + 16, tick_label(label, sizeof(label), ticks[k] / scale, unit));
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bench_result *r = &t->results[i];
+		double y = MT + (double)row * (bar + 8);
+
+		if (r->ok_runs == 0 || r->max <= 0)
 			continue;
 		row++;
-		fprintf(f, "<text x=\"114\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">", y + bar / 2 + 4);
+		fprintf(f, "<text class=\"name\" x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">", x0 - 6,
+			y + bar / 2 + 4);
 		esc(f, r->method->name);
 		fputs("</text>", f);
-		fprintf(f, "<rect class=\"median\" x=\"120\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.75\"/>",
-			y, span * r->median / xmax, bar, colours[i % 8]);
+		fprintf(f, "<rect class=\"median\" data-method=\"");
+		esc(f, r->method->name);
+		fprintf(f, "\" x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.75\"/>", x0,
+			y, fmax(1, span * along(r->median, lo, hi, logscale)), bar, colour_of(r->method->name));
 		fprintf(f, "<line class=\"spread\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-width=\"2\"/>",
-			120 + span * r->min / xmax, 120 + span * r->max / xmax, y + bar / 2, y + bar / 2);
+			x0 + span * along(r->min, lo, hi, logscale), x0 + span * along(r->max, lo, hi, logscale), y + bar / 2,
+			y + bar / 2);
 		for (size_t k = 0; k < r->nruns; k++)
 			if (r->runs[k].ok)
 				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#000\"/>",
-					120 + span * r->runs[k].value / xmax, y + bar / 2);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s</text>", 124 + span * r->max / xmax,
-			y + bar / 2 + 4, report_value(label, sizeof(label), BENCH_FILES, r->median));
+					x0 + span * along(r->runs[k].value, lo, hi, logscale), y + bar / 2);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s</text>",
+			x0 + 4 + span * along(r->max, lo, hi, logscale), y + bar / 2 + 4,
+			report_value(label, sizeof(label), t->test, r->median));
 	}
 	fputs("</svg></figure>\n", f);
 }
 
 static void html_table(FILE *f, const struct bench_test_result *t)
 {
-	char a[32], b[32], c[32], v[64], line[METHOD_CMD_MAX * 8];
+	char a[32], b[32], c[32], cpu[32], v[64], line[METHOD_CMD_MAX * 8];
 
-	fprintf(f, "<table><tr><th>Method</th><th>Command</th><th>%s</th><th>Rate (median)</th><th>min..max</th><th>vs baseline</th></tr>\n",
-		t->test == BENCH_STREAM ? "Total data" : "Runs ok");
+	int stream = t->test == BENCH_STREAM;
+
+	fprintf(f, "<table><tr><th>Method</th><th>Command</th><th>%s</th><th>Rate (median)</th><th>min..max</th>"
+		   "<th>CPU %s</th>%s<th>vs baseline</th></tr>\n",
+		stream ? "Total data" : "Runs ok", stream ? "per GiB" : "per download",
+		stream ? "<th>Retransmits per run</th><th>RTT</th>" : "");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bench_result *r = &t->results[i];
 
@@ -172,7 +316,7 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 		esc(f, r->status == BENCH_SKIPPED ? "" : method_shell_line(r->shell, r->command, line, sizeof(line)));
 		fputs("</code></td>", f);
 		if (r->ok_runs == 0) {
-			fprintf(f, "<td colspan=\"4\">%s: ", r->status == BENCH_SKIPPED ? "skipped" : "failed");
+			fprintf(f, "<td colspan=\"%d\">%s: ", stream ? 7 : 5, r->status == BENCH_SKIPPED ? "skipped" : "failed");
 			esc(f, r->reason);
 			fputs("</td></tr>\n", f);
 			continue;
@@ -183,7 +327,17 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 			snprintf(a, sizeof(a), "%zu of %zu", r->ok_runs, r->nruns);
 		fprintf(f, "<td>%s</td><td>%s</td>", a, report_value(b, sizeof(b), t->test, r->median));
 		fprintf(f, "<td>%s..", report_value(c, sizeof(c), t->test, r->min));
-		fprintf(f, "%s</td><td>", report_value(c, sizeof(c), t->test, r->max));
+		fprintf(f, "%s</td><td>%s</td>", report_value(c, sizeof(c), t->test, r->max),
+			report_cpu(cpu, sizeof(cpu), r->cpu));
+		if (stream && r->retrans >= 0)
+			fprintf(f, "<td>%.0f</td>", r->retrans);
+		else if (stream)
+			fputs("<td>-</td>", f);
+		if (stream && r->rtt_ms >= 0)
+			fprintf(f, "<td>%.3g ms</td>", r->rtt_ms);
+		else if (stream)
+			fputs("<td>-</td>", f);
+		fputs("<td>", f);
 		esc(f, report_verdict(v, sizeof(v), r));
 		fputs("</td></tr>\n", f);
 	}
@@ -192,11 +346,17 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 
 int report_html(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
+	char caution[4096];
+
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ncpv bench</title>\n"
 	      "<style>body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}"
-	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}code{font-size:90%}"
+	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}code{font-size:90%;overflow-wrap:anywhere}"
 	      "figure{margin:1em 0}svg{background:#fff;border:1px solid #eee}</style></head><body>\n"
 	      "<h1>ncpv bench</h1>\n<p>", f);
+	report_headline(caution, sizeof(caution), info, tests, n);
+	fputs("<strong class=\"headline\">", f);
+	esc(f, caution);
+	fputs("</strong></p>\n<p>", f);
 	fputs("Server: ", f);
 	esc(f, info->server);
 	fputs("; path: ", f);
@@ -206,6 +366,28 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 	fputs(".<br>Counted: ", f);
 	esc(f, info->counting);
 	fprintf(f, ".<br>Verdicts: Mann-Whitney U test against the baseline, two-sided, p &lt; %.2g.</p>\n", info->alpha);
+	if (info->env != NULL) {
+		const struct bench_env *e = info->env;
+
+		fputs("<p class=\"env\">Environment: ", f);
+		esc(f, e->date);
+		fputs("; ", f);
+		esc(f, e->kernel);
+		fputs("; ", f);
+		esc(f, e->cpu);
+		fprintf(f, ", %ld CPUs; load %.2f %.2f %.2f at the start.<br>Tools:", e->ncpu, e->load[0], e->load[1],
+			e->load[2]);
+		for (size_t i = 0; i < e->ntools; i++) {
+			fputs(" ", f);
+			esc(f, e->tools[i].name);
+			fputs(": ", f);
+			esc(f, e->tools[i].version);
+			fputs(";", f);
+		}
+		fputs("<br>Command: <code>", f);
+		esc(f, e->command);
+		fputs("</code></p>\n", f);
+	}
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
 
@@ -215,10 +397,14 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 			fprintf(f, "<h2>files: %llu downloads of %llu bytes per run</h2>\n",
 				(unsigned long long)info->count, (unsigned long long)info->size);
 		html_table(f, t);
+		if (report_cautions(caution, sizeof(caution), info, t) > 0) {
+			fputs("<p class=\"caution\"><strong>", f);
+			esc(f, caution);
+			fputs("</strong></p>\n", f);
+		}
+		comparison_chart(f, t);
 		if (t->test == BENCH_STREAM)
 			stream_charts(f, t);
-		else
-			files_chart(f, t);
 	}
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -1 : 0;

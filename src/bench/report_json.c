@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* report_json.c - the bench's results as one JSON document: every method's
- * runs, summary, verdict, and for streams the count over time. */
+/* report_json.c - the bench's results as one JSON document: the headline,
+ * the environment, every method's runs, summary, CPU, TCP's view, verdict,
+ * and for streams the count over time (fields listed in the manual). */
 #include "report.h"
 
 #include "../json.h"
@@ -13,9 +14,13 @@ static void run_json(struct json *j, enum bench_test test, const struct bench_ru
 	json_uint(j, "bytes", run->bytes);
 	json_fixed(j, "seconds", run->seconds, 6);
 	json_uint(j, "transfers", run->transfers);
+	json_fixed(j, "cpu", run->cpu, 6);
+	json_int(j, "position", run->position);
 	json_string(j, "error", run->error);
 	if (test == BENCH_STREAM) {
 		json_fixed(j, "first_byte", run->first_byte, 6);
+		json_int(j, "retrans", run->retrans);
+		json_fixed(j, "rtt_ms", run->rtt_ms, 3);
 		json_array(j, "samples");
 		for (size_t i = 0; i < run->nsamples; i++) {
 			json_array(j, NULL);
@@ -47,6 +52,14 @@ static void method_json(struct json *j, enum bench_test test, const struct bench
 	json_general(j, "p_value", r->p, 6);
 	json_bool(j, "baseline", r->is_baseline);
 	json_string(j, "verdict", r->verdict);
+	json_general(j, "cpu", r->cpu, 6);
+	json_string(j, "cpu_unit", test == BENCH_STREAM ? "s/GiB" : "s/download");
+	if (test == BENCH_STREAM) {
+		json_general(j, "retrans", r->retrans, 6);
+		json_general(j, "rtt_ms", r->rtt_ms, 6);
+	}
+	json_string(j, "verdict_without_unstable", r->verdict_stable);
+	json_general(j, "p_without_unstable", r->p_stable, 6);
 	json_array(j, "runs");
 	for (size_t i = 0; i < r->nruns; i++)
 		run_json(j, test, &r->runs[i]);
@@ -54,17 +67,47 @@ static void method_json(struct json *j, enum bench_test test, const struct bench
 	json_end(j);
 }
 
+static void env_json(struct json *j, const struct bench_env *e)
+{
+	if (e == NULL)
+		return;
+	json_object(j, "environment");
+	json_string(j, "date", e->date);
+	json_string(j, "kernel", e->kernel);
+	json_string(j, "cpu", e->cpu);
+	json_int(j, "cpus", e->ncpu);
+	json_array(j, "load");
+	for (int i = 0; i < 3; i++)
+		json_fixed(j, NULL, e->load[i], 2);
+	json_end(j);
+	json_string(j, "command", e->command);
+	json_object(j, "tools");
+	for (size_t i = 0; i < e->ntools; i++)
+		json_string(j, e->tools[i].name, e->tools[i].version);
+	json_end(j);
+	json_end(j);
+}
+
 int report_json(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	struct json j;
+	char headline[2048];
 	int rc;
 
+	report_headline(headline, sizeof(headline), info, tests, n);
 	json_init_grow(&j);
 	json_object(&j, NULL);
+	json_int(&j, "schema_version", BENCH_SCHEMA_VERSION);
+	json_bool(&j, "interrupted", info->interrupted);
 	json_string(&j, "ncpv", info->version);
+	json_string(&j, "headline", headline);
+	env_json(&j, info->env);
 	json_string(&j, "server", info->server);
 	json_string(&j, "path", info->path);
 	json_string(&j, "counting_point", info->counting);
+	json_string(&j, "order", info->shuffle ? "shuffled" : "interleaved");
+	if (info->shuffle)
+		json_uint(&j, "seed", info->seed);
 	json_int(&j, "repeat", info->repeat);
 	json_general(&j, "alpha", info->alpha, 3);
 	json_string(&j, "test_method", "Mann-Whitney U, two-sided");
@@ -81,6 +124,12 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 			json_uint(&j, "size", info->size);
 		}
 		json_string(&j, "baseline", t->baseline < t->n ? t->results[t->baseline].method->name : "");
+		json_int(&j, "runs_needed", t->runs_needed);
+		json_array(&j, "unstable_rounds");
+		for (int r = 0; r < 64; r++)
+			if (t->unstable >> r & 1)
+				json_int(&j, NULL, r + 1);
+		json_end(&j);
 		json_array(&j, "methods");
 		for (size_t i = 0; i < t->n; i++)
 			method_json(&j, t->test, &t->results[i]);

@@ -19,47 +19,98 @@ char *report_value(char *buf, size_t len, enum bench_test test, double v)
 char *report_verdict(char *buf, size_t len, const struct bench_result *r)
 {
 	if (r->is_baseline)
-		snprintf(buf, len, "1.000x (baseline)");
+		snprintf(buf, len, "1.000x baseline");
 	else if (r->ratio <= 0)
 		snprintf(buf, len, "-");
+	else if (strcmp(r->verdict, "too few runs") == 0)
+		snprintf(buf, len, r->ratio < 10 ? "%.3fx too few runs" : "%.1fx too few runs", r->ratio);
 	else
 		/* Three decimals near 1, so that a small but real difference shows. */
-		snprintf(buf, len, r->ratio < 10 ? "%.3fx %s (p=%.3g)" : "%.1fx %s (p=%.3g)", r->ratio, r->verdict, r->p);
+		snprintf(buf, len, r->ratio < 10 ? "%.3fx %s p=%.2g" : "%.1fx %s p=%.2g", r->ratio,
+			 strcmp(r->verdict, "within spread") == 0 ? "same" : r->verdict, r->p);
 	return buf;
 }
 
-static void label(char *buf, size_t len, const struct bench_result *r)
+char *report_cpu(char *buf, size_t len, double seconds)
 {
-	if (r->method->note[0])
-		snprintf(buf, len, "%s (%s)", r->method->name, r->method->note);
+	if (seconds <= 0)
+		snprintf(buf, len, "-");
+	else if (seconds < 1e-3)
+		snprintf(buf, len, "%.3gus", seconds * 1e6);
+	else if (seconds < 1)
+		snprintf(buf, len, "%.3gms", seconds * 1e3);
 	else
-		snprintf(buf, len, "%s", r->method->name);
+		snprintf(buf, len, "%.3gs", seconds);
+	return buf;
+}
+
+/* Print text's lines word-wrapped at 79 columns (a word longer stays whole). */
+static void wrap(FILE *f, const char *text)
+{
+	const int width = 79;
+
+	while (*text) {
+		const char *nl = strchr(text, '\n'), *end = nl ? nl : text + strlen(text), *cut = end;
+
+		if (end - text > width) {
+			for (cut = text + width; cut > text && *cut != ' '; cut--)
+				;
+			if (cut == text)
+				cut = strchr(text + width, ' ') ? strchr(text + width, ' ') : end;
+			if (cut > end)
+				cut = end;
+		}
+		fprintf(f, "%.*s\n", (int)(cut - text), text);
+		text = cut == end ? (nl ? nl + 1 : end) : cut + 1;
+	}
 }
 
 static void header(FILE *f, const struct bench_info *info, const struct bench_test_result *t)
 {
-	if (t->test == BENCH_STREAM)
-		fprintf(f, "stream: one download per run for %.3g s, %ld run%s per method, interleaved\n",
-			info->duration, info->repeat, info->repeat == 1 ? "" : "s");
+	char line[1024];
+
+	char order[48];
+
+	if (info->shuffle)
+		snprintf(order, sizeof(order), "shuffled (seed %u)", info->seed);
 	else
-		fprintf(f, "files: %llu downloads of %llu bytes per run, %ld run%s per method, interleaved\n",
+		snprintf(order, sizeof(order), "interleaved");
+	if (t->test == BENCH_STREAM)
+		fprintf(f, "stream: one download per run for %.3g s, %ld run%s per method, %s\n", info->duration,
+			info->repeat, info->repeat == 1 ? "" : "s", order);
+	else
+		fprintf(f, "files: %llu downloads of %llu bytes per run, %ld run%s per method, %s\n",
 			(unsigned long long)info->count, (unsigned long long)info->size, info->repeat,
-			info->repeat == 1 ? "" : "s");
-	fprintf(f, "server: %s; path: %s\n", info->server, info->path);
+			info->repeat == 1 ? "" : "s", order);
+	snprintf(line, sizeof(line), "server: %s; path: %s", info->server, info->path);
+	wrap(f, line);
 }
 
+/* One value of the min..max column: the number and its prefix, no unit. */
+static char *bare_value(char *buf, size_t len, enum bench_test test, double v)
+{
+	if (test == BENCH_STREAM)
+		return display_amount(buf, len, v, 0, "");
+	snprintf(buf, len, v >= 100 ? "%.0f" : "%.1f", v);
+	return buf;
+}
+
+/* At most 80 columns with the built-in methods' names: the seed's columns
+ * (Method, Total, Rate, vs baseline), the spread and the CPU time. */
 static void table(FILE *f, const struct bench_info *info, const struct bench_test_result *t)
 {
-	char name[80], total[32], rate[32], lo[32], hi[32], range[72], verdict[64];
-	int stream = t->test == BENCH_STREAM;
+	char name[80], total[32], rate[32], lo[32], hi[32], range[72], verdict[64], cpu[32];
+	int stream = t->test == BENCH_STREAM, seed = 0;
 
-	fprintf(f, "%-24s %11s %12s  %-23s %s\n", "Method", stream ? "Total data" : "Downloads", "Rate", "min..max", "vs baseline");
+	fprintf(f, "%-13s %7s %9s  %-14s %7s  %s\n", "Method", "Total", "Rate", "min..max",
+		stream ? "CPU/GiB" : "CPU/dl", "vs baseline");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bench_result *r = &t->results[i];
 
-		label(name, sizeof(name), r);
+		seed |= strcmp(r->method->note, "seed") == 0;
+		snprintf(name, sizeof(name), "%s%s", r->method->name, strcmp(r->method->note, "seed") == 0 ? "*" : "");
 		if (r->status == BENCH_SKIPPED || r->ok_runs == 0) {
-			fprintf(f, "%-24s %s: %s\n", name, r->status == BENCH_SKIPPED ? "skipped" : "failed",
+			fprintf(f, "%-13s %s: %s\n", name, r->status == BENCH_SKIPPED ? "skipped" : "failed",
 				r->reason);
 			continue;
 		}
@@ -68,21 +119,117 @@ static void table(FILE *f, const struct bench_info *info, const struct bench_tes
 		else
 			snprintf(total, sizeof(total), "%llu", (unsigned long long)info->count);
 		report_value(rate, sizeof(rate), t->test, r->median);
-		report_value(lo, sizeof(lo), t->test, r->min);
-		report_value(hi, sizeof(hi), t->test, r->max);
-		snprintf(range, sizeof(range), "%s..%s", lo, hi);
-		fprintf(f, "%-24s %11s %12s  %-23s %s", name, total, rate, range,
-			report_verdict(verdict, sizeof(verdict), r));
+		snprintf(range, sizeof(range), "%s..%s", bare_value(lo, sizeof(lo), t->test, r->min),
+			 bare_value(hi, sizeof(hi), t->test, r->max));
+		fprintf(f, "%-13s %7s %9s  %-14s %7s  %s", name, total, rate, range,
+			report_cpu(cpu, sizeof(cpu), r->cpu), report_verdict(verdict, sizeof(verdict), r));
 		if (r->status == BENCH_FAILED)
 			fprintf(f, "  [%zu of %zu runs failed: %s]", r->nruns - r->ok_runs, r->nruns, r->reason);
 		fputc('\n', f);
 	}
+	if (seed)
+		fputs("* the seed's own command\n", f);
+}
+
+size_t report_headline(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *tests,
+		       size_t n)
+{
+	size_t used = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	if (info->interrupted)
+		used += (size_t)snprintf(buf, len, "Interrupted: partial results, from the runs that finished.\n");
+	for (size_t k = 0; k < n; k++) {
+		const struct bench_test_result *t = &tests[k];
+		const struct bench_result *best = NULL, *base = t->baseline < t->n ? &t->results[t->baseline] : NULL;
+		char what[96], how[256];
+
+		for (size_t i = 0; i < t->n; i++)
+			if (t->results[i].ok_runs > 0 && (best == NULL || t->results[i].median > best->median))
+				best = &t->results[i];
+		if (t->test == BENCH_STREAM)
+			snprintf(what, sizeof(what), "For one big stream");
+		else
+			snprintf(what, sizeof(what), "For many small files (%llu of %llu B)", (unsigned long long)info->count,
+				 (unsigned long long)info->size);
+		if (best == NULL || base == NULL || base->ok_runs == 0) {
+			used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s: no method ran to the end.%s",
+						 what, k + 1 < n ? "\n" : "");
+			continue;
+		}
+		if (best == base) {
+			snprintf(how, sizeof(how), "(the baseline) was fastest");
+		} else if (strcmp(best->verdict, "faster") == 0) {
+			snprintf(how, sizeof(how), "is fastest: %.3gx %s, beyond run-to-run spread (p=%.2g)", best->ratio,
+				 base->method->name, best->p);
+		} else if (strcmp(best->verdict, "too few runs") == 0) {
+			snprintf(how, sizeof(how), "was fastest at %.3gx %s, but too few runs for a verdict (need -r %ld)",
+				 best->ratio, base->method->name, t->runs_needed);
+		} else {
+			snprintf(how, sizeof(how), "was fastest at %.3gx %s, within run-to-run spread (p=%.2g): no clear winner",
+				 best->ratio, base->method->name, best->p);
+		}
+		used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s, %s %s.%s", what, best->method->name,
+					 how, k + 1 < n ? "\n" : "");
+	}
+	return used;
+}
+
+int report_rounds(char *buf, size_t len, uint64_t mask)
+{
+	size_t n = 0;
+	int count = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < 64; k++)
+		if (mask >> k & 1) {
+			n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%d", count ? ", " : "", k + 1);
+			count++;
+		}
+	return count;
+}
+
+size_t report_cautions(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *t)
+{
+	char rounds[256], v[64];
+	size_t n = 0;
+	int nr;
+
+#define ADD(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	if (len > 0)
+		buf[0] = '\0';
+	if (info->repeat < t->runs_needed)
+		ADD("Too few runs for a verdict: with %ld per method no difference can reach p < %.2g; "
+		    "need -r %ld or more.\n", info->repeat, t->alpha, t->runs_needed);
+	if ((nr = report_rounds(rounds, sizeof(rounds), t->unstable)) == 0)
+		return n;
+	ADD("Unstable round%s %s: every method was over %gx off its other rounds (load from outside?).\n"
+	    "Without %s:", nr == 1 ? "" : "s", rounds, BENCH_UNSTABLE_FACTOR, nr == 1 ? "it" : "them");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bench_result *r = &t->results[i];
+
+		if (r->is_baseline || r->ok_runs == 0 || r->ratio <= 0)
+			continue;
+		if (strcmp(r->verdict_stable, "faster") == 0 || strcmp(r->verdict_stable, "slower") == 0 ||
+		    strcmp(r->verdict_stable, "within spread") == 0)
+			snprintf(v, sizeof(v), "%s (p=%.3g)", r->verdict_stable, r->p_stable);
+		else
+			snprintf(v, sizeof(v), "%s", r->verdict_stable);
+		ADD(" %s %s;", r->method->name, v);
+	}
+	ADD("\n");
+#undef ADD
+	return n;
 }
 
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
-	char line[METHOD_CMD_MAX * 8];
+	char line[METHOD_CMD_MAX * 8], caution[4096];
 
+	report_headline(caution, sizeof(caution), info, tests, n);
+	wrap(f, caution);
+	fputc('\n', f);
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
 
@@ -90,11 +237,30 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 			fputc('\n', f);
 		header(f, info, t);
 		table(f, info, t);
+		report_cautions(caution, sizeof(caution), info, t);
+		wrap(f, caution);
 	}
-	fprintf(f, "\nRate: median of the runs. vs baseline: ratio of medians; faster/slower when a\n"
-		   "Mann-Whitney test puts the difference beyond run-to-run spread (p < %.2g),\n"
-		   "otherwise within spread.\nCounted: %s.\nCommands:\n",
-		info->alpha, info->counting);
+	if (info->env != NULL) {
+		const struct bench_env *e = info->env;
+		size_t m = (size_t)snprintf(caution, sizeof(caution),
+					    "\nEnvironment: %s; %s; %s, %ld CPUs; load %.2f %.2f %.2f at the start.\nTools:",
+					    e->date, e->kernel, e->cpu, e->ncpu, e->load[0], e->load[1], e->load[2]);
+
+		for (size_t i = 0; i < e->ntools && m < sizeof(caution); i++)
+			m += (size_t)snprintf(caution + m, sizeof(caution) - m, " %s: %s;", e->tools[i].name,
+					      e->tools[i].version);
+		if (e->ntools == 0 && m < sizeof(caution))
+			snprintf(caution + m, sizeof(caution) - m, " none");
+		wrap(f, caution);
+		fprintf(f, "Command: %s\n", e->command); /* whole, so that it pastes */
+	}
+	snprintf(caution, sizeof(caution),
+		 "\nRate: median of the runs. vs baseline: ratio of medians; faster/slower when a "
+		 "Mann-Whitney test puts the difference beyond run-to-run spread (p < %.2g), otherwise "
+		 "same (within spread). CPU: user + system time of the method's whole process tree, per "
+		 "GiB counted or per download (median of the runs).\nCounted: %s.\nCommands:",
+		 info->alpha, info->counting);
+	wrap(f, caution);
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
 			const struct bench_result *r = &tests[k].results[i];
@@ -126,19 +292,50 @@ static void csv_field(FILE *f, const char *s, int last)
 int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,verdict,reason,command\n");
+	fprintf(f, "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,verdict,reason,command\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
 			const struct bench_result *r = &tests[k].results[i];
 
 			fprintf(f, "%s,", bench_test_name(tests[k].test));
 			csv_field(f, r->method->name, 0);
-			fprintf(f, "%s,%zu,%zu,%.6g,%.6g,%.6g,%s,%.0f,%.6g,%.6g,", bench_status_name(r->status), r->nruns,
-				r->ok_runs, r->median, r->min, r->max, bench_value_unit(tests[k].test),
-				r->median_bytes, r->ratio, r->p);
+			fprintf(f, "%s,%zu,%zu,%.6g,%.6g,%.6g,%s,%.0f,%.6g,%.6g,%.6g,%s,", bench_status_name(r->status),
+				r->nruns, r->ok_runs, r->median, r->min, r->max, bench_value_unit(tests[k].test),
+				r->median_bytes, r->ratio, r->p, r->cpu,
+				tests[k].test == BENCH_STREAM ? "s/GiB" : "s/download");
 			csv_field(f, r->verdict, 0);
 			csv_field(f, r->reason, 0);
 			csv_field(f, r->status == BENCH_SKIPPED ? "" : r->command, 1);
+		}
+	return ferror(f) ? -1 : 0;
+}
+
+int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
+{
+	(void)info;
+	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,error\n");
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < tests[k].n; i++) {
+			const struct bench_result *r = &tests[k].results[i];
+
+			for (size_t j = 0; j < r->nruns; j++) {
+				const struct bench_run *run = &r->runs[j];
+
+				fprintf(f, "%s,", bench_test_name(tests[k].test));
+				csv_field(f, r->method->name, 0);
+				fprintf(f, "%zu,%d,%d,%.6g,%s,%llu,%.6f,%llu,%.6f,%.6f,", j + 1, run->position, run->ok,
+					run->value, bench_value_unit(tests[k].test), (unsigned long long)run->bytes,
+					run->seconds, (unsigned long long)run->transfers, run->cpu, run->first_byte);
+				if (tests[k].test == BENCH_STREAM && run->retrans >= 0)
+					fprintf(f, "%ld,", run->retrans);
+				else
+					fputc(',', f);
+				if (tests[k].test == BENCH_STREAM && run->rtt_ms >= 0)
+					fprintf(f, "%.3f,", run->rtt_ms);
+				else
+					fputc(',', f);
+				csv_field(f, run->error, 1);
+			}
 		}
 	return ferror(f) ? -1 : 0;
 }

@@ -24,6 +24,13 @@ struct bench_run {
 	uint64_t transfers;  /* files: downloads that completed */
 	double seconds;	     /* how long the run took (stream: from its first byte) */
 	double first_byte;   /* stream: seconds from start to the first byte counted */
+	int position;	     /* 1-based place of the run in its round */
+	/* stream: TCP's view at the end of the run, from tcp_info (-1: unknown) */
+	long retrans;	     /* segments the server sent again (its sockets) */
+	double rtt_ms;	     /* mean smoothed RTT of the server's sockets, or the
+			      * client's receive-side estimate for --connect */
+	double cpu;	     /* user + system seconds of the method's whole process tree */
+	uint64_t cpu_bytes;  /* stream: every byte counted while that CPU was spent */
 	struct bench_sample *samples; /* stream: the count over time (owned) */
 	size_t nsamples, cap;
 	char error[200];     /* why the run failed */
@@ -45,9 +52,13 @@ struct bench_result {
 	size_t ok_runs;
 	double median, min, max, median_bytes;
 	double ratio;		/* median / the baseline's median; 0 when unknown */
+	double cpu;		/* median CPU seconds per GiB (stream) or per download (files); 0 unknown */
+	double retrans, rtt_ms;	/* stream: medians over the runs; -1 unknown */
 	double p;		/* Mann-Whitney p against the baseline; 1 when untested */
 	int is_baseline;
-	const char *verdict;	/* "baseline", "faster", "slower", "within spread", "n/a" */
+	const char *verdict;	/* "baseline", "faster", "slower", "within spread", "too few runs", "n/a" */
+	const char *verdict_stable; /* the same without the test's unstable rounds */
+	double p_stable;
 };
 
 struct bench_test_result {
@@ -56,9 +67,25 @@ struct bench_test_result {
 	size_t n;
 	size_t baseline;	/* index into results, or n when none ran */
 	double alpha;		/* significance level of the verdicts */
+	long runs_needed;	/* runs per method that can reach alpha at all */
+	uint64_t unstable;	/* bit k: round k+1 was off for every method (outside load) */
 };
 
-/* Summarize every result of t and compare each with the baseline (pure). */
+/* How far off its other rounds every method must be for a round to be unstable. */
+#define BENCH_UNSTABLE_FACTOR 4.0
+
+/* The smallest p a two-sided Mann-Whitney test of n1 and n2 runs can give:
+ * 2 / C(n1 + n2, n1), or 1. */
+double bench_min_p(size_t n1, size_t n2);
+
+/* The fewest runs per method (the same for both) whose smallest p is below
+ * alpha: 4 for 0.05. */
+long bench_runs_needed(double alpha);
+
+/* Summarize every result of t and compare each with the baseline (pure):
+ * "too few runs" when no outcome of the runs could reach alpha; rounds
+ * where every method was far off its other rounds the same way are marked
+ * unstable, and the verdicts are given again without them. */
 void bench_summarize(struct bench_test_result *t);
 
 /* The test's name ("stream", "files") and the unit of its values. */

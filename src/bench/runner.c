@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -80,6 +82,36 @@ static int stop_group(pid_t pid)
 	kill(-pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return status;
+}
+
+/* CPU seconds (user + system) of every descendant reaped so far. */
+static double children_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Reap what is left of a method's process group: with the bench a child
+ * subreaper, orphans of the method's shell come back to it, and each one
+ * reaped adds its CPU time to RUSAGE_CHILDREN. Bounded by STOP_GRACE_MS. */
+static void reap_group(pid_t pgid)
+{
+	for (int i = 0; i < STOP_GRACE_MS / 5; i++) {
+		while (waitpid(-pgid, NULL, WNOHANG) > 0)
+			;
+		if (kill(-pgid, 0) < 0 && errno == ESRCH)
+			return;
+		clock_sleep(0.005);
+	}
+}
+
+void runner_become_subreaper(void)
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 static int pidfd_of(pid_t pid)
@@ -350,17 +382,58 @@ static uint64_t count_bytes(const struct runner_ctx *c, struct tcpdiag_sock *soc
 	return total;
 }
 
+/* TCP's view of the run, read before it is stopped: the server's sockets
+ * (its retransmits, its RTT) when the server is ours, else the client's
+ * receive-side RTT estimate. */
+static void tcp_view(const struct runner_ctx *c, struct bench_run *run)
+{
+	struct tcpdiag_sock socks[MAX_SOCKS];
+	int server = c->server != NULL && c->server_diag_fd >= 0;
+	int n = server ? tcpdiag_query(c->server_diag_fd, c->port, TCPDIAG_LOCAL_PORT, socks, MAX_SOCKS)
+		       : tcpdiag_query(c->diag_fd, c->port, TCPDIAG_REMOTE_PORT, socks, MAX_SOCKS);
+	double rtt = 0;
+	long retrans = 0;
+	int k = 0;
+
+	run->retrans = -1;
+	run->rtt_ms = -1;
+	for (int i = 0; i < n && i < MAX_SOCKS; i++) {
+		uint32_t us = server ? socks[i].rtt_us : socks[i].rcv_rtt_us;
+
+		retrans += socks[i].total_retrans;
+		if (us > 0) {
+			rtt += us / 1000.0;
+			k++;
+		}
+	}
+	if (n > 0 && server)
+		run->retrans = retrans;
+	if (k > 0)
+		run->rtt_ms = rtt / k;
+}
+
+/* Sockets to the port from before this run (a previous method's, closing):
+ * entered in socks with their count, which is subtracted, so that only
+ * bytes arriving from now on are counted. Returns their total. */
+static uint64_t count_before(const struct runner_ctx *c, struct tcpdiag_sock *socks, size_t *nsocks)
+{
+	int ignored = 0;
+
+	return count_bytes(c, socks, nsocks, &ignored);
+}
+
 /* Wait for the method's first byte: a tool that starts slowly (ncat loads
  * its CA bundle) is not charged for it in a stream run. Returns 1 when bytes
  * came (time and count in *t0, *b0), 0 when the method exited or the wait
  * ended first (*exited says which), -1 when *stop. */
 static int wait_first_byte(const struct runner_ctx *c, pid_t pid, int pfd, struct tcpdiag_sock *socks,
-			   size_t *nsocks, int *query_errno, double *t0, uint64_t *b0, int *exited, int *status)
+			   size_t *nsocks, int *query_errno, uint64_t old, double *t0, uint64_t *b0, int *exited,
+			   int *status)
 {
 	double deadline = clock_now() + STREAM_START_MAX;
 
 	while (!*c->stop) {
-		uint64_t bytes = count_bytes(c, socks, nsocks, query_errno);
+		uint64_t bytes = count_bytes(c, socks, nsocks, query_errno) - old;
 
 		if (bytes > 0) {
 			*t0 = clock_now();
@@ -385,14 +458,15 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	struct tcpdiag_sock socks[MAX_SOCKS];
 	size_t nsocks = 0;
 	double tstart = clock_now(), t0 = tstart, t = 0;
-	uint64_t bytes = 0, b0 = 0;
+	uint64_t bytes = 0, b0 = 0, old = count_before(c, socks, &nsocks);
+	double cpu0 = children_cpu();
 	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0, query_errno = 0, started;
 
 	if (pid < 0)
 		return 0;
 	pfd = pidfd_of(pid);
-	started = wait_first_byte(c, pid, pfd, socks, &nsocks, &query_errno, &t0, &b0, &exited, &status);
+	started = wait_first_byte(c, pid, pfd, socks, &nsocks, &query_errno, old, &t0, &b0, &exited, &status);
 	run->first_byte = started == 1 ? t0 - tstart : 0;
 	bench_run_add_sample(run, 0, 0);
 	while (started == 1 && !*c->stop) {
@@ -404,7 +478,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 		else if (wait > 0 && pfd < 0)
 			clock_sleep(wait / 1000.0);
 		t = clock_now() - t0;
-		bytes = count_bytes(c, socks, &nsocks, &query_errno) - b0;
+		bytes = count_bytes(c, socks, &nsocks, &query_errno) - old - b0;
 		bench_run_add_sample(run, t, bytes);
 		runner_drain_server(c->server);
 		if (c->progress)
@@ -418,6 +492,10 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	}
 	if (started != 1)
 		t = clock_now() - tstart;
+	if (started == 1 && !exited)
+		tcp_view(c, run);
+	else
+		run->retrans = -1, run->rtt_ms = -1;
 	if (exited) {
 		if (pfd >= 0)
 			waitpid(pid, &status, 0);
@@ -426,6 +504,9 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	} else {
 		stop_group(pid);
 	}
+	reap_group(pid);
+	run->cpu = children_cpu() - cpu0;
+	run->cpu_bytes = bytes + b0; /* the method's own, from its start */
 	if (pfd >= 0)
 		close(pfd);
 	if (*c->stop)
@@ -448,7 +529,7 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 {
 	struct bench_server *srv = c->server;
 	uint64_t done0 = srv ? srv->done : 0;
-	double t0 = clock_now(), t = 0, end;
+	double t0 = clock_now(), t = 0, end, cpu0 = children_cpu();
 	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0;
 
@@ -473,6 +554,9 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 		waitpid(pid, &status, 0);
 	if (!exited)
 		status = stop_group(pid);
+	kill(-pid, SIGKILL); /* anything the method left behind */
+	reap_group(pid);
+	run->cpu = children_cpu() - cpu0;
 	if (pfd >= 0)
 		close(pfd);
 	if (*c->stop)

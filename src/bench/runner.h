@@ -42,6 +42,10 @@ void runner_stop_server(struct bench_server *s);
 /* Read what the server logged so far, without blocking. */
 void runner_drain_server(struct bench_server *s);
 
+/* Make this process the child subreaper of its descendants, so that the
+ * CPU time of a method's whole process tree is counted (call once). */
+void runner_become_subreaper(void);
+
 typedef void runner_progress_fn(void *arg, double elapsed, uint64_t bytes, uint64_t transfers);
 
 struct runner_ctx {

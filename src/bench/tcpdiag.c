@@ -64,6 +64,9 @@ static void take(struct query *q, const struct inet_diag_msg *m, size_t len)
 			memcpy(&ti, (const char *)a + NLA_HDRLEN, n < sizeof(ti) ? n : sizeof(ti));
 			s.bytes_received = ti.tcpi_bytes_received;
 			s.bytes_acked = ti.tcpi_bytes_acked;
+			s.total_retrans = ti.tcpi_total_retrans;
+			s.rtt_us = ti.tcpi_rtt;
+			s.rcv_rtt_us = ti.tcpi_rcv_rtt;
 		}
 		off += NLA_ALIGN(a->nla_len);
 	}

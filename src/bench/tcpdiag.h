@@ -13,6 +13,9 @@ struct tcpdiag_sock {
 	uint64_t bytes_received; /* tcpi_bytes_received: payload bytes in, in order */
 	uint64_t bytes_acked;	 /* tcpi_bytes_acked: payload bytes out, acknowledged */
 	int state;		 /* TCP_ESTABLISHED, TCP_CLOSE_WAIT, ... */
+	uint32_t total_retrans;	 /* tcpi_total_retrans: segments this side sent again */
+	uint32_t rtt_us;	 /* tcpi_rtt: smoothed round trip, as the sender sees it */
+	uint32_t rcv_rtt_us;	 /* tcpi_rcv_rtt: the receiver's estimate */
 };
 
 /* The kernel's TCP states that callers look at (include/net/tcp_states.h). */

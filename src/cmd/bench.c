@@ -5,12 +5,16 @@
  * a baseline and whether each difference beats run-to-run spread. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "bench_opts.h"
 #include "cmd.h"
 #include "../addr.h"
 #include "../clock.h"
@@ -18,6 +22,7 @@
 #include "../loop.h"
 #include "../net.h"
 #include "../units.h"
+#include "../bench/env.h"
 #include "../bench/guard.h"
 #include "../bench/link.h"
 #include "../bench/method.h"
@@ -26,28 +31,9 @@
 #include "../bench/runner.h"
 #include "../bench/tcpdiag.h"
 
-#define MAX_METHODS 32
 #define ALPHA 0.05
 /* Exit status after SIGINT, SIGTERM or SIGHUP: 128 + the signal, as shells do. */
 
-struct bench_opts {
-	int tests;		/* BENCH_STREAM | BENCH_FILES */
-	int tests_given;
-	double duration, timeout;
-	uint64_t count, size;
-	long repeat;
-	const char *only;	/* --methods LIST */
-	const char *baseline;
-	int seed_server;
-	const char *connect;
-	struct addr_spec remote;
-	const char *link;
-	double link_bits, link_delay, link_loss;
-	int json, csv, quiet;
-	const char *html;
-	struct bench_method methods[MAX_METHODS];
-	size_t nmethods;
-};
 
 static volatile sig_atomic_t stop_signal;
 
@@ -56,250 +42,6 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: ncpv bench [OPTION]...\n"
-		"Compare ways of downloading over TCP: side by side, interleaved, repeated,\n"
-		"counted at one point for all, with medians, spread and a significance test.\n\n"
-		"  -T, --test LIST        stream, files, or stream,files (default both)\n"
-		"  -d, --duration SEC     stream: seconds per run (default 2; the seed used 60)\n"
-		"  -n, --count N          files: downloads per run (default 200)\n"
-		"  -s, --size N           files: bytes per download (default 4K)\n"
-		"  -r, --repeat N         runs per method, interleaved A B C A B C (default 5)\n"
-		"  -M, --methods LIST     only these methods, comma-separated (default all)\n"
-		"  -m, --method NAME=CMD  add a method: a sh command with {host} {port}\n"
-		"                         ({size}, {count}, {ncpv} too); repeatable\n"
-		"  -b, --baseline NAME    compare with NAME (default nc-pv, the seed's)\n"
-		"  -S, --server KIND      ncpv (default: ncpv serve) or seed (its nc -l loop)\n"
-		"  -c, --connect HOST:PORT  measure a remote server instead of loopback\n"
-		"  -l, --link RATE[,RTT[,LOSS]]\n"
-		"                         server and clients at the two ends of an emulated\n"
-		"                         link (ncpv link's), e.g. 94mbit or 94mbit,20ms,1%%\n"
-		"      --timeout SEC      files: give up on a run after SEC (default 300)\n"
-		"  -j, --json             JSON on stdout instead of the table\n"
-		"      --csv              CSV on stdout instead of the table\n"
-		"      --html FILE        also write a self-contained HTML report with charts\n"
-		"  -q, --quiet            no live progress line on stderr\n"
-		"  -h, --help             show this help\n\n"
-		"Methods: ncpv, nc-pv and pv-devtcp (the seed's two), nc, cat-devtcp,\n"
-		"bash-read (no process per file), socat, ncat; one whose tool is missing\n"
-		"is skipped with the reason. Exit: 0 done, 1 a run failed, 2 bad usage,\n"
-		"3-5 --connect failed, 6 --html not written, 7 no server, 128+N signal N.\n");
-}
-
-static enum cmd_parse bad(const char *option, const char *arg, const char *reason)
-{
-	return cmd_bad_value("bench", option, arg, reason);
-}
-
-static int parse_tests(const char *s, int *tests)
-{
-	char copy[64], *save = NULL;
-
-	*tests = 0;
-	snprintf(copy, sizeof(copy), "%s", s);
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (strcmp(t, "stream") == 0)
-			*tests |= BENCH_STREAM;
-		else if (strcmp(t, "files") == 0)
-			*tests |= BENCH_FILES;
-		else if (strcmp(t, "all") == 0)
-			*tests |= BENCH_STREAM | BENCH_FILES;
-		else
-			return -1;
-	}
-	return *tests ? 0 : -1;
-}
-
-static enum cmd_parse parse_options(int argc, char **argv, struct bench_opts *o)
-{
-	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML };
-	static const struct option longopts[] = {
-		{ "test", required_argument, NULL, 'T' }, { "duration", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
-		{ "repeat", required_argument, NULL, 'r' }, { "methods", required_argument, NULL, 'M' },
-		{ "method", required_argument, NULL, 'm' }, { "baseline", required_argument, NULL, 'b' },
-		{ "server", required_argument, NULL, 'S' }, { "connect", required_argument, NULL, 'c' },
-		{ "link", required_argument, NULL, 'l' }, { "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "json", no_argument, NULL, 'j' }, { "csv", no_argument, NULL, OPT_CSV },
-		{ "html", required_argument, NULL, OPT_HTML }, { "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
-	};
-	char err[256];
-	long n;
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->tests = BENCH_STREAM | BENCH_FILES;
-	/* Short by default (about 3 minutes with every tool installed), since
-	 * `make bench` is the first thing a newcomer runs; the seed used -d 60. */
-	o->duration = 2;
-	o->timeout = 300;
-	o->count = 200;
-	o->size = 4096;
-	o->repeat = 5;
-	o->nmethods = method_builtins(o->methods, MAX_METHODS);
-	opterr = 0;
-	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
-	while ((c = getopt_long(argc, argv, ":T:d:n:s:r:M:m:b:S:c:l:jqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'T':
-			if (parse_tests(optarg, &o->tests) < 0)
-				return bad("test", optarg, "expected stream, files or stream,files");
-			o->tests_given = 1;
-			break;
-		case 'd':
-			if (units_parse_seconds(optarg, &o->duration) < 0 || o->duration < 0.1 || o->duration > 86400)
-				return bad("duration", optarg, "expected seconds from 0.1 to 86400, such as 5 or 60");
-			break;
-		case 'n':
-			if (units_parse_long(optarg, 1, 10000000, &n) < 0)
-				return bad("count", optarg, "expected a number of downloads from 1 to 10000000");
-			o->count = (uint64_t)n;
-			break;
-		case 's':
-			if (units_parse_size(optarg, &o->size) < 0 || o->size == 0 || o->size > (1ull << 40))
-				return bad("size", optarg, "expected a byte count such as 4096 or 4K, above 0");
-			break;
-		case 'r':
-			if (units_parse_long(optarg, 1, 1000, &o->repeat) < 0)
-				return bad("repeat", optarg, "expected a number of runs from 1 to 1000");
-			break;
-		case 'M':
-			o->only = optarg;
-			break;
-		case 'm':
-			if (o->nmethods >= MAX_METHODS) {
-				cmd_error("bench", "too many methods (at most %d)", MAX_METHODS);
-				return CMD_PARSE_USAGE;
-			}
-			if (method_parse_user(optarg, &o->methods[o->nmethods], err, sizeof(err)) < 0) {
-				cmd_error("bench", "%s", err);
-				return CMD_PARSE_USAGE;
-			}
-			for (size_t i = 0; i < o->nmethods; i++)
-				if (strcmp(o->methods[i].name, o->methods[o->nmethods].name) == 0) {
-					cmd_error("bench", "method '%s' already exists: pick another name",
-						  o->methods[i].name);
-					return CMD_PARSE_USAGE;
-				}
-			o->nmethods++;
-			break;
-		case 'b':
-			o->baseline = optarg;
-			break;
-		case 'S':
-			if (strcmp(optarg, "seed") != 0 && strcmp(optarg, "ncpv") != 0)
-				return bad("server", optarg, "expected ncpv or seed");
-			o->seed_server = strcmp(optarg, "seed") == 0;
-			break;
-		case 'c':
-			o->connect = optarg;
-			if (addr_parse(optarg, NULL, NULL, &o->remote, err, sizeof(err)) < 0 ||
-			    o->remote.host[0] == '\0' || o->remote.port[0] == '\0')
-				return bad("connect", optarg, "expected HOST:PORT");
-			break;
-		case 'l':
-			o->link = optarg;
-			if (link_parse(optarg, &o->link_bits, &o->link_delay, &o->link_loss, err, sizeof(err)) < 0)
-				return bad("link", optarg, err);
-			break;
-		case OPT_TIMEOUT:
-			if (units_parse_seconds(optarg, &o->timeout) < 0 || o->timeout <= 0)
-				return bad("timeout", optarg, "expected seconds greater than 0");
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case OPT_CSV:
-			o->csv = 1;
-			break;
-		case OPT_HTML:
-			o->html = optarg;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return CMD_PARSE_DONE;
-		case ':':
-			return cmd_missing_argument("bench", optopt, argv[optind - 1]);
-		default:
-			return cmd_bad_option("bench", optopt, optopt ? NULL : argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		cmd_error("bench", "unexpected argument '%s' (bench takes options only)", argv[optind]);
-		return CMD_PARSE_USAGE;
-	}
-	if (o->json && o->csv) {
-		cmd_error("bench", "--json and --csv conflict: pick one for stdout");
-		return CMD_PARSE_USAGE;
-	}
-	if (o->connect && (o->link || o->seed_server)) {
-		cmd_error("bench", "--connect measures a remote server: it conflicts with %s",
-			  o->link ? "--link" : "--server seed");
-		return CMD_PARSE_USAGE;
-	}
-	if (o->seed_server) {
-		if (o->tests_given && (o->tests & BENCH_FILES)) {
-			cmd_error("bench", "--server seed sends one endless stream: it cannot serve the files test");
-			return CMD_PARSE_USAGE;
-		}
-		o->tests = BENCH_STREAM;
-	}
-	return CMD_PARSE_RUN;
-}
-
-/* Apply --methods: keep only the named methods, in the order named. */
-static int select_methods(struct bench_opts *o)
-{
-	struct bench_method keep[MAX_METHODS];
-	char copy[1024], *save = NULL, known[MAX_METHODS * (METHOD_NAME_MAX + 1)] = "";
-	size_t n = 0;
-
-	for (size_t i = 0; i < o->nmethods; i++)
-		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", i ? ", " : "",
-			 o->methods[i].name);
-	if (o->baseline) {
-		size_t i = 0;
-
-		while (i < o->nmethods && strcmp(o->methods[i].name, o->baseline) != 0)
-			i++;
-		if (i == o->nmethods) {
-			cmd_error("bench", "unknown baseline method '%s' (known: %s)", o->baseline, known);
-			return NCPV_EXIT_USAGE;
-		}
-	}
-	if (o->only == NULL)
-		return 0;
-	snprintf(copy, sizeof(copy), "%s", o->only);
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		size_t i = 0;
-
-		while (i < o->nmethods && strcmp(o->methods[i].name, t) != 0)
-			i++;
-		if (i == o->nmethods) {
-			cmd_error("bench", "unknown method '%s' (known: %s)", t, known);
-			return NCPV_EXIT_USAGE;
-		}
-		for (size_t k = 0; k < n; k++)
-			if (strcmp(keep[k].name, t) == 0) {
-				cmd_error("bench", "method '%s' is named twice in --methods", t);
-				return NCPV_EXIT_USAGE;
-			}
-		keep[n++] = o->methods[i];
-	}
-	if (n == 0) {
-		cmd_error("bench", "--methods names no method (known: %s)", known);
-		return NCPV_EXIT_USAGE;
-	}
-	memcpy(o->methods, keep, n * sizeof(keep[0]));
-	o->nmethods = n;
-	return 0;
-}
 
 /* Everything that must be undone on every way out. */
 struct bench_state {
@@ -423,6 +165,18 @@ static int prepare_test(struct bench_state *st, enum bench_test test, struct ben
 	return 0;
 }
 
+/* Summarize the runs done so far (all of them, or those before a signal). */
+static void finish_test(struct bench_test_result *t)
+{
+	/* No baseline ran: compare with the first method that did. */
+	if (t->baseline >= t->n || t->results[t->baseline].status == BENCH_SKIPPED ||
+	    t->results[t->baseline].nruns == 0)
+		for (t->baseline = 0; t->baseline < t->n; t->baseline++)
+			if (t->results[t->baseline].status != BENCH_SKIPPED && t->results[t->baseline].nruns > 0)
+				break;
+	bench_summarize(t);
+}
+
 /* Interleave: every method's run 1, then every method's run 2, ... */
 static int run_test(struct bench_state *st, struct bench_test_result *t)
 {
@@ -439,16 +193,29 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 		.arg = st,
 	};
 
+	size_t order[MAX_METHODS] = { 0 };
+	unsigned rng = o->seed + (unsigned)t->test;
+
 	st->cur_test = bench_test_name(t->test);
-	for (long rep = 0; rep < o->repeat; rep++)
-		for (size_t i = 0; i < t->n; i++) {
-			struct bench_result *r = &t->results[i];
+	for (long rep = 0; rep < o->repeat; rep++) {
+		for (size_t i = 0; i < t->n; i++)
+			order[i] = i;
+		/* Fisher-Yates with the reported seed: the same seed, the same order. */
+		for (size_t i = t->n; o->shuffle && i > 1; i--) {
+			size_t j = (size_t)rand_r(&rng) % i, tmp = order[i - 1];
+
+			order[i - 1] = order[j];
+			order[j] = tmp;
+		}
+		for (size_t pos = 0; pos < t->n; pos++) {
+			struct bench_result *r = &t->results[order[pos]];
 			struct bench_run *run;
 			int rc;
 
 			if (r->status == BENCH_SKIPPED)
 				continue;
 			run = &r->runs[rep];
+			run->position = (int)pos + 1;
 			st->cur_method = r->method->name;
 			st->cur_repeat = rep + 1;
 			st->last_draw = 0;
@@ -456,22 +223,48 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 				rc = runner_stream(&ctx, r->argv, o->duration, run);
 			else
 				rc = runner_files(&ctx, r->argv, o->count, o->size, o->timeout, run);
-			r->nruns = (size_t)rep + 1;
-			if (rc < 0 || stop_signal)
+			/* A run the signal cut short is left out; one it followed is kept. */
+			r->nruns = rc < 0 ? (size_t)rep : (size_t)rep + 1;
+			if (rc < 0) {
+				free(run->samples);
+				memset(run, 0, sizeof(*run));
+			}
+			if (rc < 0 || stop_signal) {
+				finish_test(t);
 				return -1;
+			}
 			run_done(st, t->test, run);
 			if (!run->ok && r->status == BENCH_OK) {
 				r->status = BENCH_FAILED;
 				snprintf(r->reason, sizeof(r->reason), "%s", run->error);
 			}
 		}
-	/* No baseline ran: compare with the first method that did. */
-	if (t->baseline >= t->n || t->results[t->baseline].status == BENCH_SKIPPED)
-		for (t->baseline = 0; t->baseline < t->n; t->baseline++)
-			if (t->results[t->baseline].status != BENCH_SKIPPED)
-				break;
-	bench_summarize(t);
+	}
+	finish_test(t);
 	return 0;
+}
+
+/* Does the server on fd keep sending, far past one download of size bytes,
+ * without closing? Reads for at most PROBE_SECONDS. */
+#define PROBE_SECONDS 5.0
+static int remote_is_endless(int fd, uint64_t size)
+{
+	uint64_t limit = size * 16 > (1u << 20) ? size * 16 : (1u << 20), got = 0;
+	double deadline = clock_now() + PROBE_SECONDS;
+	char buf[65536];
+
+	while (got <= limit && clock_now() < deadline && !stop_signal) {
+		ssize_t n;
+
+		if (net_wait(fd, POLLIN, 100) == 0)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return 0;
+		if (n > 0)
+			got += (uint64_t)n;
+	}
+	return got > limit;
 }
 
 /* Reach the remote server once before measuring, so that a wrong address is
@@ -485,6 +278,18 @@ static int check_remote(struct bench_state *st)
 	if (fd < 0) {
 		cmd_error("bench", "--connect %s: %s", st->o->connect, err);
 		return cmd_net_exit(fd);
+	}
+	if ((st->o->tests & BENCH_FILES) && remote_is_endless(fd, st->o->size)) {
+		close(fd);
+		if (st->o->tests_given & BENCH_FILES) {
+			cmd_error("bench", "--connect %s never closes a download: the files test needs a server that does "
+					   "(such as ncpv serve --size 4K there); use -T stream", st->o->connect);
+			return NCPV_EXIT_USAGE;
+		}
+		cmd_error("bench", "--connect %s never closes a download: running the stream test only (the files "
+				   "test needs a server such as ncpv serve --size 4K)", st->o->connect);
+		st->o->tests = BENCH_STREAM;
+		return check_remote(st);
 	}
 	close(fd);
 	snprintf(st->host, sizeof(st->host), "%s", st->o->remote.host);
@@ -510,6 +315,7 @@ static int setup(struct bench_state *st)
 		return NCPV_EXIT_FAIL;
 	}
 	st->ncpv[n] = '\0';
+	runner_become_subreaper();
 	/* Before any child: what a killed bench left, then our own supervisor. */
 	if ((fd = guard_sweep()) > 0)
 		cmd_error("bench", "killed %d process%s left running by a bench that was killed", fd, fd == 1 ? "" : "es");
@@ -576,22 +382,39 @@ static int setup(struct bench_state *st)
 	return 0;
 }
 
-/* html is the --html file, opened before the runs (NULL without --html); closed here. */
+/* html is the report's file, opened before the runs (NULL without one);
+ * closed here, with the JSON written beside it. */
 static int write_reports(struct bench_state *st, const struct bench_info *info, FILE *html)
 {
 	const struct bench_opts *o = st->o;
 	int rc = NCPV_EXIT_OK;
+	FILE *json = NULL;
 
 	if (html != NULL && (report_html(html, info, st->tests, st->ntests) < 0 || fclose(html) != 0)) {
 		cmd_error("bench", "cannot write %s: %s", o->html, strerror(errno));
 		rc = NCPV_EXIT_FILE;
 	}
+	if (html != NULL && ((json = fopen(o->json_path, "we")) == NULL ||
+			     report_json(json, info, st->tests, st->ntests) < 0 || fclose(json) != 0)) {
+		cmd_error("bench", "cannot write %s: %s", o->json_path, strerror(errno));
+		rc = NCPV_EXIT_FILE;
+	}
 	if (o->json)
 		report_json(stdout, info, st->tests, st->ntests);
+	else if (o->csv_runs)
+		report_csv_runs(stdout, info, st->tests, st->ntests);
 	else if (o->csv)
 		report_csv(stdout, info, st->tests, st->ntests);
 	else
 		report_text(stdout, info, st->tests, st->ntests);
+	if (html != NULL && rc == NCPV_EXIT_OK && !o->json && !o->csv) {
+		char *full = realpath(o->html, NULL), *jfull = realpath(o->json_path, NULL);
+
+		printf("\nReport: %s (open it in a browser)\nJSON:   %s\n", full ? full : o->html,
+		       jfull ? jfull : o->json_path);
+		free(full);
+		free(jfull);
+	}
 	if (fflush(stdout) != 0)
 		rc = NCPV_EXIT_FAIL;
 	return rc;
@@ -602,6 +425,7 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 {
 	const struct bench_opts *o = st->o;
 
+	memset(info, 0, sizeof(*info));
 	if (o->connect)
 		snprintf(server, slen, "remote %s", o->connect);
 	else if (o->seed_server)
@@ -629,13 +453,59 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 	info->size = o->size;
 	info->repeat = o->repeat;
 	info->alpha = ALPHA;
+	info->shuffle = o->shuffle;
+	info->seed = o->seed;
+}
+
+/* How long the runs will take, before they start (a 60 s, 8-method, 5-run
+ * stream test is 40 minutes: say so). Stream runs last --duration plus the
+ * time to the first byte and the stop; files runs as long as the methods. */
+static void say_estimate(const struct bench_opts *o)
+{
+	const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
+	char missing[64], msg[256];
+	size_t ready = 0, n = 0;
+
+	for (size_t i = 0; i < o->nmethods; i++)
+		ready += method_missing_tool(&o->methods[i], BENCH_STREAM, path, missing, sizeof(missing)) == 0;
+	if (o->tests & BENCH_STREAM) {
+		double s = (double)ready * (double)o->repeat * (o->duration + 0.3);
+
+		n += (size_t)snprintf(msg, sizeof(msg), "%zu methods x %ld runs: the stream test takes about %.0f %s",
+				      ready, o->repeat, s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
+	}
+	if (o->tests & BENCH_FILES && n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - n, "%s%zu files runs (%llu downloads each) as long as the methods take",
+			 n ? ", then " : "", ready * (size_t)o->repeat, (unsigned long long)o->count);
+	fprintf(stderr, "ncpv bench: %s\n", msg);
+}
+
+/* The environment before any run: the load now, and the versions of the
+ * tools of the methods that can run. */
+static void collect_env(const struct bench_opts *o, struct bench_env *env, int argc, char **argv)
+{
+	const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
+	char tools[1024] = "", missing[64];
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->nmethods; i++) {
+		const struct bench_method *m = &o->methods[i];
+
+		if (method_missing_tool(m, o->tests & BENCH_STREAM ? BENCH_STREAM : BENCH_FILES, path, missing,
+					sizeof(missing)) == 0 && n < sizeof(tools))
+			n += (size_t)snprintf(tools + n, sizeof(tools) - n, " %s%s", m->tools,
+					      m->shell && strcmp(m->shell, "bash") == 0 ? " bash" : "");
+	}
+	if (o->tests & BENCH_FILES && n < sizeof(tools))
+		snprintf(tools + n, sizeof(tools) - n, " bash"); /* the files test's loops */
+	env_collect(env, argc, argv, tools);
 }
 
 enum cmd_parse cmd_bench_parse(int argc, char **argv)
 {
 	struct bench_opts o;
 
-	return parse_options(argc, argv, &o);
+	return bench_parse_options(argc, argv, &o);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -644,20 +514,24 @@ int cmd_bench(int argc, char **argv)
 	struct bench_opts o;
 	struct bench_state st;
 	struct bench_info info;
+	struct bench_env env;
 	struct sigaction sa;
 	char server[400], path[200];
 	FILE *html = NULL;
 	int rc, failed = 0;
 
-	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
+	if (argc > 1 && strcmp(argv[1], "compare") == 0)
+		return cmd_bench_compare(argc - 1, argv + 1);
+	if ((parsed = bench_parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
-	if ((rc = select_methods(&o)) != 0)
+	if ((rc = bench_select_methods(&o)) != 0)
 		return rc;
 	/* Find out now, not after minutes of runs, that the report cannot be written. */
 	if (o.html && (html = fopen(o.html, "we")) == NULL) {
 		cmd_error("bench", "cannot write %s: %s", o.html, strerror(errno));
 		return NCPV_EXIT_FILE;
 	}
+	collect_env(&o, &env, argc, argv);
 	memset(&st, 0, sizeof(st));
 	st.o = &o;
 	st.server_diag = st.client_diag = -1;
@@ -672,6 +546,8 @@ int cmd_bench(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 
 	rc = setup(&st);
+	if (rc == 0 && !o.quiet)
+		say_estimate(&o);
 	for (int test = BENCH_STREAM; rc == 0 && test <= BENCH_FILES; test <<= 1) {
 		struct bench_test_result *t = &st.tests[st.ntests];
 
@@ -688,6 +564,7 @@ int cmd_bench(int argc, char **argv)
 	if (stop_signal && rc == 0)
 		rc = 128 + stop_signal;
 	describe(&st, &info, server, sizeof(server), path, sizeof(path));
+	info.env = &env;
 	cleanup(&st);
 	if (rc == 0) {
 		for (size_t k = 0; k < st.ntests; k++)
@@ -698,12 +575,26 @@ int cmd_bench(int argc, char **argv)
 		if (rc == 0 && failed)
 			rc = NCPV_EXIT_FAIL;
 	} else if (rc > 128) {
+		size_t done = 0;
+
 		if (st.tty && !o.quiet)
 			fputs("\r\033[K", stderr);
 		cmd_error("bench", "interrupted: stopped the methods and the servers%s", o.link ? ", removed the link" : "");
+		/* What finished is still worth reading: the reports, marked partial. */
+		for (size_t k = 0; k < st.ntests; k++)
+			for (size_t i = 0; i < st.tests[k].n; i++)
+				done += st.tests[k].results[i].nruns;
+		if (done > 0) {
+			info.interrupted = 1;
+			write_reports(&st, &info, html);
+			html = NULL;
+		}
 	}
-	if (html != NULL)
+	if (html != NULL) {
+		/* Opened (and so emptied) at the start, never written: leave no empty report. */
 		fclose(html);
+		unlink(o.html);
+	}
 	for (size_t k = 0; k < st.ntests; k++)
 		bench_results_free(&st.tests[k]);
 	return rc;

@@ -3,6 +3,7 @@
 #ifndef NCPV_CMD_H
 #define NCPV_CMD_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,7 @@ int cmd_pv(int argc, char **argv);
 int cmd_devtcp(int argc, char **argv);
 int cmd_nc(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_bench_compare(int argc, char **argv); /* argv[0] is "compare" */
 int cmd_link(int argc, char **argv);
 
 /* What every command's option parser returns, having printed what there was to say. */
@@ -53,6 +55,9 @@ enum cmd_parse cmd_link_parse(int argc, char **argv);
 
 /* "ncpv CMD: message" on stderr. */
 void cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* "PREFIX: message" on stderr, control characters shown as '?' (pv's "pv:" messages). */
+void cmd_verror(const char *prefix, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* --busy-poll, shared by serve and get (getopt code; no short form).
  * On loopback the sender's own CPU runs the receive path, and when it

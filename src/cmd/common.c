@@ -9,20 +9,28 @@
 #include "../net.h"
 #include "../units.h"
 
-void cmd_error(const char *cmd, const char *fmt, ...)
+void cmd_verror(const char *prefix, const char *fmt, va_list ap)
 {
 	char msg[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	/* Messages quote user input: a newline or an escape sequence in an argument
 	 * must not break the one-line rule or reach the terminal. */
 	for (char *p = msg; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	fprintf(stderr, "ncpv %s: %s\n", cmd, msg);
+	fprintf(stderr, "%s: %s\n", prefix, msg);
+}
+
+void cmd_error(const char *cmd, const char *fmt, ...)
+{
+	char prefix[64];
+	va_list ap;
+
+	snprintf(prefix, sizeof(prefix), "ncpv %s", cmd);
+	va_start(ap, fmt);
+	cmd_verror(prefix, fmt, ap);
+	va_end(ap);
 }
 
 enum cmd_parse cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason)

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -25,7 +24,8 @@
 #include "../source.h"
 #include "../units.h"
 
-#define IO_CHUNK (1u << 20)
+/* The most one source_send asks for: per-call costs vanish, the socket buffer stays the limit. */
+#define SEND_CHUNK (1u << 20)
 
 static volatile sig_atomic_t interrupted;
 
@@ -275,6 +275,12 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 				res->ended = "bytes";
 				return 0;
 			}
+			/* Past --size it can only fail; an endless server would never let it end. */
+			if (o->has_size && p->meter.bytes > o->size) {
+				snprintf(err, errlen, "receive from %s: the server sent more than --size (%llu bytes)",
+					 res->peer, (unsigned long long)o->size);
+				return NCPV_EXIT_FAIL;
+			}
 		} else if (n == 0) {
 			return 0;
 		} else if (n == -2) {
@@ -318,28 +324,19 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 	}
 }
 
-/* Close with a reset rather than a FIN, so the peer sees an upload cut short as cut short. */
-static void reset_on_close(int sock)
-{
-	struct linger lg = { 1, 0 };
-
-	setsockopt(sock, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
 static int upload(const struct get_opts *o, int sock, struct sink *drain, struct source *src,
 		  struct progress *p, struct result *res, char *err, size_t errlen)
 {
 	double deadline = o->duration > 0 ? p->meter.start + o->duration : 0;
 	double last_io = p->meter.start;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
-	off_t off = 0;
 
 	if (source_kind(src) == SOURCE_FILE && source_size(src) < cap)
 		cap = source_size(src);
 	res->ended = "eof";
 	while (p->meter.bytes < cap) {
 		uint64_t left = cap - p->meter.bytes;
-		size_t want = left < IO_CHUNK ? (size_t)left : IO_CHUNK;
+		size_t want = left < SEND_CHUNK ? (size_t)left : SEND_CHUNK;
 		/* What to wait for when nothing moved: room in the socket, or
 		 * bytes from a stream source (a FIFO whose writer is slow). */
 		int wait_fd = -1;
@@ -347,35 +344,23 @@ static int upload(const struct get_opts *o, int sock, struct sink *drain, struct
 		ssize_t n;
 		double now;
 
-		if (source_kind(src) == SOURCE_FILE) {
-			n = sendfile(sock, source_fd(src), &off, want);
+		n = source_send(src, sock, p->meter.bytes, want);
+		if (n == 0 && source_kind(src) == SOURCE_FILE) {
 			/* Nothing at an offset below the size it had when opened: the
 			 * file was truncated under us. What the server got is not the file. */
-			if (n == 0) {
-				reset_on_close(sock);
-				snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes",
-					 o->source, (unsigned long long)p->meter.bytes,
-					 (unsigned long long)source_size(src));
-				return NCPV_EXIT_FILE;
-			}
-		} else {
-			const void *data;
-			ssize_t k = source_peek(src, want, &data);
-
-			if (k < 0 && errno == EAGAIN) {
-				wait_fd = source_fd(src);
-				wait_for = POLLIN;
-				n = 0;
-			} else if (k < 0) {
-				snprintf(err, errlen, "cannot read source '%s': %s", o->source, strerror(errno));
-				return NCPV_EXIT_FILE;
-			} else if (k == 0) {
-				break;
-			} else {
-				n = send(sock, data, (size_t)k, MSG_DONTWAIT | MSG_NOSIGNAL);
-				if (n > 0)
-					source_consume(src, (size_t)n);
-			}
+			net_reset_on_close(sock);
+			snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes",
+				 o->source, (unsigned long long)p->meter.bytes,
+				 (unsigned long long)source_size(src));
+			return NCPV_EXIT_FILE;
+		}
+		if (n == SOURCE_SEND_WAIT) {
+			wait_fd = source_fd(src);
+			wait_for = POLLIN;
+			n = 0;
+		} else if (n == SOURCE_SEND_EREAD) {
+			snprintf(err, errlen, "cannot read source '%s': %s", o->source, strerror(errno));
+			return NCPV_EXIT_FILE;
 		}
 		if (n > 0)
 			meter_add(&p->meter, (uint64_t)n);

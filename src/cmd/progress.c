@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../status.h"
@@ -32,7 +33,7 @@ void progress_draw(struct progress *p, double now, int final)
 	 * handler (get's and nc's waits would see its EINTR). 80 columns off a terminal. */
 	p->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
 	meter_read(&p->meter, now, &r);
-	status_render(&p->disp, &r, p->size, final, 0, NULL, line, sizeof(line));
+	status_render(&p->disp, &r, p->size, final, 0, NULL, time(NULL), line, sizeof(line));
 	fprintf(stderr, "%s%s", line, final ? "\n" : "");
 	p->shown = 1;
 }

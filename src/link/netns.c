@@ -6,13 +6,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
+#include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/if_tun.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <linux/veth.h>
-#include <net/ethernet.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -163,10 +163,13 @@ static int new_netns(int *ns_fd, char *err, size_t errlen)
 	return 0;
 }
 
-/* Append attribute type with len bytes of data to the message; returns it. */
-static struct rtattr *add_attr(struct nlmsghdr *nh, size_t cap, unsigned short type, const void *data, size_t len)
+/* Append attribute type with len bytes of data to the message msg (a netlink header
+ * followed by room, cap bytes in all); returns it. msg is the whole buffer, not its header
+ * member, so that the compiler sees how far the attributes may reach. */
+static struct rtattr *add_attr(void *msg, size_t cap, unsigned short type, const void *data, size_t len)
 {
-	struct rtattr *rta = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+	struct nlmsghdr *nh = msg;
+	struct rtattr *rta = (struct rtattr *)((char *)msg + NLMSG_ALIGN(nh->nlmsg_len));
 
 	if (NLMSG_ALIGN(nh->nlmsg_len) + RTA_SPACE(len) > cap)
 		return NULL;
@@ -211,12 +214,12 @@ static int make_veth(const char *name, const char *peer)
 	req.nh.nlmsg_type = RTM_NEWLINK;
 	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK;
 	req.ifi.ifi_family = AF_UNSPEC;
-	add_attr(&req.nh, sizeof(req), IFLA_IFNAME, name, strlen(name) + 1);
-	info = add_attr(&req.nh, sizeof(req), IFLA_LINKINFO, NULL, 0);
-	add_attr(&req.nh, sizeof(req), IFLA_INFO_KIND, "veth", 4);
-	data = add_attr(&req.nh, sizeof(req), IFLA_INFO_DATA, NULL, 0);
-	peer_attr = add_attr(&req.nh, sizeof(req), VETH_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
-	add_attr(&req.nh, sizeof(req), IFLA_IFNAME, peer, strlen(peer) + 1);
+	add_attr(&req, sizeof(req), IFLA_IFNAME, name, strlen(name) + 1);
+	info = add_attr(&req, sizeof(req), IFLA_LINKINFO, NULL, 0);
+	add_attr(&req, sizeof(req), IFLA_INFO_KIND, "veth", 4);
+	data = add_attr(&req, sizeof(req), IFLA_INFO_DATA, NULL, 0);
+	peer_attr = add_attr(&req, sizeof(req), VETH_INFO_PEER, &peer_ifi, sizeof(peer_ifi));
+	add_attr(&req, sizeof(req), IFLA_IFNAME, peer, strlen(peer) + 1);
 	end_nest(&req.nh, peer_attr);
 	end_nest(&req.nh, data);
 	end_nest(&req.nh, info);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: ISC */
-/* nc.h - "ncpv nc": the options, the relay and the pieces the command's files share. */
+/* nc.h - the nc engine: options struct, connect and listen, the relay, sockets. It never prints:
+ * fatal errors come back in a caller's buffer, -v lines and warnings through struct nc_events. */
 #ifndef NCPV_NC_H
 #define NCPV_NC_H
 
 #include <stddef.h>
+#include <poll.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/socket.h>
 
 #include "../net.h"
@@ -37,22 +40,32 @@ struct nc_opts {
 	int nports;	      /* 0 with -U, or a listener without a port */
 };
 
-/*
- * Parse argv into o. Returns 0 to go on, 1 after printing help (exit 0),
- * or -1 after printing a one-line error (exit 1). Ports are expanded from
- * lists, ranges ("20-30", either order) and service names.
- */
-int nc_parse_options(int argc, char **argv, struct nc_opts *o);
-
-/* -T keywords (critical, lowdelay, af11, cs3, ef ...) or a number 0..255
- * (decimal or 0x hex) to a TOS byte; -1 if unknown. Pure. */
-int nc_parse_tos(const char *s);
-
-/* Totals across every connection of one run, for --progress and --json. */
+/* Totals across every connection of one run, for --progress and --json.
+ * dropped counts bytes read from one end that the relay then had to throw
+ * away because the other end failed (a reset peer, a closed stdout). */
 struct nc_totals {
-	uint64_t sent, received;
+	uint64_t sent, received, dropped;
 	double start;
 };
+
+/*
+ * What the engine hands its caller while it runs (any member may be NULL):
+ * say: a line for stderr; error != 0 for a complaint (the command puts its
+ *   prefix before it), 0 for a -v line shown as it is. No newline.
+ * tick: the totals moved (final: the run is over); returns the clock_now()
+ *   time it wants the next call at, or 0 for no particular time.
+ * password: -P's password into buf (NUL-terminated), asked when a proxy
+ *   first needs it; 0, or -1 after saying why.
+ */
+struct nc_events {
+	void (*say)(void *ctx, int error, const char *line);
+	double (*tick)(void *ctx, const struct nc_totals *t, int final);
+	int (*password)(void *ctx, char *buf, size_t len);
+	void *ctx;
+};
+
+/* Format a line and hand it to ev->say (nothing when ev or say is NULL). */
+void nc_say(const struct nc_events *ev, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * Copy stdin to the socket and the socket to stdout until nc would stop
@@ -62,15 +75,32 @@ struct nc_totals {
  * waits -q seconds when asked). Returns 1 when a listener must not accept
  * another client (Debian's -q with -k), 0 when it may, -1 out of memory.
  */
-struct nc_meter;
 int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
-	     struct nc_totals *t, struct nc_meter *m);
+	     struct nc_totals *t, const struct nc_events *ev);
 
-/* The live pv-style line (--progress); NULL-safe no-ops when off. */
-struct nc_meter *nc_meter_new(const struct nc_opts *o);
-void nc_meter_tick(struct nc_meter *m, const struct nc_totals *t, int final);
-double nc_meter_next(const struct nc_meter *m); /* time of the next refresh, 0 none */
-void nc_meter_free(struct nc_meter *m);
+/*
+ * The system calls the relay makes, so that a test can drive it through a
+ * made-up schedule of short reads, EAGAIN and EINTR (fuzz/fuzz_relay.c).
+ * Each gets ctx first and otherwise behaves as the call it is named after.
+ * in_fd and out_fd stand for stdin and stdout; bufsize is each buffer's
+ * size (0: the default; a UDP receive buffer is never smaller than 64 KiB).
+ */
+struct nc_io {
+	ssize_t (*read)(void *ctx, int fd, void *buf, size_t len);
+	ssize_t (*write)(void *ctx, int fd, const void *buf, size_t len);
+	ssize_t (*send)(void *ctx, int fd, const void *buf, size_t len, int flags);
+	int (*poll)(void *ctx, struct pollfd *pfd, nfds_t n, int timeout_ms);
+	int (*shutdown)(void *ctx, int fd, int how);
+	int (*close)(void *ctx, int fd);
+	void (*sleep)(void *ctx, double seconds);
+	void *ctx;
+	int in_fd, out_fd;
+	size_t bufsize;
+};
+
+/* nc_relay through io (NULL: the real system calls on stdin and stdout). */
+int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const uint8_t *initial,
+		size_t initlen, struct nc_totals *t, const struct nc_events *ev);
 
 /* Telnet option refusal (-t): scan received bytes for IAC WILL/WONT/DO/DONT
  * and write the DONT/WONT answers into out (at most outcap). *state carries
@@ -81,6 +111,7 @@ size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *ou
  * net_connect / net_listen through net_opts.hook. A failure is kept in err. */
 struct nc_hook {
 	const struct nc_opts *o;
+	int listening; /* a listener: SO_REUSEPORT too, as nc */
 	int failed;
 	char err[256];
 };
@@ -92,14 +123,24 @@ void nc_net_opts(const struct nc_opts *o, struct nc_hook *h, struct net_opts *n)
 /* -v lines, worded as Debian's nc: "Listening on HOST PORT" (verb "Listening"
  * or "Bound"), "Connection received on HOST PORT", "Connection to HOST PORT
  * port [tcp/SERVICE] succeeded!". Silent without -v. */
-void nc_report_local(const struct nc_opts *o, int fd, const char *verb);
-void nc_report_peer(const struct nc_opts *o, const struct sockaddr *sa, socklen_t len);
-void nc_report_connected(const struct nc_opts *o, int fd, const char *host, int port);
+void nc_report_local(const struct nc_opts *o, const struct nc_events *ev, int fd, const char *verb);
+void nc_report_peer(const struct nc_opts *o, const struct nc_events *ev, const struct sockaddr *sa,
+		    socklen_t len);
+void nc_report_connected(const struct nc_opts *o, const struct nc_events *ev, int fd, const char *host,
+			 int port);
 
-/* -F: send fd over stdout (SCM_RIGHTS). 0, or -1 after printing why. */
-int nc_pass_fd(int fd);
+/* -F: send fd over stdout (SCM_RIGHTS). 0, or -1 with why in err. */
+int nc_pass_fd(int fd, char *err, size_t errlen);
 
-/* The listening side (-l): TCP, UDP and Unix-domain. Returns the exit code. */
-int nc_listen_main(const struct nc_opts *o, struct nc_totals *t, struct nc_meter *m);
+/*
+ * The two sides of a run: the listener (-l: TCP, UDP and Unix-domain) and the
+ * client (each port in turn, maybe through a proxy; -z scans, -F passes the
+ * socket). Each returns 0, or -1 when nc exits 1: err then says why, or is
+ * empty when nc fails silently (a refused port without -v).
+ */
+int nc_listen_main(const struct nc_opts *o, const struct nc_events *ev, struct nc_totals *t, char *err,
+		   size_t errlen);
+int nc_connect_main(const struct nc_opts *o, const struct nc_events *ev, struct nc_totals *t, char *err,
+		    size_t errlen);
 
 #endif

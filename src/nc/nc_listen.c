@@ -5,14 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "nc.h"
-#include "../cmd/cmd.h"
 
 /* Wait for the first datagram and, unless -k, talk only to its sender. */
-static int udp_session(const struct nc_opts *o, int fd, struct nc_totals *t, struct nc_meter *m)
+static int udp_session(const struct nc_opts *o, const struct nc_events *ev, int fd, struct nc_totals *t,
+		       char *err, size_t errlen)
 {
 	struct sockaddr_storage peer = { 0 }; /* zeroed: the analyzer does not model recvfrom */
 	socklen_t len = sizeof(peer);
@@ -20,35 +21,36 @@ static int udp_session(const struct nc_opts *o, int fd, struct nc_totals *t, str
 
 	for (;;) {
 		if (net_wait(fd, POLLIN, -1) < 0) {
-			cmd_error("nc", "poll: %s", strerror(errno));
+			snprintf(err, errlen, "poll: %s", strerror(errno));
 			close(fd);
-			return NCPV_EXIT_FAIL;
+			return -1;
 		}
 		if (recvfrom(fd, &byte, 1, MSG_PEEK, (struct sockaddr *)&peer, &len) >= 0)
 			break;
 		if (errno != EAGAIN && errno != EINTR) {
-			cmd_error("nc", "recvfrom: %s", strerror(errno));
+			snprintf(err, errlen, "recvfrom: %s", strerror(errno));
 			close(fd);
-			return NCPV_EXIT_FAIL;
+			return -1;
 		}
 		len = sizeof(peer);
 	}
 	/* An unnamed (or already gone) Unix datagram sender cannot be answered: stay unconnected. */
 	if (!o->keep && len > sizeof(sa_family_t) && connect(fd, (struct sockaddr *)&peer, len) < 0 &&
 	    peer.ss_family != AF_UNIX) {
-		cmd_error("nc", "connect: %s", strerror(errno));
+		snprintf(err, errlen, "connect: %s", strerror(errno));
 		close(fd);
-		return NCPV_EXIT_FAIL;
+		return -1;
 	}
-	nc_report_peer(o, (struct sockaddr *)&peer, len);
-	if (nc_relay(o, fd, NULL, 0, t, m) < 0) {
-		cmd_error("nc", "out of memory");
-		return NCPV_EXIT_FAIL;
+	nc_report_peer(o, ev, (struct sockaddr *)&peer, len);
+	if (nc_relay(o, fd, NULL, 0, t, ev) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
-	return NCPV_EXIT_OK;
+	return 0;
 }
 
-static int accept_loop(const struct nc_opts *o, int lfd, struct nc_totals *t, struct nc_meter *m)
+static int accept_loop(const struct nc_opts *o, const struct nc_events *ev, int lfd, struct nc_totals *t,
+		       char *err, size_t errlen)
 {
 	for (;;) {
 		struct sockaddr_storage peer;
@@ -56,74 +58,86 @@ static int accept_loop(const struct nc_opts *o, int lfd, struct nc_totals *t, st
 		int fd, rc;
 
 		if (net_wait(lfd, POLLIN, -1) < 0) {
-			cmd_error("nc", "poll: %s", strerror(errno));
-			return NCPV_EXIT_FAIL;
+			snprintf(err, errlen, "poll: %s", strerror(errno));
+			return -1;
 		}
 		fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED)
 				continue;
-			cmd_error("nc", "accept: %s", strerror(errno));
-			return NCPV_EXIT_FAIL;
+			snprintf(err, errlen, "accept: %s", strerror(errno));
+			return -1;
 		}
-		nc_report_peer(o, (struct sockaddr *)&peer, len);
+		nc_report_peer(o, ev, (struct sockaddr *)&peer, len);
 		if (!o->keep) /* nc takes one client, then stops listening */
 			close(lfd);
-		rc = nc_relay(o, fd, NULL, 0, t, m);
+		rc = nc_relay(o, fd, NULL, 0, t, ev);
 		if (rc < 0) {
-			cmd_error("nc", "out of memory");
-			return NCPV_EXIT_FAIL;
+			snprintf(err, errlen, "out of memory");
+			return -1;
 		}
 		if (!o->keep)
-			return NCPV_EXIT_OK;
+			return 0;
 		if (rc == 1)
 			break;
 	}
 	close(lfd);
-	return NCPV_EXIT_OK;
+	return 0;
 }
 
-static int listen_unix(const struct nc_opts *o, struct nc_totals *t, struct nc_meter *m)
+static int listen_unix(const struct nc_opts *o, const struct nc_events *ev, struct nc_totals *t, char *err,
+		       size_t errlen)
 {
-	char err[512];
-	int fd = net_unix_listen(o->host, o->udp ? SOCK_DGRAM : SOCK_STREAM, err, sizeof(err));
+	struct stat st;
+	int fd;
 
-	if (fd < 0) {
-		cmd_error("nc", "%s", err);
-		return NCPV_EXIT_FAIL;
+	/* As nc, a socket left by an earlier listener is replaced, so `nc -lU PATH` works twice in a
+	 * row. Anything else at PATH is refused: nc would delete a regular file there too. */
+	if (o->host[0] != '@' && lstat(o->host, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			snprintf(err, errlen, "%s: exists and is not a socket; not removed", o->host);
+			return -1;
+		}
+		unlink(o->host);
 	}
+	fd = net_unix_listen(o->host, o->udp ? SOCK_DGRAM : SOCK_STREAM, err, errlen);
+	if (fd < 0)
+		return -1;
 	if (o->verbose)
-		fprintf(stderr, "Bound on %s\n", o->host);
+		nc_say(ev, 0, "Bound on %s", o->host);
 	if (o->udp)
-		return udp_session(o, fd, t, m);
+		return udp_session(o, ev, fd, t, err, errlen);
 	if (o->verbose)
-		fprintf(stderr, "Listening on %s\n", o->host);
-	return accept_loop(o, fd, t, m);
+		nc_say(ev, 0, "Listening on %s", o->host);
+	return accept_loop(o, ev, fd, t, err, errlen);
 }
 
-int nc_listen_main(const struct nc_opts *o, struct nc_totals *t, struct nc_meter *m)
+int nc_listen_main(const struct nc_opts *o, const struct nc_events *ev, struct nc_totals *t, char *err,
+		   size_t errlen)
 {
 	struct net_opts no;
 	struct nc_hook hook;
-	char err[512], port[16];
+	char port[16];
 	int fd;
 
 	if (o->unix_sock)
-		return listen_unix(o, t, m);
+		return listen_unix(o, ev, t, err, errlen);
 	nc_net_opts(o, &hook, &no);
+	hook.listening = 1;
 	/* Like nc, a listener without an address takes IPv4's 0.0.0.0. */
 	if ((o->host == NULL || !*o->host) && no.family == AF_UNSPEC)
 		no.family = AF_INET;
 	snprintf(port, sizeof(port), "%d", o->ports[0]);
-	fd = net_listen(o->host, port, &no, err, sizeof(err));
+	fd = net_listen(o->host, port, &no, err, errlen);
 	if (fd < 0) {
-		cmd_error("nc", "%s", hook.failed ? hook.err : err);
-		return NCPV_EXIT_FAIL;
+		if (hook.failed)
+			snprintf(err, errlen, "%s", hook.err);
+		return -1;
 	}
 	if (o->udp) {
-		nc_report_local(o, fd, "Bound");
-		return udp_session(o, fd, t, m);
+		nc_report_local(o, ev, fd, "Bound");
+		return udp_session(o, ev, fd, t, err, errlen);
 	}
-	nc_report_local(o, fd, "Listening");
-	return accept_loop(o, fd, t, m);
+	nc_report_local(o, ev, fd, "Listening");
+	return accept_loop(o, ev, fd, t, err, errlen);
 }

@@ -11,7 +11,6 @@
 
 #include "nc.h"
 #include "../clock.h"
-#include "../cmd/progress.h"
 #include "../loop.h"
 
 /* Large enough that a gigabit stream costs few system calls; nc's own 16 KiB
@@ -30,6 +29,7 @@ struct buffer {
 
 struct relay {
 	const struct nc_opts *o;
+	const struct nc_io *io;
 	struct pollfd pfd[P_COUNT];
 	struct buffer up;   /* stdin -> network */
 	struct buffer down; /* network -> stdout */
@@ -39,46 +39,9 @@ struct relay {
 	long packets;
 	int stop_keep;	    /* Debian: -q in listen mode ends -k too */
 	struct nc_totals *t;
-	struct nc_meter *m;
+	const struct nc_events *ev;
+	double next_tick;   /* when ev->tick wants its next call, 0 any time */
 };
-
-struct nc_meter {
-	struct progress p;
-};
-
-struct nc_meter *nc_meter_new(const struct nc_opts *o)
-{
-	struct nc_meter *m;
-
-	if (!o->progress || (m = calloc(1, sizeof(*m))) == NULL)
-		return NULL;
-	progress_init(&m->p, 1, 1, 0, clock_now());
-	return m;
-}
-
-void nc_meter_tick(struct nc_meter *m, const struct nc_totals *t, int final)
-{
-	double now;
-
-	if (m == NULL)
-		return;
-	now = clock_now();
-	m->p.meter.bytes = t->sent + t->received; /* both directions count */
-	if (final)
-		progress_draw(&m->p, now, 1);
-	else
-		progress_tick(&m->p, now);
-}
-
-double nc_meter_next(const struct nc_meter *m)
-{
-	return m ? m->p.next : 0;
-}
-
-void nc_meter_free(struct nc_meter *m)
-{
-	free(m);
-}
 
 size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *out, size_t outcap)
 {
@@ -105,43 +68,103 @@ size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *ou
 	return n;
 }
 
+static ssize_t sys_read(void *ctx, int fd, void *buf, size_t len)
+{
+	(void)ctx;
+	return read(fd, buf, len);
+}
+
+static ssize_t sys_write(void *ctx, int fd, const void *buf, size_t len)
+{
+	(void)ctx;
+	return write(fd, buf, len);
+}
+
+static ssize_t sys_send(void *ctx, int fd, const void *buf, size_t len, int flags)
+{
+	(void)ctx;
+	return send(fd, buf, len, flags);
+}
+
+static int sys_poll(void *ctx, struct pollfd *pfd, nfds_t n, int timeout_ms)
+{
+	(void)ctx;
+	return poll(pfd, n, timeout_ms);
+}
+
+static int sys_shutdown(void *ctx, int fd, int how)
+{
+	(void)ctx;
+	return shutdown(fd, how);
+}
+
+static int sys_close(void *ctx, int fd)
+{
+	(void)ctx;
+	return close(fd);
+}
+
 /* All of s seconds, a signal notwithstanding. */
-static void sleep_seconds(double s)
+static void sys_sleep(void *ctx, double s)
 {
 	double end = clock_now() + s;
 
+	(void)ctx;
 	while (clock_sleep(end - clock_now()) < 0)
 		;
 }
 
-/* Room at the end of b, moving the data to the front when that helps. */
-static size_t room(struct buffer *b)
+static const struct nc_io system_io = {
+	sys_read, sys_write, sys_send, sys_poll, sys_shutdown, sys_close, sys_sleep,
+	NULL, STDIN_FILENO, STDOUT_FILENO, 0
+};
+
+/*
+ * Room at the end of b for a read that needs at least need bytes, moving the
+ * data to the front when the tail is shorter than that or than the gap at the
+ * front (so a slow reader cannot shrink the tail to nothing). 0 means no room:
+ * the caller must not read, as read(2) of 0 bytes returns 0, which is EOF.
+ */
+static size_t room(struct buffer *b, size_t need)
 {
+	size_t tail;
+
 	if (b->len == 0)
 		b->off = 0;
-	else if (b->off > 0 && b->off + b->len == b->cap) {
+	tail = b->cap - b->off - b->len;
+	if (b->off > 0 && (tail < need || tail < b->off)) {
 		memmove(b->data, b->data + b->off, b->len);
 		b->off = 0;
+		tail = b->cap - b->len;
 	}
-	return b->cap - b->off - b->len;
+	return tail < need ? 0 : tail;
 }
 
-/* Read stdin into the up buffer (translating LF to CRLF with -C). */
+/* Read stdin into the up buffer (translating LF to CRLF with -C). A full
+ * buffer returns -1 with EAGAIN, never 0, which means end of input. */
 static ssize_t fill_from_stdin(struct relay *r)
 {
 	struct buffer *b = &r->up;
-	size_t space = room(b);
+	size_t space = room(b, r->o->crlf ? 2 : 1);
 	ssize_t n;
 
-	if (r->o->udp) /* one read, one datagram */
+	/* One read, one datagram; the datagram starts at b->off, so the room
+	 * left at the tail still bounds the read. */
+	if (r->o->udp && space > UDP_SEND_MAX - b->len)
 		space = b->len >= UDP_SEND_MAX ? 0 : UDP_SEND_MAX - b->len;
+	if (r->o->crlf)
+		space /= 2; /* each byte read may become two */
+	if (space == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
 	if (!r->o->crlf) {
-		n = read(STDIN_FILENO, b->data + b->off + b->len, space);
+		n = r->io->read(r->io->ctx, r->io->in_fd, b->data + b->off + b->len, space);
 		if (n > 0)
 			b->len += (size_t)n;
 		return n;
 	}
-	n = read(STDIN_FILENO, r->scratch, space / 2);
+	n = r->io->read(r->io->ctx, r->io->in_fd, r->scratch, space);
 	for (ssize_t i = 0; i < n; i++) {
 		uint8_t c = r->scratch[i];
 
@@ -163,21 +186,21 @@ static int drain_to_net(struct relay *r)
 
 	if (r->o->interval > 0 && (lf = memchr(b->data + b->off, '\n', b->len)) != NULL)
 		n = (size_t)(lf - (b->data + b->off)) + 1;
-	w = send(r->pfd[P_NETOUT].fd, b->data + b->off, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	w = r->io->send(r->io->ctx, r->pfd[P_NETOUT].fd, b->data + b->off, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (w < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
 	b->off += (size_t)w;
 	b->len -= (size_t)w;
 	r->t->sent += (uint64_t)w;
 	if (lf && (size_t)w == n)
-		sleep_seconds(r->o->interval);
+		r->io->sleep(r->io->ctx, r->o->interval);
 	return 0;
 }
 
 static int drain_to_stdout(struct relay *r)
 {
 	struct buffer *b = &r->down;
-	ssize_t w = write(STDOUT_FILENO, b->data + b->off, b->len);
+	ssize_t w = r->io->write(r->io->ctx, r->io->out_fd, b->data + b->off, b->len);
 
 	if (w < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
@@ -190,8 +213,14 @@ static int drain_to_stdout(struct relay *r)
 static ssize_t fill_from_net(struct relay *r)
 {
 	struct buffer *b = &r->down;
-	size_t space = room(b);
-	ssize_t n = read(r->pfd[P_NETIN].fd, b->data + b->off + b->len, space);
+	size_t space = room(b, 1);
+	ssize_t n;
+
+	if (space == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	n = r->io->read(r->io->ctx, r->pfd[P_NETIN].fd, b->data + b->off + b->len, space);
 
 	if (n > 0) {
 		if (r->o->telnet) {
@@ -199,8 +228,8 @@ static ssize_t fill_from_net(struct relay *r)
 			size_t k = nc_telnet_answers(b->data + b->off + b->len, (size_t)n, &r->telnet_state,
 						     answers, sizeof(answers));
 
-			if (k > 0 && send(r->pfd[P_NETIN].fd, answers, k, MSG_NOSIGNAL) < 0)
-				fprintf(stderr, "nc: telnet answer: %s\n", strerror(errno));
+			if (k > 0 && r->io->send(r->io->ctx, r->pfd[P_NETIN].fd, answers, k, MSG_NOSIGNAL) < 0)
+				nc_say(r->ev, 0, "nc: telnet answer: %s", strerror(errno));
 		}
 		b->len += (size_t)n;
 		r->t->received += (uint64_t)n;
@@ -208,10 +237,17 @@ static ssize_t fill_from_net(struct relay *r)
 	return n;
 }
 
+/* Throw away what b holds (its destination failed), counting it. */
+static void drop(struct relay *r, struct buffer *b)
+{
+	r->t->dropped += b->len;
+	b->len = 0;
+}
+
 static void net_in_gone(struct relay *r, int shut)
 {
 	if (shut && r->pfd[P_NETIN].fd >= 0)
-		shutdown(r->pfd[P_NETIN].fd, SHUT_RD);
+		r->io->shutdown(r->io->ctx, r->pfd[P_NETIN].fd, SHUT_RD);
 	r->pfd[P_NETIN].fd = -1;
 }
 
@@ -231,7 +267,9 @@ static void set_interest(struct relay *r)
 {
 	int udp = r->o->udp;
 
-	r->pfd[P_STDIN].events = r->up.len < (udp ? UDP_SEND_MAX : r->up.cap / 2) ? POLLIN : 0;
+	size_t up_max = udp && UDP_SEND_MAX < r->up.cap / 2 ? UDP_SEND_MAX : r->up.cap / 2;
+
+	r->pfd[P_STDIN].events = r->up.len < up_max ? POLLIN : 0;
 	r->pfd[P_NETOUT].events = r->up.len > 0 ? POLLOUT : 0;
 	r->pfd[P_NETIN].events = (udp ? r->down.len == 0 : r->down.len < r->down.cap) ? POLLIN : 0;
 	r->pfd[P_STDOUT].events = r->down.len > 0 ? POLLOUT : 0;
@@ -244,8 +282,8 @@ static int wait_ms(const struct relay *r, double last_activity)
 
 	if (r->o->timeout_ms > 0)
 		until = last_activity + r->o->timeout_ms / 1000.0;
-	if (nc_meter_next(r->m) > 0 && (until == 0 || nc_meter_next(r->m) < until))
-		until = nc_meter_next(r->m);
+	if (r->next_tick > 0 && (until == 0 || r->next_tick < until))
+		until = r->next_tick;
 	if (until == 0)
 		return -1;
 	return until <= now ? 0 : (int)((until - now) * 1000) + 1;
@@ -265,18 +303,18 @@ static void handle_conditions(struct relay *r)
 		p[P_NETIN].fd = -1;
 	if (p[P_NETOUT].revents & POLLHUP) {
 		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
-			shutdown(p[P_NETOUT].fd, SHUT_WR);
+			r->io->shutdown(r->io->ctx, p[P_NETOUT].fd, SHUT_WR);
 		p[P_NETOUT].fd = -1;
 	}
 	if (p[P_STDOUT].revents & POLLHUP)
 		p[P_STDOUT].fd = -1;
 	if (p[P_NETOUT].fd < 0) {
 		p[P_STDIN].fd = -1;
-		r->up.len = 0; /* nowhere to send it */
+		drop(r, &r->up); /* nowhere to send it */
 	}
 	if (p[P_STDOUT].fd < 0) {
 		net_in_gone(r, 1);
-		r->down.len = 0;
+		drop(r, &r->down);
 	}
 }
 
@@ -294,7 +332,7 @@ static void move_data(struct relay *r)
 		if (drain_to_net(r) < 0) {
 			p[P_NETOUT].fd = -1;
 			p[P_STDIN].fd = -1;
-			r->up.len = 0;
+			drop(r, &r->up);
 		}
 	if ((p[P_NETIN].revents & (POLLIN | POLLHUP)) && p[P_NETIN].fd >= 0 && p[P_NETIN].events) {
 		n = fill_from_net(r);
@@ -302,7 +340,8 @@ static void move_data(struct relay *r)
 			net_in_gone(r, 0);
 		else if (n == 0)
 			net_in_gone(r, 1);
-		if (n > 0 && r->o->recvlimit > 0 && ++r->packets >= r->o->recvlimit) {
+		/* Debian's nc ignores -W under -k. */
+		if (n > 0 && r->o->recvlimit > 0 && !r->o->keep && ++r->packets >= r->o->recvlimit) {
 			net_in_gone(r, 1);
 			p[P_STDIN].fd = -1;
 		}
@@ -310,12 +349,12 @@ static void move_data(struct relay *r)
 	if (r->down.len > 0 && p[P_STDOUT].fd >= 0)
 		if (drain_to_stdout(r) < 0) {
 			p[P_STDOUT].fd = -1;
-			r->down.len = 0;
+			drop(r, &r->down);
 		}
 	/* stdin gone and its data sent: the network's write side is done. */
 	if (p[P_STDIN].fd < 0 && r->up.len == 0) {
 		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
-			shutdown(p[P_NETOUT].fd, SHUT_WR);
+			r->io->shutdown(r->io->ctx, p[P_NETOUT].fd, SHUT_WR);
 		p[P_NETOUT].fd = -1;
 		/* Debian: with -q, a listener (or UDP) stops reading too, and -k ends. */
 		if ((r->o->listen || r->o->udp) && p[P_NETIN].fd >= 0 && r->o->quit_after >= 0 &&
@@ -328,18 +367,34 @@ static void move_data(struct relay *r)
 		p[P_STDOUT].fd = -1;
 }
 
+/* Tell the caller the totals moved; remember when it wants to hear again. */
+static void tick(struct relay *r)
+{
+	if (r->ev && r->ev->tick)
+		r->next_tick = r->ev->tick(r->ev->ctx, r->t, 0);
+}
+
 int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
-	     struct nc_totals *t, struct nc_meter *m)
+	     struct nc_totals *t, const struct nc_events *ev)
+{
+	return nc_relay_io(o, NULL, fd, initial, initlen, t, ev);
+}
+
+int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const uint8_t *initial,
+		size_t initlen, struct nc_totals *t, const struct nc_events *ev)
 {
 	struct relay r;
 	double last_activity = clock_now();
+	size_t bufsize;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.io = io ? io : &system_io;
 	r.t = t;
-	r.m = m;
-	r.up.cap = RELAY_BUF;
-	r.down.cap = RELAY_BUF > initlen + UDP_RECV_MAX ? RELAY_BUF : initlen + UDP_RECV_MAX;
+	r.ev = ev;
+	bufsize = r.io->bufsize ? r.io->bufsize : RELAY_BUF;
+	r.up.cap = bufsize;
+	r.down.cap = bufsize > initlen + UDP_RECV_MAX ? bufsize : initlen + UDP_RECV_MAX;
 	r.up.data = malloc(r.up.cap);
 	r.down.data = malloc(r.down.cap);
 	r.scratch = o->crlf ? malloc(r.up.cap / 2) : NULL;
@@ -347,7 +402,7 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 		free(r.up.data);
 		free(r.down.data);
 		free(r.scratch);
-		close(fd);
+		r.io->close(r.io->ctx, fd);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -355,22 +410,23 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 		memcpy(r.down.data, initial, initlen);
 	r.down.len = initlen;
 	t->received += initlen;
-	r.pfd[P_STDIN].fd = o->no_stdin ? -1 : STDIN_FILENO;
+	r.pfd[P_STDIN].fd = o->no_stdin ? -1 : r.io->in_fd;
 	r.pfd[P_NETOUT].fd = fd;
 	r.pfd[P_NETIN].fd = fd;
-	r.pfd[P_STDOUT].fd = STDOUT_FILENO;
+	r.pfd[P_STDOUT].fd = r.io->out_fd;
+	tick(&r);
 	for (;;) {
 		int n;
 
 		if (finished(&r))
 			break;
 		set_interest(&r);
-		n = poll(r.pfd, P_COUNT, wait_ms(&r, last_activity));
+		n = r.io->poll(r.io->ctx, r.pfd, P_COUNT, wait_ms(&r, last_activity));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			break;
-		nc_meter_tick(m, t, 0);
+		tick(&r);
 		if (n == 0) {
 			if (o->timeout_ms > 0 && clock_now() >= last_activity + o->timeout_ms / 1000.0)
 				break; /* -w: idle for too long */
@@ -380,15 +436,17 @@ int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t ini
 		handle_conditions(&r);
 		move_data(&r);
 	}
-	close(fd);
+	drop(&r, &r.up); /* what -w or a poll failure left behind */
+	drop(&r, &r.down);
+	r.io->close(r.io->ctx, fd);
 	if (o->quit_after > 0) {
 		double until = clock_now() + o->quit_after;
 
 		while (clock_now() < until) {
-			double left = until - clock_now(), step = m ? 1 : left;
+			double left = until - clock_now(), step = ev && ev->tick ? 1 : left;
 
-			sleep_seconds(left < step ? left : step);
-			nc_meter_tick(m, t, 0);
+			r.io->sleep(r.io->ctx, left < step ? left : step);
+			tick(&r);
 		}
 	}
 	free(r.up.data);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_sock.c - "ncpv nc" sockets: per-socket options, nc's -v wording, fd passing. */
 #include <errno.h>
+#include <stdarg.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
@@ -11,7 +12,6 @@
 #include <unistd.h>
 
 #include "nc.h"
-#include "../cmd/cmd.h"
 
 /* IP_MINTTL / IPV6_MINHOPCOUNT are missing from older libc headers. */
 #ifndef IP_MINTTL
@@ -20,6 +20,19 @@
 #ifndef IPV6_MINHOPCOUNT
 #define IPV6_MINHOPCOUNT 73
 #endif
+
+void nc_say(const struct nc_events *ev, int error, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (ev == NULL || ev->say == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ev->say(ev->ctx, error, line);
+}
 
 static int set_int(int fd, int level, int name, int value, const char *what, char *err, size_t errlen)
 {
@@ -38,6 +51,9 @@ int nc_socket_hook(int fd, const struct sockaddr *sa, void *ctx)
 	size_t el = sizeof(h->err);
 	int rc = 0;
 
+	/* nc lets a second listener bind the same address and port (the kernel spreads clients). */
+	if (h->listening)
+		rc |= set_int(fd, SOL_SOCKET, SO_REUSEPORT, 1, "SO_REUSEPORT", e, el);
 	if (o->broadcast)
 		rc |= set_int(fd, SOL_SOCKET, SO_BROADCAST, 1, "SO_BROADCAST", e, el);
 	if (o->debug)
@@ -94,7 +110,7 @@ static void name_of(const struct nc_opts *o, const struct sockaddr *sa, socklen_
 	}
 }
 
-void nc_report_local(const struct nc_opts *o, int fd, const char *verb)
+void nc_report_local(const struct nc_opts *o, const struct nc_events *ev, int fd, const char *verb)
 {
 	struct sockaddr_storage ss = { 0 }; /* zeroed: the analyzer does not model getsockname */
 	socklen_t len = sizeof(ss);
@@ -104,12 +120,13 @@ void nc_report_local(const struct nc_opts *o, int fd, const char *verb)
 		return;
 	name_of(o, (struct sockaddr *)&ss, len, host, sizeof(host), port, sizeof(port));
 	if (port[0])
-		fprintf(stderr, "%s on %s %s\n", verb, host, port);
+		nc_say(ev, 0, "%s on %s %s", verb, host, port);
 	else
-		fprintf(stderr, "%s on %s\n", verb, host);
+		nc_say(ev, 0, "%s on %s", verb, host);
 }
 
-void nc_report_peer(const struct nc_opts *o, const struct sockaddr *sa, socklen_t len)
+void nc_report_peer(const struct nc_opts *o, const struct nc_events *ev, const struct sockaddr *sa,
+		    socklen_t len)
 {
 	char host[NI_MAXHOST], port[NI_MAXSERV];
 
@@ -117,12 +134,13 @@ void nc_report_peer(const struct nc_opts *o, const struct sockaddr *sa, socklen_
 		return;
 	name_of(o, sa, len, host, sizeof(host), port, sizeof(port));
 	if (port[0])
-		fprintf(stderr, "Connection received on %s %s\n", host, port);
+		nc_say(ev, 0, "Connection received on %s %s", host, port);
 	else
-		fprintf(stderr, "Connection received on %s\n", host);
+		nc_say(ev, 0, "Connection received on %s", host);
 }
 
-void nc_report_connected(const struct nc_opts *o, int fd, const char *host, int port)
+void nc_report_connected(const struct nc_opts *o, const struct nc_events *ev, int fd, const char *host,
+			 int port)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -136,14 +154,14 @@ void nc_report_connected(const struct nc_opts *o, int fd, const char *host, int 
 	if (!o->proxy && getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
 		getnameinfo((struct sockaddr *)&ss, len, ip, sizeof(ip), NULL, 0, NI_NUMERICHOST);
 	if (ip[0] && strcmp(host, ip) != 0)
-		fprintf(stderr, "Connection to %s (%s) %d port [%s/%s] succeeded!\n", host, ip, port, proto,
-			sv ? sv->s_name : "*");
+		nc_say(ev, 0, "Connection to %s (%s) %d port [%s/%s] succeeded!", host, ip, port, proto,
+		       sv ? sv->s_name : "*");
 	else
-		fprintf(stderr, "Connection to %s %d port [%s/%s] succeeded!\n", host, port, proto,
-			sv ? sv->s_name : "*");
+		nc_say(ev, 0, "Connection to %s %d port [%s/%s] succeeded!", host, port, proto,
+		       sv ? sv->s_name : "*");
 }
 
-int nc_pass_fd(int fd)
+int nc_pass_fd(int fd, char *err, size_t errlen)
 {
 	char byte = 0;
 	struct iovec iov = { &byte, 1 };
@@ -155,7 +173,7 @@ int nc_pass_fd(int fd)
 	struct cmsghdr *c;
 
 	if (isatty(STDOUT_FILENO)) {
-		cmd_error("nc", "Cannot pass file descriptor to tty");
+		snprintf(err, errlen, "Cannot pass file descriptor to tty");
 		return -1;
 	}
 	memset(&mh, 0, sizeof(mh));
@@ -171,7 +189,7 @@ int nc_pass_fd(int fd)
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	while (sendmsg(STDOUT_FILENO, &mh, 0) < 0) {
 		if (errno != EINTR) {
-			cmd_error("nc", "sendmsg: %s", strerror(errno));
+			snprintf(err, errlen, "sendmsg: %s", strerror(errno));
 			return -1;
 		}
 	}

@@ -3,130 +3,124 @@
 #include "opts.h"
 
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../cmd/cmd.h"
 #include "../units.h"
-#include "../version.h"
 
-#define SHORT_OPTS ":ptIerabT8kA:F:nqvWD:s:l0i:m:w:H:N:fL:B:CESYXo:P:hVcd:R:Q:U:gx:u:KZ:"
+#define SHORT_OPTS ":ptIerabT8kA:F:nqvWD:s:l0i:m:w:H:N:fL:B:CESYXo:P:hVcd:R:Q:U:gx:u:KOZ:M"
+#define PV_TRY_HELP "Try `pv --help' for more information."
 
+/* In pv 1.10's order, so that an ambiguous abbreviation lists the same possibilities. */
 static const struct option longopts[] = {
-	{ "progress", no_argument, NULL, 'p' },	     { "timer", no_argument, NULL, 't' },
-	{ "eta", no_argument, NULL, 'e' },		     { "fineta", no_argument, NULL, 'I' },
-	{ "rate", no_argument, NULL, 'r' },	     { "average-rate", no_argument, NULL, 'a' },
-	{ "bytes", no_argument, NULL, 'b' },	     { "bits", no_argument, NULL, '8' },
-	{ "si", no_argument, NULL, 'k' },		     { "buffer-percent", no_argument, NULL, 'T' },
-	{ "last-written", required_argument, NULL, 'A' }, { "format", required_argument, NULL, 'F' },
-	{ "numeric", no_argument, NULL, 'n' },	     { "quiet", no_argument, NULL, 'q' },
-	{ "stats", no_argument, NULL, 'v' },	     { "wait", no_argument, NULL, 'W' },
+	{ "help", no_argument, NULL, 'h' },		{ "version", no_argument, NULL, 'V' },
+	{ "progress", no_argument, NULL, 'p' },		{ "timer", no_argument, NULL, 't' },
+	{ "eta", no_argument, NULL, 'e' },		{ "fineta", no_argument, NULL, 'I' },
+	{ "rate", no_argument, NULL, 'r' },		{ "average-rate", no_argument, NULL, 'a' },
+	{ "bytes", no_argument, NULL, 'b' },		{ "bits", no_argument, NULL, '8' },
+	{ "si", no_argument, NULL, 'k' },		{ "buffer-percent", no_argument, NULL, 'T' },
+	{ "last-written", required_argument, NULL, 'A' }, { "force", no_argument, NULL, 'f' },
+	{ "numeric", no_argument, NULL, 'n' },		{ "quiet", no_argument, NULL, 'q' },
+	{ "cursor", no_argument, NULL, 'c' },		{ "wait", no_argument, NULL, 'W' },
 	{ "delay-start", required_argument, NULL, 'D' }, { "size", required_argument, NULL, 's' },
-	{ "line-mode", no_argument, NULL, 'l' },	     { "null", no_argument, NULL, '0' },
-	{ "interval", required_argument, NULL, 'i' },
+	{ "gauge", no_argument, NULL, 'g' },		{ "line-mode", no_argument, NULL, 'l' },
+	{ "null", no_argument, NULL, '0' },		{ "interval", required_argument, NULL, 'i' },
+	{ "width", required_argument, NULL, 'w' },	{ "height", required_argument, NULL, 'H' },
+	{ "name", required_argument, NULL, 'N' },	{ "bar-style", required_argument, NULL, 'u' },
+	{ "format", required_argument, NULL, 'F' },	{ "extra-display", required_argument, NULL, 'x' },
+	{ "stats", no_argument, NULL, 'v' },		{ "rate-limit", required_argument, NULL, 'L' },
+	{ "buffer-size", required_argument, NULL, 'B' }, { "no-splice", no_argument, NULL, 'C' },
+	{ "skip-errors", no_argument, NULL, 'E' },	{ "error-skip-block", required_argument, NULL, 'Z' },
+	{ "stop-at-size", no_argument, NULL, 'S' },	{ "sync", no_argument, NULL, 'Y' },
+	{ "direct-io", no_argument, NULL, 'K' },	{ "sparse", no_argument, NULL, 'O' },
+	{ "sparse-output", no_argument, NULL, 'O' },	{ "discard", no_argument, NULL, 'X' },
+	{ "store-and-forward", required_argument, NULL, 'U' }, { "remote", required_argument, NULL, 'R' },
+	{ "query", required_argument, NULL, 'Q' },	{ "pidfile", required_argument, NULL, 'P' },
+	{ "watchfd", required_argument, NULL, 'd' },	{ "output", required_argument, NULL, 'o' },
 	{ "average-rate-window", required_argument, NULL, 'm' },
-	{ "width", required_argument, NULL, 'w' },	     { "height", required_argument, NULL, 'H' },
-	{ "name", required_argument, NULL, 'N' },	     { "force", no_argument, NULL, 'f' },
-	{ "rate-limit", required_argument, NULL, 'L' }, { "buffer-size", required_argument, NULL, 'B' },
-	{ "no-splice", no_argument, NULL, 'C' },	     { "skip-errors", no_argument, NULL, 'E' },
-	{ "stop-at-size", no_argument, NULL, 'S' },     { "sync", no_argument, NULL, 'Y' },
-	{ "discard", no_argument, NULL, 'X' },	     { "output", required_argument, NULL, 'o' },
-	{ "pidfile", required_argument, NULL, 'P' },    { "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	/* pv options ncpv refuses by name. */
-	{ "cursor", no_argument, NULL, 'c' },	     { "watchfd", required_argument, NULL, 'd' },
-	{ "remote", required_argument, NULL, 'R' },     { "query", required_argument, NULL, 'Q' },
-	{ "store-and-forward", required_argument, NULL, 'U' }, { "gauge", no_argument, NULL, 'g' },
-	{ "extra-display", required_argument, NULL, 'x' }, { "bar-style", required_argument, NULL, 'u' },
-	{ "direct-io", no_argument, NULL, 'K' },	     { "error-skip-block", required_argument, NULL, 'Z' },
+	{ "monitor", no_argument, NULL, 'M' }, /* not in pv 1.10.5; refused by name all the same */
 	{ NULL, 0, NULL, 0 },
 };
 
-static void usage(FILE *f)
+/* The error text, as pv 1.10 words it; returns PV_PARSE_ERROR. */
+static int fail(struct pv_parse_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct pv_parse_err *e, const char *fmt, ...)
 {
-	fprintf(f,
-		"Usage: ncpv pv [OPTION]... [FILE]...\n"
-		"Concatenate FILE(s), or standard input, to standard output, showing progress\n"
-		"on standard error (a drop-in for pv 1.6; also runs as 'pv' through a symlink).\n\n"
-		"Display:\n"
-		"  -p, --progress           progress bar          -t, --timer      elapsed time\n"
-		"  -e, --eta                time left             -I, --fineta     time of arrival\n"
-		"  -r, --rate               current rate          -a, --average-rate  average rate\n"
-		"  -b, --bytes              bytes (lines) so far  -T, --buffer-percent  buffer in use\n"
-		"  -8, --bits               count bits            -k, --si         powers of 1000\n"
-		"  -A, --last-written NUM   last NUM bytes written\n"
-		"  -F, --format FORMAT      %%p %%t %%e %%I %%r %%a %%b %%T %%nA %%N %%%% or %%{progress} %%{rate} ...\n"
-		"  -n, --numeric            percentages (or -b counts, -t times) one per line\n"
-		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
-		"Modifiers:\n"
-		"  -W, --wait               show nothing until the first byte\n"
-		"  -D, --delay-start SEC    show nothing for SEC seconds\n"
-		"  -s, --size SIZE          expected size (K, M, G, T suffixes; @FILE: FILE's size)\n"
-		"  -l, --line-mode          count lines            -0, --null       lines end with NUL\n"
-		"  -i, --interval SEC       update every SEC seconds (default 1)\n"
-		"  -m, --average-rate-window SEC  average rate over the last SEC seconds\n"
-		"  -w, --width N  -H, --height N  -N, --name NAME  -f, --force\n"
-		"Transfer:\n"
-		"  -L, --rate-limit RATE    at most RATE bytes per second, without bursts\n"
-		"  -B, --buffer-size BYTES  read/write buffer size (implies -C)\n"
-		"  -C, --no-splice          never use splice(2)  -E, --skip-errors  skip read errors\n"
-		"  -S, --stop-at-size       stop after --size    -Y, --sync       fdatasync each write\n"
-		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
-		"  -P, --pidfile FILE       save the process ID in FILE\n"
-		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -c -d -R -Q -U -g -x -u -K -Z.\n"
-		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
-		"8 no input, 16 transfer error, 32 signal, 64 bad option.\n");
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return PV_PARSE_ERROR;
 }
 
-static int bad(const char *opt, const char *arg, const char *what)
+/* Check arg as pv does ("-L: x: numeric value not understood"); 0 or PV_PARSE_ERROR. */
+static int check(struct pv_parse_err *e, int c, const char *arg, enum units_pv_num type)
 {
-	cmd_error("pv", "invalid %s '%s': %s", opt, arg, what);
-	return PV_EXIT_USAGE;
+	static const char *const why[] = {
+		[UNITS_PV_INTEGER] = "integer argument expected",
+		[UNITS_PV_DECIMAL] = "numeric argument expected",
+		[UNITS_PV_SIZE] = "numeric value not understood",
+	};
+
+	return units_pv_check(arg, type) ? 0 : fail(e, "-%c: %s: %s", c, arg, why[type]);
 }
 
-static int refuse(int c)
+/* -d PID[:FD], both whole numbers, as pv checks it. */
+static int watchfd_valid(const char *arg)
 {
-	for (const struct option *l = longopts; l->name; l++) {
-		if (l->val == c && strchr("cdRQUgxuKZ", c)) {
-			cmd_error("pv", "option -%c (--%s) is not supported", c, l->name);
-			return PV_EXIT_USAGE;
+	char pid[32];
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+
+	if (n >= sizeof(pid))
+		return 0;
+	memcpy(pid, arg, n);
+	pid[n] = '\0';
+	return units_pv_check(pid, UNITS_PV_INTEGER) &&
+	       (colon == NULL || units_pv_check(colon + 1, UNITS_PV_INTEGER));
+}
+
+/* -x SPEC: words separated by commas (windowtitle or window; processtitle, proctitle, process
+ * or proc), then optionally ":FORMAT" for the extra display. Unknown words are ignored, as pv
+ * does; the process title is refused by name (ncpv does not rewrite its argv). */
+static int extra_display(struct pv_parse_err *e, const char *spec, struct pv_opts *o)
+{
+	const char *w = spec;
+
+	o->window_title = 0;
+	o->extra_format = NULL;
+	while (*w) {
+		size_t n = strcspn(w, ",:");
+
+		if ((n == 11 && strncmp(w, "windowtitle", n) == 0) || (n == 6 && strncmp(w, "window", n) == 0))
+			o->window_title = 1;
+		else if ((n == 12 && strncmp(w, "processtitle", n) == 0) ||
+			 (n == 9 && strncmp(w, "proctitle", n) == 0) || (n == 7 && strncmp(w, "process", n) == 0) ||
+			 (n == 4 && strncmp(w, "proc", n) == 0))
+			return fail(e, "-x %.*s: the process title is not supported by ncpv", (int)n, w);
+		if (w[n] == ':') {
+			o->extra_format = w + n + 1;
+			break;
 		}
-	}
-	cmd_error("pv", "option -%c is not supported", c);
-	return PV_EXIT_USAGE;
-}
-
-static int parse_count(const char *opt, const char *arg, uint64_t *out)
-{
-	if (units_parse_size(arg, out) < 0)
-		return bad(opt, arg, "expected a number such as 4096, 4K, 1.5M");
-	return 0;
-}
-
-static int parse_int(const char *opt, const char *arg, long min, long max, long *out)
-{
-	if (units_parse_long(arg, min, max, out) < 0) {
-		char why[64];
-
-		snprintf(why, sizeof(why), "expected a whole number from %ld to %ld", min, max);
-		return bad(opt, arg, why);
+		w += n + (w[n] == ',');
 	}
 	return 0;
 }
 
-static int parse_secs(const char *opt, const char *arg, double min, double *out)
+static int refuse(struct pv_parse_err *e, int c)
 {
-	if (units_parse_seconds(arg, out) < 0 || *out < min)
-		return bad(opt, arg, min > 0 ? "expected seconds greater than 0" : "expected seconds");
-	return 0;
+	for (const struct option *l = longopts; l->name; l++)
+		if (l->val == c)
+			return fail(e, "option -%c (--%s) is not supported by ncpv", c, l->name);
+	return fail(e, "option -%c is not supported by ncpv", c);
 }
 
-/* One option into o; returns 0, or an exit status. */
-static int apply(int c, const char *arg, struct pv_opts *o, int *shown)
+/* One option into o; returns 0, or PV_PARSE_ERROR with e filled. */
+static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct pv_parse_err *e)
 {
 	struct display_opts *d = &o->disp;
-	long v;
 	int rc = 0;
 
 	switch (c) {
@@ -138,106 +132,194 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown)
 	case 'a': d->average = *shown = 1; break;
 	case 'b': d->bytes = *shown = 1; break;
 	case 'T': d->bufpercent = *shown = o->no_splice = 1; break;
-	case '8': d->bits = 1; break;
+	case '8': d->bits = d->bytes = *shown = 1; break; /* pv 1.10: -8 shows the count in bits */
 	case 'k': d->si = 1; break;
 	case 'A':
-		if ((rc = parse_int("--last-written", arg, 0, DISPLAY_LAST_MAX, &v)) == 0) {
-			d->last_written = v < 1 ? 1 : (int)v;
-			*shown = o->no_splice = 1;
+		if ((rc = check(e, c, arg, UNITS_PV_INTEGER)) == 0) {
+			uint64_t v = units_pv_size(arg, 0);
+
+			d->last_written = v > DISPLAY_LAST_MAX ? DISPLAY_LAST_MAX : (int)v;
+			*shown = 1;
+			o->no_splice |= d->last_written > 0;
 		}
 		break;
-	case 'F': {
-		char what[64];
-
+	case 'F':
 		if (strlen(arg) >= DISPLAY_LINE_MAX)
-			return bad("--format", "...", "longer than 1023 bytes");
-		if (display_check_format(arg, what, sizeof(what)) < 0) {
-			cmd_error("pv", "invalid --format sequence '%s'", what);
-			return PV_EXIT_USAGE;
-		}
+			return fail(e, "-F: format longer than %d bytes", DISPLAY_LINE_MAX - 1);
 		d->format = arg;
 		*shown = 1;
 		if (display_format_needs_buffer(arg))
 			o->no_splice = 1; /* %A and %T need the bytes in our buffer */
 		break;
-	}
+	case 'c': o->cursor = 1; break;
+	case 'x':
+		if ((rc = extra_display(e, arg, o)) != 0)
+			return rc;
+		break;
+	case 'g': d->gauge = 1; break;
 	case 'n': o->numeric = 1; break;
 	case 'q': o->quiet = 1; break;
 	case 'v': o->stats = 1; break;
 	case 'W': o->wait = 1; break;
-	case 'D': rc = parse_secs("--delay-start", arg, 0, &o->delay_start); break;
+	case 'D':
+		if ((rc = check(e, c, arg, UNITS_PV_DECIMAL)) == 0)
+			o->delay_start = units_pv_decimal(arg);
+		break;
 	case 's':
 		if (arg[0] == '@') {
 			o->size_file = arg + 1;
 			o->has_size = 1;
-		} else if ((rc = parse_count("--size", arg, &o->size)) == 0) {
-			o->has_size = 1;
+		} else if ((rc = check(e, c, arg, UNITS_PV_SIZE)) == 0) {
+			o->size_arg = arg; /* read after the loop: -k changes the suffixes */
 		}
 		break;
 	case 'l': o->lines = d->lines = 1; break;
 	case '0': o->null = o->lines = d->lines = 1; break;
-	case 'i': rc = parse_secs("--interval", arg, 0.001, &o->interval); break;
-	case 'm': rc = parse_secs("--average-rate-window", arg, 0.001, &o->avg_window); break;
+	case 'i':
+		if ((rc = check(e, c, arg, UNITS_PV_DECIMAL)) == 0) {
+			/* pv keeps the interval between 0.1 s and 10 minutes. */
+			o->interval = units_pv_decimal(arg);
+			o->interval = o->interval < 0.1 ? 0.1 : o->interval > 600 ? 600 : o->interval;
+			o->interval_given = 1;
+		}
+		break;
+	case 'm':
+		if ((rc = check(e, c, arg, UNITS_PV_INTEGER)) == 0)
+			o->avg_window = (double)units_pv_size(arg, 0);
+		break;
 	case 'w':
-		if ((rc = parse_int("--width", arg, 1, 100000, &v)) == 0) {
-			d->width = (int)v;
-			o->has_width = 1;
+		if ((rc = check(e, c, arg, UNITS_PV_INTEGER)) == 0) {
+			uint64_t v = units_pv_size(arg, 0);
+
+			/* 0 means "ask the terminal", as in pv. */
+			d->width = v > 100000 ? 100000 : (int)v;
+			o->has_width = v > 0;
 		}
 		break;
 	case 'H':
-		if ((rc = parse_int("--height", arg, 1, 100000, &v)) == 0)
-			o->height = (int)v;
+		if ((rc = check(e, c, arg, UNITS_PV_INTEGER)) == 0) {
+			uint64_t v = units_pv_size(arg, 0);
+
+			o->height = v > 100000 ? 100000 : (int)v;
+		}
 		break;
 	case 'N': d->name = arg; break;
 	case 'f': o->force = 1; break;
 	case 'L':
-		if ((rc = parse_count("--rate-limit", arg, &o->rate_limit)) == 0 && o->rate_limit == 0)
-			rc = bad("--rate-limit", arg, "expected a rate greater than 0");
+		if ((rc = check(e, c, arg, UNITS_PV_SIZE)) == 0)
+			o->rate_arg = arg; /* 0: no limit, as in pv */
 		break;
 	case 'B':
-		if ((rc = parse_count("--buffer-size", arg, &o->buffer_size)) == 0 &&
-		    (o->buffer_size == 0 || o->buffer_size > (1u << 30)))
-			rc = bad("--buffer-size", arg, "expected 1 byte to 1G");
-		o->no_splice = 1;
+		if ((rc = check(e, c, arg, UNITS_PV_SIZE)) == 0) {
+			o->buffer_arg = arg; /* 0: the default */
+			o->no_splice = 1;
+		}
 		break;
 	case 'C': o->no_splice = 1; break;
+	case 'O': o->sparse = 1; break;
+	case 'K': o->direct = 1; break;
+	case 'U': o->store_file = arg; break;
 	case 'E': o->skip_errors++; break;
 	case 'S': o->stop_at_size = 1; break;
 	case 'Y': o->sync = 1; break;
 	case 'X': o->discard = 1; break;
-	case 'o': o->output = arg; break;
+	case 'o': o->output = strcmp(arg, "-") == 0 ? NULL : arg; break; /* "-": stdout, as in pv */
 	case 'P': o->pidfile = arg; break;
-	default: return refuse(c);
+	case 'R':
+	case 'Q':
+		if ((rc = check(e, c, arg, UNITS_PV_INTEGER)) != 0)
+			return rc;
+		*(c == 'R' ? &o->remote_pid : &o->query_pid) = (long)units_pv_size(arg, 0);
+		break;
+	case 'd': {
+		const char *colon = strchr(arg, ':');
+
+		if (!watchfd_valid(arg))
+			return fail(e, "-d: process ID or pid:fd pair expected");
+		o->watch_pid = (long)units_pv_size(arg, 0);
+		o->watch_fd = colon ? (int)units_pv_size(colon + 1, 0) : -1;
+		if (o->watch_pid < 1)
+			return fail(e, "-d: process ID or pid:fd pair expected");
+		break;
+	}
+	case 'Z':
+		if ((rc = check(e, c, arg, UNITS_PV_SIZE)) == 0)
+			o->skip_block = units_pv_size(arg, 0);
+		break;
+	default: return refuse(e, c);
 	}
 	return rc;
 }
 
-enum cmd_parse pv_parse_options(int argc, char **argv, struct pv_opts *o)
+/* getopt's complaint, in glibc's words as pv prints them. */
+static int getopt_failure(struct pv_parse_err *e, int c, char **argv)
 {
-	int c, shown = 0;
+	const char *word = argv[optind - 1];
+	const char *eq = strchr(word, '=');
+
+	if (c == ':') {
+		if (strncmp(word, "--", 2) == 0)
+			return fail(e, "option '%s' requires an argument\n%s", word, PV_TRY_HELP);
+		return fail(e, "option requires an argument -- '%c'\n%s", optopt, PV_TRY_HELP);
+	}
+	if (optopt != 0 && strncmp(word, "--", 2) == 0)
+		return fail(e, "option '%.*s' doesn't allow an argument\n%s",
+			    (int)(eq ? (size_t)(eq - word) : strlen(word)), word, PV_TRY_HELP);
+	if (optopt != 0)
+		return fail(e, "invalid option -- '%c'\n%s", optopt, PV_TRY_HELP);
+	if (strncmp(word, "--", 2) == 0) {
+		/* getopt says nothing more with opterr off: find the ambiguous case ourselves. */
+		size_t len = eq ? (size_t)(eq - word) - 2 : strlen(word) - 2, n;
+		int matches = 0;
+
+		for (const struct option *l = longopts; l->name; l++)
+			matches += strncmp(l->name, word + 2, len) == 0;
+		if (matches > 1) {
+			n = (size_t)snprintf(e->msg, sizeof(e->msg), "option '%s' is ambiguous; possibilities:", word);
+			for (const struct option *l = longopts; l->name && n < sizeof(e->msg); l++)
+				if (strncmp(l->name, word + 2, len) == 0)
+					n += (size_t)snprintf(e->msg + n, sizeof(e->msg) - n, " '--%s'", l->name);
+			if (n < sizeof(e->msg))
+				snprintf(e->msg + n, sizeof(e->msg) - n, "\n%s", PV_TRY_HELP);
+			return PV_PARSE_ERROR;
+		}
+	}
+	return fail(e, "unrecognized option '%s'\n%s", word, PV_TRY_HELP);
+}
+
+int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_err *e)
+{
+	int c, shown = 0, rc;
 
 	memset(o, 0, sizeof(*o));
+	e->msg[0] = '\0';
 	o->interval = 1;
 	opterr = 0;
 	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
 	while ((c = getopt_long(argc, argv, SHORT_OPTS, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
-			return CMD_PARSE_DONE;
+			return PV_PARSE_HELP;
 		case 'V':
-			printf("ncpv pv %s (pv 1.6.20 compatible)\n", NCPV_VERSION);
-			return CMD_PARSE_DONE;
+			return PV_PARSE_VERSION;
 		case ':':
-			cmd_missing_argument("pv", optopt, argv[optind - 1]);
-			return CMD_PARSE_USAGE;
 		case '?':
-			cmd_bad_option("pv", optopt, optopt ? NULL : argv[optind - 1]);
-			return CMD_PARSE_USAGE;
+			return getopt_failure(e, c, argv);
 		default:
-			if (apply(c, optarg, o, &shown) != 0)
-				return CMD_PARSE_USAGE; /* apply's only failure: pv's status 64 */
+			if ((rc = apply(c, optarg, o, &shown, e)) != 0)
+				return rc;
 		}
+	}
+	if (o->size_arg) {
+		o->size = units_pv_size(o->size_arg, o->disp.si);
+		o->has_size = o->size > 0; /* -s 0: the inputs' size, as without -s */
+	}
+	if (o->rate_arg)
+		o->rate_limit = units_pv_size(o->rate_arg, o->disp.si);
+	if (o->buffer_arg) {
+		o->buffer_size = units_pv_size(o->buffer_arg, o->disp.si);
+		if (o->buffer_size > PV_BUFFER_MAX)
+			o->buffer_size = PV_BUFFER_MAX;
 	}
 	if (!shown) {
 		/* No display switch: pv's default -pterb (numeric mode shows the percentage). */
@@ -249,14 +331,20 @@ enum cmd_parse pv_parse_options(int argc, char **argv, struct pv_opts *o)
 		o->disp.lines = keep.lines;
 		o->disp.width = keep.width;
 		o->disp.name = keep.name;
+		o->disp.format = keep.format;
+		o->disp.gauge = keep.gauge;
 		if (o->numeric)
-			o->disp.bytes = o->disp.timer = 0;
+			o->disp.bytes = o->disp.timer = o->disp.rate = 0;
 	}
-	if (o->output && o->discard) {
-		cmd_error("pv", "--output and --discard conflict");
-		return CMD_PARSE_USAGE;
-	}
+	o->disp.numeric = o->numeric;
+	o->disp.pv110 = 1;
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
-	return CMD_PARSE_RUN;
+	if (o->watch_pid > 0 && o->nfiles > 0)
+		return fail(e, "-d: files cannot be specified with this option");
+	if (o->remote_pid > 0 && o->nfiles > 0)
+		return fail(e, "-R: files cannot be specified with this option");
+	if (o->query_pid > 0 && o->nfiles > 0)
+		return fail(e, "-Q: files cannot be specified with this option");
+	return PV_PARSE_RUN;
 }

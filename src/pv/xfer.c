@@ -21,6 +21,16 @@ static void wait_ready(int fd, short events)
 	(void)poll(&p, 1, -1);
 }
 
+/* -K: turn O_DIRECT on or off for fd; 0, or -1 (the file system may not have it). */
+static int set_direct(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT);
+}
+
 static int is_pipe(int fd)
 {
 	struct stat st;
@@ -28,28 +38,104 @@ static int is_pipe(int fd)
 	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
-int pv_xfer_init(struct pv_xfer *x, int out, size_t size)
+struct pv_xfer {
+	int in, out;
+	int in_splice;		/* splice may be tried for this input */
+	int no_splice;		/* -C, or something needs the bytes themselves */
+	int out_pipe;		/* the output is a pipe */
+	int count_lines;	/* -l: count eol bytes */
+	unsigned char eol;	/* '\n', or '\0' with -0 */
+	int sync;		/* -Y: fdatasync after each write */
+	int discard;		/* -X: read, count, write nothing */
+	int skip_errors;	/* -E */
+	uint64_t skip_block;	/* -Z: skip to the next multiple of this; 0 grows the skips */
+	int sparse;		/* -O: seek over blocks of zeros (the output is seekable) */
+	int hole_at_end;	/* the last thing done to the output was a seek */
+	int direct;		/* -K: O_DIRECT on the descriptors that take it */
+	unsigned char *buf;
+	size_t size;		/* buffer size */
+	size_t pend_off, pend_len; /* read but not yet written */
+	size_t tail_off, tail_len; /* line mode: read, beyond the line limit, not yet counted */
+	unsigned char last[DISPLAY_LAST_MAX]; /* the last bytes written, for -A */
+	size_t last_len;
+	uint64_t skip, skip_at, skip_len; /* -E: next skip size, and the range last skipped */
+	int skip_errno;
+};
+
+struct pv_xfer *pv_xfer_new(int out, const struct pv_xfer_opts *o)
 {
-	memset(x, 0, sizeof(*x));
+	struct pv_xfer *x = calloc(1, sizeof(*x));
+
+	if (x == NULL)
+		return NULL;
 	x->in = -1;
 	x->out = out;
-	x->eol = '\n';
-	x->size = size;
+	x->size = o->buffer_size;
+	x->no_splice = o->no_splice;
+	x->count_lines = o->count_lines;
+	x->eol = o->eol;
+	x->sync = o->sync;
+	x->discard = o->discard;
+	x->skip_errors = o->skip_errors;
+	x->skip_block = o->skip_block;
+	x->direct = o->direct;
+	if (x->direct)
+		x->no_splice = 1; /* the page cache is what -K avoids: read and write, not splice */
+	/* -O needs an output that can seek; elsewhere it writes as usual. */
+	x->sparse = o->sparse && out >= 0 && lseek(out, 0, SEEK_CUR) >= 0;
+	if (x->sparse)
+		x->no_splice = 1;
 	x->out_pipe = out >= 0 && is_pipe(out);
-	x->buf = malloc(size);
-	return x->buf ? 0 : -1;
+	/* Page-aligned, as O_DIRECT (-K) requires of the memory it reads into and writes from. */
+	if (posix_memalign((void **)&x->buf, 4096, x->size) != 0)
+		x->buf = NULL;
+	if (x->direct && out >= 0)
+		(void)set_direct(out, 1);
+	if (x->buf == NULL) {
+		free(x);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return x;
 }
 
 void pv_xfer_free(struct pv_xfer *x)
 {
+	if (x == NULL)
+		return;
 	free(x->buf);
-	x->buf = NULL;
+	free(x);
+}
+
+int pv_xfer_output(const struct pv_xfer *x)
+{
+	return x->out;
+}
+
+int pv_xfer_output_is_pipe(const struct pv_xfer *x)
+{
+	return x->out_pipe;
+}
+
+const unsigned char *pv_xfer_last(const struct pv_xfer *x, size_t *len)
+{
+	*len = x->last_len;
+	return x->last;
+}
+
+void pv_xfer_skipped(const struct pv_xfer *x, uint64_t *at, uint64_t *len, int *err)
+{
+	*at = x->skip_at;
+	*len = x->skip_len;
+	*err = x->skip_errno;
 }
 
 void pv_xfer_set_input(struct pv_xfer *x, int in)
 {
+	if (x->direct)
+		(void)set_direct(in, 1); /* refused by pipes and some file systems: then cached */
 	x->in = in;
-	x->pend_off = x->pend_len = 0;
+	x->pend_off = x->pend_len = x->tail_len = 0;
 	x->skip = 1;
 	/* splice needs a pipe on one side; the bytes are never seen then. */
 	x->in_splice = !x->no_splice && !x->count_lines && !x->discard && !x->sync &&
@@ -91,13 +177,41 @@ static void remember_last(struct pv_xfer *x, const unsigned char *p, size_t n)
 	x->last_len += n;
 }
 
+uint64_t pv_count_byte(const unsigned char *p, size_t n, unsigned char c)
+{
+	const uint64_t ones = 0x0101010101010101u, low7 = 0x7f7f7f7f7f7f7f7fu;
+	const uint64_t pattern = ones * c;
+	uint64_t total = 0;
+	size_t i = 0;
+
+	/* Eight bytes at a time: a byte equal to c becomes 0 after the XOR, and only a zero
+	 * byte keeps its high bit clear in (v & 0x7f..) + 0x7f.. | v. Exact, no false hits;
+	 * -0 on NUL-dense data is one line per byte, where a memchr per line costs 10x. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v, z;
+
+		memcpy(&v, p + i, 8);
+		v ^= pattern;
+		z = ~(((v & low7) + low7) | v) & ~low7;
+		total += ((z >> 7) * ones) >> 56;
+	}
+	for (; i < n; i++)
+		total += p[i] == c;
+	return total;
+}
+
 static uint64_t count_eol(const unsigned char *p, size_t n, unsigned char eol, uint64_t limit,
 			  size_t *cut)
 {
 	const unsigned char *end = p + n, *q = p;
-	uint64_t c = 0;
+	uint64_t c;
 
 	*cut = n;
+	/* Usually the buffer holds fewer lines than the limit: count them at full speed. */
+	c = pv_count_byte(p, n, eol);
+	if (c < limit)
+		return c;
+	c = 0;
 	while (q < end && (q = memchr(q, eol, (size_t)(end - q))) != NULL) {
 		q++;
 		if (++c == limit) {
@@ -106,6 +220,19 @@ static uint64_t count_eol(const unsigned char *p, size_t n, unsigned char eol, u
 		}
 	}
 	return c;
+}
+
+int64_t pv_count_lines(int fd, off_t at, unsigned char eol)
+{
+	static unsigned char buf[1 << 16];
+	int64_t lines = 0;
+	ssize_t n;
+
+	while ((n = pread(fd, buf, sizeof(buf), at)) > 0) {
+		lines += (int64_t)pv_count_byte(buf, (size_t)n, eol);
+		at += n;
+	}
+	return n < 0 ? -1 : lines;
 }
 
 static enum pv_step splice_step(struct pv_xfer *x, uint64_t max, uint64_t *bytes)
@@ -138,6 +265,49 @@ static enum pv_step splice_step(struct pv_xfer *x, uint64_t max, uint64_t *bytes
 }
 
 /* -E: replace an unreadable range with zeros and move past it. */
+/* -O works in blocks of this many bytes: a block of zeros becomes a hole. */
+#define SPARSE_BLOCK 4096
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	return n > 0 && p[0] == 0 && memcmp(p, p + 1, n - 1) == 0;
+}
+
+/* The length of the run of whole zero blocks at p (0 when the first block has data). */
+static size_t zero_run(const unsigned char *p, size_t n)
+{
+	size_t k = 0;
+
+	while (k + SPARSE_BLOCK <= n && all_zero(p + k, SPARSE_BLOCK))
+		k += SPARSE_BLOCK;
+	/* A short zero tail is a hole too when it ends the buffer. */
+	if (k < n && n - k < SPARSE_BLOCK && all_zero(p + k, n - k))
+		k = n;
+	return k;
+}
+
+/* The length of the run of blocks with data at p, up to the next zero block. */
+static size_t data_run(const unsigned char *p, size_t n)
+{
+	size_t k = 0;
+
+	do
+		k += SPARSE_BLOCK;
+	while (k + SPARSE_BLOCK <= n && !all_zero(p + k, SPARSE_BLOCK));
+	return k < n ? k : n;
+}
+
+int pv_xfer_finish(struct pv_xfer *x)
+{
+	off_t end;
+
+	/* Ending on a hole: the length that the skipped zeros stand for. */
+	if (!x->hole_at_end)
+		return 0;
+	end = lseek(x->out, 0, SEEK_CUR);
+	return end < 0 || ftruncate(x->out, end) < 0 ? -1 : 0;
+}
+
 static enum pv_step skip_error(struct pv_xfer *x, uint64_t max)
 {
 	off_t at = lseek(x->in, 0, SEEK_CUR);
@@ -146,6 +316,9 @@ static enum pv_step skip_error(struct pv_xfer *x, uint64_t max)
 	x->skip_errno = errno;
 	if (at < 0)
 		return PV_STEP_READ_ERR;
+	/* -Z: on to the next block boundary instead of growing skips. */
+	if (x->skip_block > 0)
+		n = (size_t)(x->skip_block - (uint64_t)at % x->skip_block);
 	if (n > max)
 		n = (size_t)max;
 	if (n > x->size)
@@ -167,13 +340,24 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 {
 	if (max == 0)
 		return PV_STEP_MOVED;
-	if (x->pend_len == 0) {
+	int fresh = x->pend_len == 0; /* bytes not counted yet */
+
+	if (x->pend_len == 0 && x->tail_len > 0) {
+		/* Line mode: what a line limit held back last time goes first. */
+		x->pend_off = x->tail_off;
+		x->pend_len = x->tail_len;
+		x->tail_len = 0;
+	} else if (x->pend_len == 0) {
 		size_t want = max < x->size ? (size_t)max : x->size;
 		ssize_t n;
 
 		if (x->in_splice)
 			return splice_step(x, max, bytes);
+		if (x->direct && want >= 4096)
+			want &= ~(size_t)4095; /* O_DIRECT reads whole blocks */
 		n = read(x->in, x->buf, want);
+		if (n < 0 && errno == EINVAL && x->direct && set_direct(x->in, 0) == 0)
+			n = read(x->in, x->buf, want); /* an unaligned length: this read without O_DIRECT */
 		if (n == 0)
 			return PV_STEP_EOF;
 		if (n < 0) {
@@ -188,20 +372,36 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 		x->skip = 1;
 		x->pend_off = 0;
 		x->pend_len = (size_t)n;
-		if (x->count_lines) {
-			size_t cut;
+	}
+	if (x->count_lines && fresh) {
+		size_t cut;
 
-			*lines += count_eol(x->buf, x->pend_len, x->eol, max_lines, &cut);
-			x->pend_len = cut; /* -S in line mode: nothing after the last line */
-		}
+		*lines += count_eol(x->buf + x->pend_off, x->pend_len, x->eol, max_lines, &cut);
+		/* Past max_lines (-L or -S in line mode): the rest waits for the next step. */
+		x->tail_off = x->pend_off + cut;
+		x->tail_len = x->pend_len - cut;
+		x->pend_len = cut;
 	}
 	while (x->pend_len > 0) {
 		ssize_t n;
 
+		size_t zeros = x->sparse ? zero_run(x->buf + x->pend_off, x->pend_len) : 0;
+
 		if (x->discard) {
 			n = (ssize_t)x->pend_len;
+		} else if (zeros > 0) {
+			/* -O: a hole instead of written zeros; the file's length is set at the end. */
+			if (lseek(x->out, (off_t)zeros, SEEK_CUR) < 0)
+				return PV_STEP_WRITE_ERR;
+			n = (ssize_t)zeros;
+			x->hole_at_end = 1;
 		} else {
-			n = write(x->out, x->buf + x->pend_off, x->pend_len);
+			size_t len = x->sparse ? data_run(x->buf + x->pend_off, x->pend_len) : x->pend_len;
+
+			n = write(x->out, x->buf + x->pend_off, len);
+			if (n < 0 && errno == EINVAL && x->direct && set_direct(x->out, 0) == 0)
+				n = write(x->out, x->buf + x->pend_off, len); /* the unaligned tail */
+			x->hole_at_end = 0;
 			if (n < 0) {
 				if (errno == EAGAIN)
 					wait_ready(x->out, POLLOUT);

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../display.h"
 
@@ -18,32 +19,39 @@ enum pv_step {
 	PV_STEP_WRITE_ERR  /* writing failed; errno kept (EPIPE: the reader went away) */
 };
 
-/*
- * Caller-owned. pv_xfer_init allocates the buffer; pv_xfer_free releases
- * it. Descriptors are borrowed: the caller opens and closes them.
- */
-struct pv_xfer {
-	int in, out;
-	int in_splice;		/* splice may be tried for this input */
+/* How the data path is set up; fixed for the whole run. */
+struct pv_xfer_opts {
+	size_t buffer_size;	/* read/write buffer, bytes */
 	int no_splice;		/* -C, or something needs the bytes themselves */
-	int out_pipe;		/* the output is a pipe */
 	int count_lines;	/* -l: count eol bytes */
 	unsigned char eol;	/* '\n', or '\0' with -0 */
 	int sync;		/* -Y: fdatasync after each write */
 	int discard;		/* -X: read, count, write nothing */
 	int skip_errors;	/* -E */
-	unsigned char *buf;
-	size_t size;		/* buffer size */
-	size_t pend_off, pend_len; /* read but not yet written */
-	unsigned char last[DISPLAY_LAST_MAX]; /* the last bytes written, for -A */
-	size_t last_len;
-	uint64_t skip, skip_at, skip_len; /* -E: next skip size, and the range last skipped */
-	int skip_errno;
+	uint64_t skip_block;	/* -Z BYTES: with -E, skip to the next multiple of BYTES; 0 adapts */
+	int sparse;		/* -O: seek over 4 KiB blocks of zeros instead of writing them */
+	int direct;		/* -K: O_DIRECT on input and output where they take it */
 };
 
-/* Set up for output fd out with a read/write buffer of size bytes. 0, or -1 (ENOMEM). */
-int pv_xfer_init(struct pv_xfer *x, int out, size_t size);
+/* The data path's state, opaque: only the functions below touch it. */
+struct pv_xfer;
+
+/*
+ * A data path writing to out (borrowed: the caller opens and closes it, and
+ * every input). Returns NULL with errno ENOMEM. Free with pv_xfer_free.
+ */
+struct pv_xfer *pv_xfer_new(int out, const struct pv_xfer_opts *o);
 void pv_xfer_free(struct pv_xfer *x);
+
+/* The output descriptor, and whether it is a pipe (then worth growing). */
+int pv_xfer_output(const struct pv_xfer *x);
+int pv_xfer_output_is_pipe(const struct pv_xfer *x);
+
+/* The last bytes written (for -A): *len of them, valid until the next step. */
+const unsigned char *pv_xfer_last(const struct pv_xfer *x, size_t *len);
+
+/* After PV_STEP_SKIPPED: where the skipped range starts, its length, and the read's errno. */
+void pv_xfer_skipped(const struct pv_xfer *x, uint64_t *at, uint64_t *len, int *err);
 
 /* Start reading fd (borrowed). Decides whether splice can be used for it. */
 void pv_xfer_set_input(struct pv_xfer *x, int in);
@@ -57,8 +65,19 @@ void pv_xfer_set_input(struct pv_xfer *x, int in);
 enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, uint64_t *bytes,
 			  uint64_t *lines);
 
+/* After the last step: with -O, give the output the length its trailing hole stands for.
+ * 0, or -1 with errno. */
+int pv_xfer_finish(struct pv_xfer *x);
+
 /* Bytes waiting in the buffer, as a percentage of it (-T); -1 when splicing. */
 int pv_xfer_buffer_percent(const struct pv_xfer *x);
+
+/* How many bytes of p[0..n) equal c (the lines of a buffer). Pure. */
+uint64_t pv_count_byte(const unsigned char *p, size_t n, unsigned char c);
+
+/* Line mode's size: the eol bytes in regular file fd from offset at on, read with pread so
+ * that a shared stdin keeps its offset. The count, or -1 (errno kept). */
+int64_t pv_count_lines(int fd, off_t at, unsigned char eol);
 
 /* Grow a pipe towards size bytes of capacity (fewer, larger splices); errors ignored. */
 void pv_xfer_grow_pipe(int fd, size_t size);

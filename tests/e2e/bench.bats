@@ -10,6 +10,8 @@ load helpers
 setup() {
 	common_setup
 	command -v jq >/dev/null || skip "jq is not installed"
+	# A plain bench writes its report here.
+	cd "$SCRATCH"
 }
 
 teardown() {
@@ -79,11 +81,34 @@ path_with() {
 	run "$NCPV" bench -T stream -d 0.2 -r 1 -M ncpv,bash-read
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"Method"*"Total data"*"Rate"*"vs baseline"* ]]
+	[[ "$output" == *"Method"*"Total"*"Rate"*"CPU/GiB"*"vs baseline"* ]]
 	[[ "$output" == *"ncpv bench: stream bash-read run 1/1: "* ]]
 	# Without the seed's pipeline among the methods, the first one is the baseline.
-	[[ "$output" == *$'\nncpv '*"1.000x (baseline)"* ]]
-	[[ "$output" == *$'\nbash-read '*"x slower (p="* || "$output" == *$'\nbash-read '*"x within spread (p="* ]]
+	[[ "$output" == *$'\nncpv '*"1.000x baseline"* ]]
+	# One run each cannot give a verdict, and the table says so.
+	[[ "$output" == *$'\nbash-read '*"x too few runs"* ]]
+}
+
+# Issue 16: CPU per method, of its whole process tree (a shell's children too).
+@test "every method's CPU time is reported, grandchildren included" {
+	# spin's download is held to 100 KB/s, so its time is mostly the busy loop's: a
+	# subshell the method's sh leaves running, killed with it at the end of the run.
+	bench_json -T stream,files -d 1 -n 3 -s 1K -r 1 -M ncpv,spin,loop \
+		--method 'spin=(while :; do :; done) & {ncpv} get -q -o - {host} {port} | {ncpv} pv -q -L 100k >/dev/null' \
+		--method 'loop=(i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done); {ncpv} get -q {host} {port}'
+	[ "$status" -eq 0 ]
+	jq -e '[.tests[].methods[] | .cpu > 0 and (.cpu_unit == "s/GiB" or .cpu_unit == "s/download") and
+		all(.runs[]; .cpu > 0)] | all' "$SCRATCH/out.json"
+	jq -e '.tests[0].methods[] | select(.name == "spin") | .runs[0].cpu > 0.1' "$SCRATCH/out.json"
+	# In the files test each download runs a loop in a subshell of a sh of a bash loop.
+	jq -e '.tests[1].methods as $m | ($m[] | select(.name == "loop") | .cpu) > 0.02 and
+		($m[] | select(.name == "loop") | .cpu) > 10 * ($m[] | select(.name == "ncpv") | .cpu)' "$SCRATCH/out.json"
+}
+
+@test "the table fits 80 columns" {
+	run "$NCPV" bench -q -T stream,files -d 0.2 -n 5 -r 1
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" | sed '/^Commands:/,$d' | awk 'length($0) > 80 { print "too wide: " $0; bad = 1 } END { exit bad }'
 }
 
 @test "a method whose tool is missing is skipped with the reason, not failed" {
@@ -169,7 +194,7 @@ path_with() {
 
 @test "--server seed runs the seed's nc -l loop, stream only" {
 	command -v nc >/dev/null || skip "nc is not installed"
-	bench_json --server seed -d 0.3 -r 2 -M ncpv,bash-read
+	bench_json --server seed -T stream -d 0.3 -r 2 -M ncpv,bash-read
 	[ "$status" -eq 0 ]
 	jq -e '(.server | test("while true; do nc -l 127.0.0.1 [0-9]+ </dev/urandom; done")) and
 		(.tests | length == 1) and ([.tests[0].methods[] | .status == "ok" and (.runs | length == 2)] | all)' \
@@ -183,31 +208,39 @@ path_with() {
 	run "$NCPV" bench -q --csv -T stream -d 0.2 -r 1 -M ncpv,bash-read
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,verdict,reason,command" ]
+	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,verdict,reason,command" ]
 	[ "${#lines[@]}" -eq 3 ]
 	[[ "${lines[1]}" == stream,ncpv,ok,1,1,* ]]
 }
 
+# Issue 16: a comparison chart per test (every method named, with its bar and
+# spread), the per-method stream charts, laid out by headless Chromium
+# without overflow, and a screenshot of the whole report of the expected size.
 @test "the HTML report's charts are drawn in headless Chromium" {
 	local chromium
 	chromium=$(command -v chromium || command -v chromium-browser) || skip "chromium is not installed"
 	"$NCPV" bench -q -T stream,files -d 0.3 -n 10 -r 2 -M ncpv,bash-read --html "$SCRATCH/report.html" >/dev/null
-	grep -q '<svg class="chart stream"' "$SCRATCH/report.html"
+	grep -q '<svg class="chart compare stream"' "$SCRATCH/report.html"
 	# A page of the test's own loads the report and measures what was laid out.
 	cat >"$SCRATCH/check.html" <<'HTML'
-<!DOCTYPE html><html><body><iframe id="r" src="report.html" width="900" height="2000"></iframe>
+<!DOCTYPE html><html><body style="margin:0"><iframe id="r" src="report.html" width="1000" height="3000"></iframe>
 <pre id="result">not loaded</pre><script>
 document.getElementById('r').addEventListener('load', function () {
-  var out = [];
-  this.contentDocument.querySelectorAll('svg.chart').forEach(function (svg) {
-    var drawn = 0;
+  var doc = this.contentDocument, out = [], width = doc.documentElement.clientWidth;
+  doc.querySelectorAll('svg.chart').forEach(function (svg) {
+    var drawn = 0, names = [], box = svg.getBoundingClientRect();
     svg.querySelectorAll('polyline.run, rect.median').forEach(function (m) {
       /* A steady rate is a horizontal line: a run's line needs width, a bar both sides. */
       var b = m.getBBox();
       if (b.width > 0 && (b.height > 0 || m.tagName === 'polyline')) drawn++; });
-    out.push((svg.classList.contains('files') ? 'files' : svg.dataset.method) + '=' + drawn);
+    svg.querySelectorAll('text.name').forEach(function (t) { names.push(t.textContent); });
+    var kind = svg.classList.contains('compare') ? 'compare-' + (svg.classList.contains('files') ? 'files' : 'stream')
+                                                 : svg.dataset.method;
+    out.push(kind + '=' + drawn + (names.length ? '[' + names.join(',') + ']' : '') +
+             (box.right <= width && box.width > 300 ? '' : '!overflow'));
   });
-  document.getElementById('result').textContent = 'charts ' + out.join(' ');
+  document.getElementById('result').textContent = 'charts ' + out.join(' ') +
+    (doc.documentElement.scrollWidth <= width ? ' fits' : ' too-wide');
 });
 </script></body></html>
 HTML
@@ -215,7 +248,12 @@ HTML
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium" \
 		--allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$SCRATCH/check.html"
 	echo "$output" | grep -o "charts[^<]*"
-	[[ "$output" == *"charts ncpv=2 bash-read=2 files=2"* ]]
+	[[ "$output" == *"charts compare-stream=2[ncpv,bash-read] ncpv=2 bash-read=2 compare-files=2[ncpv,bash-read] fits"* ]]
+	run timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium" \
+		--hide-scrollbars --window-size=1000,2400 --screenshot="$SCRATCH/report.png" "file://$SCRATCH/report.html"
+	# A PNG of the window's size: width and height are bytes 16-23 of its header.
+	[ "$(od -An -tx1 -j16 -N8 "$SCRATCH/report.png" | tr -d ' \n')" = "000003e800000960" ]
 }
 
 # Skip unless this machine lets us make the link (namespaces and TUN devices, as ncpv link).
@@ -279,13 +317,27 @@ running_with() {
 	[ -z "$(running_with "$rate")" ]
 }
 
+# Issue 16, misleading case 4: tbf's bucket let the start through unshaped, so
+# a low rate measured faster than the link. 1 Mbit/s is 125,000 B/s of IP packets,
+# at most 125000 * 1448 / 1500 = 120,667 B/s of payload in full segments; one
+# segment more or less in 4 s is 362 B/s.
+@test "--link at a low rate never measures faster than the link carries" {
+	need_netns
+	"$NCPV" bench -q --json -T stream -d 4 -r 1 -M ncpv --link 1mbit >"$SCRATCH/out.json"
+	jq -e '.tests[0].methods[0] | .status == "ok" and .median <= 120667 + 362 and .median > 60000' "$SCRATCH/out.json"
+	# A run too short to move more than a few segments says so, with the duration it needs.
+	run "$NCPV" bench -q --json -T stream -d 0.5 -r 1 -M ncpv --link 100kbit
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "ncpv bench: --link 100kbit: a 0.5 s run moves only about 6250 bytes: use -d 3 or more for a rate this low" ]
+}
+
 @test "--link as an ordinary user works, or says why in one line and stops" {
 	if [ "$(id -u)" -eq 0 ]; then
 		command -v setpriv >/dev/null || skip "setpriv is not installed"
 		cp "$NCPV" "$SCRATCH/ncpv" && chmod 755 "$SCRATCH" "$SCRATCH/ncpv"
-		run setpriv --reuid=65534 --regid=65534 --clear-groups "$SCRATCH/ncpv" bench -q -T stream -d 1 -r 1 -M ncpv --link 94mbit
+		run setpriv --reuid=65534 --regid=65534 --clear-groups "$SCRATCH/ncpv" bench -q --no-report -T stream -d 1 -r 1 -M ncpv --link 94mbit
 	else
-		run "$NCPV" bench -q -T stream -d 1 -r 1 -M ncpv --link 94mbit
+		run "$NCPV" bench -q --no-report -T stream -d 1 -r 1 -M ncpv --link 94mbit
 	fi
 	echo "$output"
 	if [ "$status" -ne 0 ]; then
@@ -428,7 +480,9 @@ wait_all_gone() {
 	local guard
 	guard=$(descendants "$BENCH_PID" | sed -n 's/:ncpv-guard$//p')
 	[ -n "$guard" ]
-	kill -KILL "$BENCH_PID" "$guard"
+	# The supervisor first: killed second, it could wake on the bench's end and do the sweep's work.
+	kill -KILL "$guard"
+	kill -KILL "$BENCH_PID"
 	# sleep was the shell's child, and holds no socket: only the sweep reaches it.
 	[ -n "$(alive "$SLEEP_PID")" ]
 	run "$NCPV" bench -q -T stream -d 0.2 -r 1 -M ncpv
@@ -436,4 +490,238 @@ wait_all_gone() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"ncpv bench: killed "*" left running by a bench that was killed"* ]]
 	wait_all_gone 20 "${KIDS[@]}"
+}
+
+# Issue 16, misleading case 1: runs that cannot reach significance give no verdict.
+@test "with too few runs for significance there is no verdict, and the table says how many" {
+	run "$NCPV" bench -q -T files -n 3 -s 256 -r 3 -b ncpv -M ncpv,slow --method 'slow=sleep 0.2; {ncpv} get -q {host} {port}'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\nslow '*"x too few runs"* ]]
+	[[ "${output//$'\n'/ }" == *"Too few runs for a verdict: with 3 per method no difference can reach p < 0.05; need -r 4 or more."* ]]
+	[[ "$output" != *"x same p="* && "$output" != *"x slower p="* ]]
+	bench_json -T files -n 3 -s 256 -r 3 -b ncpv -M ncpv,slow --method 'slow=sleep 0.2; {ncpv} get -q {host} {port}'
+	jq -e '.tests[0].runs_needed == 4 and (.tests[0].methods[] | select(.name == "slow") | .verdict == "too few runs")' \
+		"$SCRATCH/out.json"
+}
+
+# Issue 16, misleading case 2: a round that outside load spoiled for every method is named.
+@test "a round that is off for every method is reported unstable, with the verdicts without it" {
+	local m
+	for m in a b; do
+		# Each method counts its own runs; its third sleeps as if the machine were busy.
+		set -- "$@" --method "$m=n=\$(cat $SCRATCH/$m 2>/dev/null || echo 0); echo \$((n + 1)) >$SCRATCH/$m; [ \$n -ne 2 ] || sleep 1; {ncpv} get -q --count {count} {host} {port}"
+	done
+	bench_json -T files -n 2 -s 256 -r 5 -M a,b "$@"
+	[ "$status" -eq 0 ]
+	# (Load from other processes on this machine may spoil another round too.)
+	jq -e '(.tests[0].unstable_rounds | index(3) != null) and
+		(.tests[0].methods[] | select(.name == "b") | (.verdict_without_unstable | length > 0))' "$SCRATCH/out.json"
+	rm -f "$SCRATCH/a" "$SCRATCH/b"
+	run "$NCPV" bench -q -T files -n 2 -s 256 -r 5 -M a,b "$@"
+	output=${output//$'\n'/ }
+	[[ "$output" =~ Unstable\ rounds?\ ([0-9]+,\ )*3(,\ [0-9]+)*:\ every\ method\ was\ over\ 4x\ off\ its\ other\ rounds\ \(load\ from\ outside\?\)\.\ Without\ (it|them):\ b\  ]]
+}
+
+# Issue 16, misleading case 3: options that silently dropped a test or a method.
+@test "--server seed without -T says the files test is left out" {
+	command -v nc >/dev/null || skip "nc is not installed"
+	run "$NCPV" bench -q --json --server seed -d 0.2 -r 1 -M ncpv
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "ncpv bench: --server seed sends one endless stream: running the stream test only (-T stream says so and silences this)" ]]
+	run "$NCPV" bench -q --json --server seed -T stream -d 0.2 -r 1 -M ncpv
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"endless"* ]]
+}
+
+@test "a --method left out of --methods is refused with the fix" {
+	run "$NCPV" bench -M ncpv --method 'mine=nc {host} {port}'
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "ncpv bench: method 'mine' from --method is not in --methods: add it to -M, or leave it out" ]
+}
+
+@test "the files test against an endless --connect server is refused at once" {
+	start_serve
+	SECONDS=0
+	run timeout 60 "$NCPV" bench -q -T files --connect "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" = "ncpv bench: --connect 127.0.0.1:$SERVE_PORT never closes a download: the files test needs a server that does (such as ncpv serve --size 4K there); use -T stream" ]
+	[ "$SECONDS" -lt 30 ]
+	# Without -T, the stream test runs alone, with the reason.
+	run "$NCPV" bench -q --json -d 0.2 -r 1 -M ncpv --connect "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "ncpv bench: --connect 127.0.0.1:$SERVE_PORT never closes a download: running the stream test only"* ]]
+	# A server that ends each download is measured by the files test.
+	start_serve --size 1K
+	bench_json -T files -n 5 -r 1 -M ncpv --connect "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+}
+
+# Issue 16: two saved runs side by side, as hyperfine users test a change.
+@test "bench compare puts two saved runs side by side with a verdict per method" {
+	local fast='x={ncpv} get -q --count {count} {host} {port}' slow='x=sleep 0.05; {ncpv} get -q --count {count} {host} {port}'
+	"$NCPV" bench -q --json -T files -n 3 -s 256 -r 5 -M ncpv,x --method "$fast" >"$SCRATCH/a.json"
+	"$NCPV" bench -q --json -T files -n 3 -s 256 -r 5 -M x --method "$slow" >"$SCRATCH/b.json"
+	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/b.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[2]}" == "Test "*"Method"*"A median"*"B median"*"B/A"*"B vs A" ]]
+	[[ "$output" =~ $'\n'files\ +x\ +[0-9.]+/s\ +[0-9.]+/s\ +0\.[0-9]+x\ +slower\ p=0\.00[0-9]+ ]]
+	[[ "$output" =~ $'\n'files\ +ncpv\ +[0-9.]+/s\ +-\ +-\ +only\ in\ A ]]
+	# The same file against itself: the same, with the ratio 1.
+	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/a.json"
+	[[ "$output" =~ $'\n'files\ +x\ +[0-9.]+/s\ +[0-9.]+/s\ +1\.000x\ +same\ p=1 ]]
+}
+
+@test "bench compare refuses what it cannot read, each with a one-line error" {
+	run "$NCPV" bench compare "$SCRATCH/a.json"
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv bench: compare needs two files: ncpv bench compare A.json B.json" ]
+	run "$NCPV" bench compare "$SCRATCH/none.json" "$SCRATCH/none.json"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv bench: cannot read $SCRATCH/none.json: No such file or directory" ]
+	printf '{"tests": [1, 2' >"$SCRATCH/cut.json"
+	run "$NCPV" bench compare "$SCRATCH/cut.json" "$SCRATCH/cut.json"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv bench: $SCRATCH/cut.json is not JSON: offset 15: expected ',' or ']'" ]
+	echo '{"a": 1}' >"$SCRATCH/other.json"
+	run "$NCPV" bench compare "$SCRATCH/other.json" "$SCRATCH/other.json"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv bench: $SCRATCH/other.json is not the JSON of ncpv bench --json (no \"tests\" array)" ]
+}
+
+# Issue 16: every report says where, when and with what it ran, and JSON has a schema version.
+@test "every report carries the environment, and JSON its schema version" {
+	command -v nc >/dev/null && command -v pv >/dev/null || skip "nc and pv are needed"
+	bench_json -T stream -d 0.2 -r 1 -M ncpv,nc-pv
+	[ "$status" -eq 0 ]
+	jq -e --arg k "$(uname -r)" '.schema_version == 2 and (.environment |
+		(.date | test("^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9:]+Z$")) and (.kernel | contains($k)) and
+		(.cpu | length > 0) and .cpus >= 1 and (.load | length == 3) and
+		.command == "ncpv bench -q --json -T stream -d 0.2 -r 1 -M ncpv,nc-pv" and
+		(.tools.pv | test("[0-9]")) and (.tools | has("nc")))' "$SCRATCH/out.json"
+	run "$NCPV" bench -q -T stream -d 0.2 -r 1 -M ncpv,nc-pv --html "$SCRATCH/r.html"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *$'\nEnvironment: '*"CPUs; load "*$'\nTools: '*"pv: pv "* ]]
+	[[ "$output" == *$'\nCommand: ncpv bench -q -T stream -d 0.2 -r 1 -M ncpv,nc-pv --html '* ]]
+	grep -q '<p class="env">Environment: ' "$SCRATCH/r.html"
+}
+
+# Issue 16: the answer first, and a plain bench keeps its report in files.
+@test "a plain bench prints the headline first and the report's paths last" {
+	run "$NCPV" bench -q -T stream,files -d 0.2 -n 5 -r 1 -M ncpv,bash-read
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# Without the seed's pipeline, the first method is the baseline; bash-read is far slower.
+	[ "${lines[0]}" = "For one big stream, ncpv (the baseline) was fastest." ]
+	[[ "$output" == *$'\nFor many small files (5 of 4096 B), '*" was fastest"* ]]
+	local html json
+	html=$(sed -n 's/^Report: \(.*\) (open it in a browser)$/\1/p' <<<"$output")
+	json=$(sed -n 's/^JSON:   //p' <<<"$output")
+	[ "${lines[-1]}" = "JSON:   $json" ]
+	[[ "$html" == "$SCRATCH"/ncpv-bench-*.html && "$json" == "${html%.html}.json" ]]
+	grep -q '<strong class="headline">For one big stream, ' "$html"
+	jq -e '.schema_version == 2 and (.headline | startswith("For one big stream, ")) and (.tests | length == 2)' "$json"
+}
+
+@test "--no-report writes no file, and an interrupted bench leaves no empty report" {
+	run "$NCPV" bench -q --no-report -T stream -d 0.2 -r 1 -M ncpv
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"Report: "* ]]
+	[ -z "$(ls "$SCRATCH" | grep ncpv-bench)" ]
+	"$NCPV" bench -q -T stream -d 30 -r 1 -M ncpv >/dev/null 2>&1 &
+	local pid=$! i
+	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 400; i++)); do
+		[ -n "$(descendants "$pid" | grep ':ncpv$' | head -2 | sed -n 2p)" ] && break
+		sleep 0.05
+	done
+	kill -INT "$pid"
+	wait "$pid" || true
+	[ -z "$(ls "$SCRATCH" | grep ncpv-bench)" ]
+	run "$NCPV" bench --html x.html --no-report
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv bench: --html and --no-report conflict: pick one" ]
+}
+
+@test "the comparison chart turns logarithmic when methods differ by orders of magnitude, colours fixed by name" {
+	# ncpv makes its 10 downloads in one process; slow waits 1 s before each: 50x or more apart.
+	"$NCPV" bench -q -T files -n 10 -s 256 -r 1 -M ncpv,slow --method 'slow=sleep 1; {ncpv} get -q {host} {port}' \
+		--html "$SCRATCH/log.html" >/dev/null
+	grep -q '<svg class="chart compare files" data-scale="log"' "$SCRATCH/log.html"
+	grep -q '<rect class="median" data-method="ncpv" [^>]*fill="#1f77b4"' "$SCRATCH/log.html"
+	"$NCPV" bench -q -T files -n 2 -s 256 -r 2 -M ncpv,same --method 'same={ncpv} get -q --count {count} {host} {port}' \
+		--html "$SCRATCH/lin.html" >/dev/null
+	grep -q '<svg class="chart compare files" data-scale="linear"' "$SCRATCH/lin.html"
+	# The same method keeps its colour whatever else ran.
+	grep -q '<rect class="median" data-method="ncpv" [^>]*fill="#1f77b4"' "$SCRATCH/lin.html"
+}
+
+# Issue 16: an interrupted bench still reports what finished, marked partial.
+@test "an interrupted bench prints the runs that finished, marked partial, and exits 130" {
+	"$NCPV" bench --json -T stream -d 0.5 -r 50 -M ncpv,bash-read >"$SCRATCH/out.json" 2>"$SCRATCH/err" &
+	local pid=$!
+	STARTED_PIDS+=("$pid")
+	wait_for "$SCRATCH/err" "stream bash-read run 1/50" 30
+	kill -INT "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 130 ]
+	grep -q "interrupted: stopped the methods and the servers" "$SCRATCH/err"
+	jq -e '.interrupted and (.headline | startswith("Interrupted: partial results")) and
+		(.tests[0].methods[] | select(.name == "ncpv") | .runs_ok >= 1 and (.runs | all(.ok)))' "$SCRATCH/out.json"
+}
+
+# Issue 16: random order within rounds, reproducible from the reported seed;
+# a row per run in CSV; the time the runs will take, said before they start.
+@test "--shuffle orders each round from its seed, reported, and --csv-runs gives a row per run" {
+	local m='-M ncpv,nc,cat-devtcp,bash-read,ncat,socat,nc-pv,pv-devtcp' a b c
+	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=42
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,error" ]
+	a=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
+	# Every round holds each position once.
+	[ -z "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f3,4 | sort | uniq -d)" ]
+	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=42
+	b=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
+	[ "$a" = "$b" ]
+	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=43
+	c=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
+	[ "$a" != "$c" ]
+	bench_json -T files -n 1 -s 256 -r 1 -M ncpv --shuffle=42
+	jq -e '.order == "shuffled" and .seed == 42' "$SCRATCH/out.json"
+	bench_json -T files -n 1 -s 256 -r 1 -M ncpv
+	jq -e '.order == "interleaved" and (has("seed") | not) and .tests[0].methods[0].runs[0].position == 1' "$SCRATCH/out.json"
+}
+
+@test "the bench says how long it will take before it starts" {
+	run "$NCPV" bench --no-report -T stream -d 30 -r 5 -M ncpv,bash-read --connect 127.0.0.1:1
+	[ "$status" -eq 4 ] # (no server: it stops before the estimate)
+	start_serve
+	"$NCPV" bench --no-report -T stream -d 30 -r 5 -M ncpv,bash-read --connect "127.0.0.1:$SERVE_PORT" \
+		>/dev/null 2>"$SCRATCH/err" &
+	local pid=$!
+	STARTED_PIDS+=("$pid")
+	wait_for "$SCRATCH/err" "stream test takes" 20
+	kill -INT "$pid"
+	wait "$pid" || true
+	grep -q "^ncpv bench: 2 methods x 5 runs: the stream test takes about 5 min$" "$SCRATCH/err"
+}
+
+# Issue 16: TCP's view per method, from the server's sockets' tcp_info.
+@test "stream runs report TCP's retransmits and RTT" {
+	bench_json -T stream -d 0.3 -r 1 -M ncpv,bash-read --html "$SCRATCH/r.html"
+	[ "$status" -eq 0 ]
+	jq -e '[.tests[0].methods[] | .retrans >= 0 and .rtt_ms > 0 and
+		all(.runs[]; .retrans >= 0 and .rtt_ms > 0)] | all' "$SCRATCH/out.json"
+	grep -q '<th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
+	# Each method's CPU cell holds a time, not another rate.
+	[ "$(grep -Eo '</td><td>[0-9.]+(us|ms|s)</td><td>[0-9]+</td><td>[0-9.]+ ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
+	need_netns
+	# A shaped link queues: its RTT is far above loopback's.
+	bench_json -T stream -d 1 -r 1 -M ncpv --link 20mbit
+	[ "$status" -eq 0 ]
+	jq -e '.tests[0].methods[0] | .retrans >= 0 and .rtt_ms >= 1' "$SCRATCH/out.json"
 }

@@ -200,14 +200,14 @@ survives_stops() {
 	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind fills the closed stdout itself"
 	run bash -c '"$0" pv -q "$1" >&-' "$NCPV" "$SCRATCH/source"
 	[ "$status" -eq 16 ]
-	[ "$output" = "ncpv pv: write failed: Bad file descriptor" ]
+	[ "$output" = "pv: write failed: Bad file descriptor" ]
 }
 
 # Real pv dies of SIGXFSZ here (status 153, no message); ncpv ignores it and reports EFBIG.
 @test "pv past the file size limit keeps an exact prefix and exits 16" {
 	past_fsize_limit '"$0" pv -q "$1" >"$2"' "$NCPV" "$SCRATCH/source" "$SCRATCH/out"
 	[ "$status" -eq 16 ]
-	[ "$output" = "ncpv pv: write failed: File too large" ]
+	[ "$output" = "pv: write failed: File too large" ]
 }
 
 # slow_pv: a 20 MB file through `ncpv pv -L 10M` (at least 2 s, its rate limit's sleeps

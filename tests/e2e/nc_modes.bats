@@ -228,6 +228,7 @@ p = subprocess.Popen([sys.argv[1], "nc", "-F", "127.0.0.1", sys.argv[2]], stdout
 child.close()
 msg, fds, flags, addr = socket.recv_fds(parent, 1, 1)
 s = socket.socket(fileno=fds[0])
+s.setblocking(True)  # it comes non-blocking, as from Debian nc; a receiver (ssh) sets its own flags
 n = 0
 while True:
     b = s.recv(65536)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: ISC
-# pv_compat.bats - `ncpv pv` against Debian's real pv 1.6.20 on the same input.
+# pv_compat.bats - `ncpv pv` against Debian's real pv 1.6.20 where 1.10.5 (the reference,
+# pv_golden.bats) behaves the same: timing, limits and data paths.
 load helpers
 
 setup() {
@@ -30,14 +31,6 @@ both() {
 	fi
 }
 
-@test "final byte counts match pv at the magnitude boundaries" {
-	local n
-	for n in 0 1 99 100 999 1000 1023 1024 1025 10239 102400 1017856 1048575 1048576; do
-		head -c "$n" /dev/zero >"$SCRATCH/in"
-		both "$SCRATCH/in" -f -b
-	done
-}
-
 @test "final line-mode counts match pv" {
 	local n
 	for n in 0 1 999 1000 1500 999999; do
@@ -48,60 +41,16 @@ both() {
 	both "$SCRATCH/in" -f -0 -b
 }
 
-@test "progress bar layout matches pv at every width and percentage" {
-	local w s
-	head -c 1000 /dev/zero >"$SCRATCH/in"
-	for w in 2 4 5 6 7 8 20 30 80 200; do
-		both "$SCRATCH/in" -f -p -w "$w"
-		for s in 10 500 900 990 999 1000 3000; do
-			both "$SCRATCH/in" -f -p -w "$w" -s "$s"
-		done
-	done
-}
-
-@test "ETA is blanked on the last line and left out without a size" {
-	head -c 1000 /dev/zero >"$SCRATCH/in"
-	both "$SCRATCH/in" -f -e -s 1000
-	both "$SCRATCH/in" -f -e
-	both "$SCRATCH/in" -f -b -p -e -s 500
-	both "$SCRATCH/in" -f -t -e -s 4000
-}
-
-@test "name, buffer percent and format strings match pv" {
-	head -c 1000 /dev/zero >"$SCRATCH/in"
-	both "$SCRATCH/in" -f -N foo -b
-	both "$SCRATCH/in" -f -N averyverylongname -b -t
-	both "$SCRATCH/in" -f -T -b
-	both "$SCRATCH/in" -f -F 'x%5Ay %% %z %' -C
-	both "$SCRATCH/in" -f -F '<%b|%t|%p>' -s 2000 -w 40
-}
-
 @test "long format names render like their short forms" {
 	local a b
 	head -c 5000 /dev/zero >"$SCRATCH/in"
 	a=$(show "$SCRATCH/in" "$NCPV" pv -f -s 10000 -w 60 -F '%b %t %p %e')
 	b=$(show "$SCRATCH/in" "$NCPV" pv -f -s 10000 -w 60 -F '%{bytes} %{timer} %{progress} %{eta}')
 	[ "$a" = "$b" ]
-	run "$NCPV" pv -F '%{nope}' </dev/null
-	[ "$status" -eq 64 ]
-	[[ "$output" == *"%{nope}"* ]]
-}
-
-@test "numeric output matches pv for every -t -b -l combination" {
-	local o a b
-	head -c 1000 /dev/zero >"$SCRATCH/in"
-	for o in "" -b -l -lb -p -r -e -a; do
-		for s in "" "-s 500" "-s 990" "-s 2000"; do
-			# shellcheck disable=SC2086
-			both "$SCRATCH/in" -n $o $s
-		done
-	done
-	# With -t the elapsed time differs run to run: compare its shape and the values.
-	for o in -t -tb -tl; do
-		a=$(show "$SCRATCH/in" pv -n $o -s 2000 | sed 's/^[0-9]*\.[0-9]\{4\} /T /')
-		b=$(show "$SCRATCH/in" "$NCPV" pv -n $o -s 2000 | sed 's/^[0-9]*\.[0-9]\{4\} /T /')
-		[ "$a" = "$b" ]
-	done
+	# pv 1.10 shows an unknown sequence as written.
+	run "$NCPV" pv -f -F '<%{nope}>' </dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"<%{nope}>"* ]]
 }
 
 @test "numeric updates with -s and -L follow pv in count and values" {

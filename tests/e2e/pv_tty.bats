@@ -55,3 +55,30 @@ teardown() {
 	[ "$(cat "$rc")" = 0 ]
 	[ "$(stat -c %s "$out")" -eq 204800 ]
 }
+
+# rows: "ROW NAME" for each -N line on the screen.
+rows() {
+	pane | grep -nE '^ *(aa|bb|cc): ' | sed -E 's/^([0-9]+): *(aa|bb|cc):.*/\1 \2/'
+}
+
+@test "-c: three pv in one pipeline draw three stable lines, one each" {
+	local first
+	make_file "$SCRATCH/in" 3000000
+	type_line "clear; $NCPV pv -c -i 0.1 -N aa -L 1M $SCRATCH/in | $NCPV pv -c -i 0.1 -N bb | $NCPV pv -c -i 0.1 -N cc >$SCRATCH/out; echo END"
+	pane_wait 'aa: .*%' && pane_wait 'bb: ' && pane_wait 'cc: '
+	first=$(rows | sort)
+	[ "$(echo "$first" | wc -l)" -eq 3 ]
+	[ "$(echo "$first" | cut -d' ' -f1 | sort -u | wc -l)" -eq 3 ]
+	pane_wait 'aa: .* [5-9][0-9]%' 10
+	[ "$(rows | sort)" = "$first" ]
+	pane_wait '^END' 20
+	[ "$(rows | sort)" = "$first" ]
+	pane | grep -q 'aa: .* 100%'
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "-c without a terminal draws the usual line" {
+	head -c 1000 /dev/zero >"$SCRATCH/in"
+	run bash -c '"$1" pv -c -f -b "$2" 2>&1 >/dev/null' _ "$NCPV" "$SCRATCH/in"
+	[ "$output" = $'1000  B\r' ]
+}

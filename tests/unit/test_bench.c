@@ -10,8 +10,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include "bench/link.h"
 #include "bench/method.h"
+#include "bench/report.h"
 #include "bench/result.h"
 
 static const struct method_vars vars = { "127.0.0.1", "6666", "4096", "20", "/bin/ncpv" };
@@ -229,6 +232,96 @@ static void test_summary_ratio_and_verdicts(void **state)
 	bench_results_free(&t);
 }
 
+/* Issue 16, case 1: runs that cannot reach significance give no verdict. */
+static void test_too_few_runs_give_no_verdict(void **state)
+{
+	static const struct bench_method m[2] = { { .name = "base" }, { .name = "fast" } };
+	double base[] = { 1, 1.1, 0.9, 1.05 }, fast[] = { 35, 36, 34, 35.5 };
+
+	(void)state;
+	assert_float_equal(bench_min_p(3, 3), 0.1, 1e-12);
+	assert_float_equal(bench_min_p(5, 5), 2.0 / 252, 1e-12);
+	assert_float_equal(bench_min_p(1, 1), 1, 1e-12);
+	assert_int_equal(bench_runs_needed(0.05), 4);
+	assert_int_equal(bench_runs_needed(0.01), 5);
+	/* Every run count from 1 to 6: a 35x gap is a verdict exactly when it can be. */
+	for (size_t n = 1; n <= 4; n++) {
+		struct bench_test_result t = { .test = BENCH_STREAM, .n = 2, .baseline = 0, .alpha = 0.05 };
+
+		t.results = calloc(2, sizeof(*t.results));
+		t.results[0].method = &m[0];
+		t.results[1].method = &m[1];
+		set_runs(&t.results[0], base, n);
+		set_runs(&t.results[1], fast, n);
+		bench_summarize(&t);
+		assert_string_equal(t.results[1].verdict, n < 4 ? "too few runs" : "faster");
+		assert_int_equal(t.runs_needed, 4);
+		bench_results_free(&t);
+	}
+}
+
+/* Issue 16, case 2: a round where load from outside hit every method is
+ * found, and the verdicts are given again without it. */
+static void test_unstable_round_is_found_and_left_out(void **state)
+{
+	static const struct bench_method m[3] = { { .name = "base" }, { .name = "fast" }, { .name = "ok" } };
+	double base[] = { 100, 101, 0.3, 102, 98 }, fast[] = { 200, 210, 0.4, 205, 195 },
+	       ok[] = { 100, 103, 97, 99, 101 };
+	struct bench_test_result t = { .test = BENCH_STREAM, .n = 3, .baseline = 0, .alpha = 0.05 };
+
+	(void)state;
+	t.results = calloc(3, sizeof(*t.results));
+	for (int i = 0; i < 3; i++)
+		t.results[i].method = &m[i];
+	set_runs(&t.results[0], base, 5);
+	set_runs(&t.results[1], fast, 5);
+	set_runs(&t.results[2], base, 5);
+	bench_summarize(&t);
+	assert_true(t.unstable == (1u << 2));
+	/* The collapsed round hides a real difference; without it, it shows. */
+	assert_string_equal(t.results[1].verdict, "within spread");
+	assert_string_equal(t.results[1].verdict_stable, "faster");
+	assert_float_equal(t.results[1].p_stable, 2.0 / 70, 1e-12);
+	/* One method that ran normally in that round: then it was not outside load. */
+	free(t.results[2].runs);
+	set_runs(&t.results[2], ok, 5);
+	bench_summarize(&t);
+	assert_true(t.unstable == 0);
+	bench_results_free(&t);
+}
+
+/* Issue 16: chart axes at round values, linear from 0 or 1-2-5 per decade. */
+static void test_axis_ticks_are_round(void **state)
+{
+	double t[32];
+	int n;
+
+	(void)state;
+	n = report_ticks(0, 3.73, 0, t, 32);
+	assert_int_equal(n, 5);
+	assert_true(t[0] == 0 && t[1] == 1 && t[4] == 4);
+	n = report_ticks(0, 7953, 0, t, 32);
+	assert_true(t[1] == 2000 && t[n - 1] == 8000);
+	n = report_ticks(0, 0.52, 0, t, 32);
+	assert_true(fabs(t[1] - 0.2) < 1e-12 && fabs(t[n - 1] - 0.6) < 1e-12);
+	n = report_ticks(12, 4772, 1, t, 32);
+	assert_true(t[0] == 10 && t[1] == 20 && t[2] == 50 && t[3] == 100 && t[n - 1] == 5000);
+	/* Past 3 decades, powers of ten only. */
+	n = report_ticks(7.6, 44690, 1, t, 32);
+	assert_true(t[0] == 1 && t[1] == 10 && t[n - 1] == 100000 && n == 6);
+	/* Generated: every range's ticks start low enough, end high enough, and rise. */
+	for (double hi = 0.013; hi < 1e12; hi *= 1.37)
+		for (int logscale = 0; logscale < 2; logscale++) {
+			n = report_ticks(hi / 1000, hi, logscale, t, 32);
+			assert_true(n >= 2 && n <= 32);
+			assert_true(t[n - 1] >= hi && t[0] <= (logscale ? hi / 1000 : 0));
+			for (int k = 1; k < n; k++)
+				assert_true(t[k] > t[k - 1]);
+			if (!logscale)
+				assert_true(n <= 6);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +336,9 @@ int main(void)
 		cmocka_unit_test(test_missing_tool_is_named),
 		cmocka_unit_test(test_link_spec_rate_and_round_trip),
 		cmocka_unit_test(test_summary_ratio_and_verdicts),
+		cmocka_unit_test(test_too_few_runs_give_no_verdict),
+		cmocka_unit_test(test_unstable_round_is_found_and_left_out),
+		cmocka_unit_test(test_axis_ticks_are_round),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,12 @@
 #include "link/line.h"
 
 #define MS 1000000LL
+/* How late a packet may be here. The lower bounds (never early, never faster than the rate)
+ * are exact; an upper bound can only say the line is not stuck, because on a loaded machine
+ * any wakeup may come late. link.bats measures the lateness itself, as medians. */
+#define LATE (150 * MS)
+/* Long enough for every packet of a test to leave, even that late. */
+#define RUN_MS 400
 
 /* near[0]/far[0] are the test's ends; near[1]/far[1] the line's. */
 struct rig {
@@ -112,12 +118,14 @@ static void test_a_packet_waits_its_delay_and_no_longer(void **state)
 	t0 = realtime_ns();
 	send_packet(r.near[0], 7, 100);
 	run_for(&r, 15);
-	assert_int_equal(take(r.far[0], &at), -1); /* not yet */
-	run_for(&r, 60);
-	assert_int_equal(take(r.far[0], &at), 7);
+	/* Not yet, unless this machine kept us off the CPU past its time: then it left on time. */
+	if (take(r.far[0], &at) != 7) {
+		run_for(&r, RUN_MS);
+		assert_int_equal(take(r.far[0], &at), 7);
+	}
 	assert_true(at - t0 >= 30 * MS);
 	/* The line polls the last 0.2 ms: late only by a loaded machine's scheduling. */
-	assert_true(at - t0 < 30 * MS + 20 * MS);
+	assert_true(at - t0 < 30 * MS + LATE);
 	rig_down(&r);
 }
 
@@ -132,11 +140,11 @@ static void test_each_direction_has_its_own_delay(void **state)
 	t0 = realtime_ns();
 	send_packet(r.near[0], 1, 100);
 	send_packet(r.far[0], 2, 100);
-	run_for(&r, 70);
+	run_for(&r, RUN_MS);
 	assert_int_equal(take(r.far[0], &down), 1);
 	assert_int_equal(take(r.near[0], &up), 2);
-	assert_true(up - t0 >= 10 * MS && up - t0 < 30 * MS);
-	assert_true(down - t0 >= 40 * MS && down - t0 < 60 * MS);
+	assert_true(up - t0 >= 10 * MS && up - t0 < 10 * MS + LATE);
+	assert_true(down - t0 >= 40 * MS && down - t0 < 40 * MS + LATE);
 	rig_down(&r);
 }
 
@@ -152,14 +160,14 @@ static void test_a_burst_leaves_at_the_rate_in_order(void **state)
 	rig_up(&r, p);
 	for (int k = 0; k < 50; k++)
 		send_packet(r.near[0], (unsigned char)k, 1000);
-	run_for(&r, 100);
+	run_for(&r, RUN_MS);
 	for (int k = 0; k < 50; k++) {
 		assert_int_equal(take(r.far[0], &at), k);
 		if (k == 0)
 			first = at;
 	}
 	/* 49 transmission times between the first and the last. */
-	assert_true(at - first >= 49 * MS - MS / 2 && at - first < 49 * MS + 20 * MS);
+	assert_true(at - first >= 49 * MS - MS / 2 && at - first < 49 * MS + LATE);
 	rig_down(&r);
 }
 

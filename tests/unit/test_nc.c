@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "nc/nc.h"
+#include "cmd/nc.h"
 
 static int parse(struct nc_opts *o, const char *line)
 {
@@ -21,7 +21,14 @@ static int parse(struct nc_opts *o, const char *line)
 	for (char *tok = strtok(buf, " "); tok && argc < 31; tok = strtok(NULL, " "))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	return nc_parse_options(argc, argv, o);
+	switch (nc_parse_options(argc, argv, o)) {
+	case CMD_PARSE_RUN:
+		return 0;
+	case CMD_PARSE_DONE:
+		return 1;
+	default:
+		return -1;
+	}
 }
 
 static void test_ports_lists_and_ranges(void **state)

@@ -20,7 +20,7 @@ static size_t render(int width, int numeric, const struct meter_reading *r, uint
 	o.width = width;
 	o.rate = o.average = 1; /* show both rates, to see which the last line uses */
 	display_init(&d, &o);
-	return status_render(&d, r, size, final, numeric, NULL, out, STATUS_LINE_MAX);
+	return status_render(&d, r, size, final, numeric, NULL, 0, out, STATUS_LINE_MAX);
 }
 
 /* Every width from 70 (room for every item) to 300 columns, sizes known and not: a line of

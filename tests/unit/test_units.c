@@ -143,6 +143,32 @@ static void test_iec(void **state)
 	assert_string_equal(units_format_iec(buf, sizeof(buf), 11744051.2), "11.2MiB");
 }
 
+/* pv 1.10's number rules: what it accepts, and what it reads from it. */
+static void test_pv_numbers(void **state)
+{
+	(void)state;
+	assert_true(units_pv_check(" 2000", UNITS_PV_SIZE));
+	assert_true(units_pv_check("1.5 k", UNITS_PV_SIZE));
+	assert_true(units_pv_check("2,5G", UNITS_PV_SIZE));
+	assert_false(units_pv_check("2000 ", UNITS_PV_SIZE));
+	assert_false(units_pv_check("-1", UNITS_PV_SIZE));
+	assert_false(units_pv_check("1e3", UNITS_PV_SIZE));
+	assert_false(units_pv_check("2KB", UNITS_PV_SIZE));
+	assert_false(units_pv_check("", UNITS_PV_SIZE));
+	assert_true(units_pv_check("0.0001", UNITS_PV_DECIMAL));
+	assert_false(units_pv_check("1k", UNITS_PV_DECIMAL));
+	assert_true(units_pv_check("80", UNITS_PV_INTEGER));
+	assert_false(units_pv_check("1.5", UNITS_PV_INTEGER));
+	assert_int_equal(units_pv_size(" 2000", 0), 2000);
+	assert_int_equal(units_pv_size("1.5k", 0), 1536);
+	assert_int_equal(units_pv_size("1.5k", 1), 1500);
+	assert_int_equal(units_pv_size("2 G", 0), 2147483648u);
+	assert_int_equal(units_pv_size("99999999999999999999", 0), INT64_MAX);
+	assert_int_equal(units_pv_size("9999999T", 0), INT64_MAX);
+	assert_true(units_pv_decimal("0.25") == 0.25);
+	assert_true(units_pv_decimal("3,5") == 3.5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_long_range),
 		cmocka_unit_test(test_hms),
 		cmocka_unit_test(test_iec),
+		cmocka_unit_test(test_pv_numbers),
 	};
 
 	return cmocka_run_group_tests_name("units", tests, NULL, NULL);

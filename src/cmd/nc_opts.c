@@ -12,7 +12,6 @@
 
 #include "nc.h"
 #include "../addr.h"
-#include "../cmd/cmd.h"
 #include "../units.h"
 
 enum { OPT_PROGRESS = 1000, OPT_JSON, OPT_HELP };
@@ -328,8 +327,6 @@ static int check_conflicts(const struct nc_opts *o)
 		return fail("no proxy support for unix sockets%s", "");
 	if (o->proxy && o->source)
 		return fail("no proxy support for local source address%s", "");
-	if (o->proxy_user && o->proxy_proto == PROXY_SOCKS4)
-		return fail("proxy authentication is not possible with SOCKS4%s", "");
 	return 0;
 }
 
@@ -340,20 +337,31 @@ static int parse_operands(struct nc_opts *o, int argc, char **argv)
 			return fail("missing socket pathname%s", "");
 		if (argc > 1)
 			return fail("too many arguments: %s", argv[1]);
+		if (o->source && !o->udp) { /* Debian's nc: -s names only a datagram client */
+			usage(stderr);
+			return -1;
+		}
 		o->host = argv[0];
 		return 0;
 	}
 	if (o->listen) {
-		/* nc -l [host] port, or -s host / -p port in their place. */
+		/* Debian's nc: -l [host] port, or -s host / -p port in their place, never both. */
+		if ((o->source || o->source_port) && argc > 0) {
+			usage(stderr);
+			return -1;
+		}
 		if (argc > 2)
 			return fail("too many arguments: %s", argv[2]);
-		if (argc == 2 || (argc == 1 && o->source_port)) {
+		if (argc == 2) {
 			o->host = argv[0];
 			argv++;
 			argc--;
 		} else {
 			o->host = o->source;
 		}
+		/* A listener has one port: nc hands a list or range to getaddrinfo, which says this. */
+		if (argc == 1 && strpbrk(argv[0], ",-") != NULL && argv[0][strspn(argv[0], "0123456789,-")] == '\0')
+			return fail("getaddrinfo: Servname not supported for ai_socktype%s", "");
 		if (argc == 1)
 			return add_ports(o, argv[0]);
 		if (o->source_port)
@@ -375,7 +383,7 @@ static int parse_operands(struct nc_opts *o, int argc, char **argv)
 	return 0;
 }
 
-int nc_parse_options(int argc, char **argv, struct nc_opts *o)
+enum cmd_parse nc_parse_options(int argc, char **argv, struct nc_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -396,12 +404,12 @@ int nc_parse_options(int argc, char **argv, struct nc_opts *o)
 				longopts, NULL)) != -1) {
 		if (c == 'h' || c == OPT_HELP) {
 			help();
-			return 1;
+			return CMD_PARSE_DONE;
 		}
 		if (c == ':') {
 			cmd_error("nc", "option requires an argument -- '%c'", optopt);
 			usage(stderr);
-			return -1;
+			return CMD_PARSE_USAGE;
 		}
 		if (c == '?') {
 			if (optopt)
@@ -409,14 +417,16 @@ int nc_parse_options(int argc, char **argv, struct nc_opts *o)
 			else
 				cmd_error("nc", "unrecognized option '%s'", argv[optind - 1]);
 			usage(stderr);
-			return -1;
+			return CMD_PARSE_USAGE;
 		}
 		if (parse_flag(o, c, optarg) < 0)
-			return -1;
+			return CMD_PARSE_USAGE;
 	}
 	if (o->proxy && o->proxy_proto == PROXY_NONE)
 		o->proxy_proto = PROXY_SOCKS5;
-	if (check_conflicts(o) < 0)
-		return -1;
-	return parse_operands(o, argc - optind, argv + optind);
+	if (o->proxy_proto == PROXY_SOCKS4)
+		o->proxy_user = NULL; /* as Debian's nc: SOCKS4 has no password, -P is ignored */
+	if (check_conflicts(o) < 0 || parse_operands(o, argc - optind, argv + optind) < 0)
+		return CMD_PARSE_USAGE;
+	return CMD_PARSE_RUN;
 }

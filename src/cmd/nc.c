@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: ISC */
+/* nc.c - "ncpv nc": a drop-in for OpenBSD netcat (Debian's netcat-openbsd) with a built-in meter:
+ * the command line, messages and exit codes around the engine in ../nc/. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "nc.h"
+#include "progress.h"
+#include "../clock.h"
+#include "../json.h"
+
+/* nc exits 1 on every failure, whatever its kind. */
+#define NC_FAIL 1
+
+/* What the engine's events need: the options (for -P's prompt) and the meter. */
+struct nc_cmd {
+	const struct nc_opts *o;
+	struct progress meter;
+	int metered;
+};
+
+/* -P's password: $NCPV_PROXY_PASSWORD, else asked on the terminal without echo. */
+static int proxy_password(void *ctx, char *buf, size_t len)
+{
+	const struct nc_opts *o = ((const struct nc_cmd *)ctx)->o;
+	const char *env = getenv("NCPV_PROXY_PASSWORD");
+	struct termios old, quiet;
+	int tty;
+	ssize_t n;
+
+	if (env) {
+		snprintf(buf, len, "%s", env);
+		return 0;
+	}
+	tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
+	if (tty < 0) {
+		cmd_error("nc", "no password for proxy user %s: set NCPV_PROXY_PASSWORD", o->proxy_user);
+		return -1;
+	}
+	dprintf(tty, "Proxy password for %s@%s: ", o->proxy_user, o->proxy);
+	tcgetattr(tty, &old);
+	quiet = old;
+	quiet.c_lflag &= ~(tcflag_t)ECHO;
+	tcsetattr(tty, TCSAFLUSH, &quiet);
+	n = read(tty, buf, len - 1);
+	tcsetattr(tty, TCSAFLUSH, &old);
+	dprintf(tty, "\n");
+	close(tty);
+	if (n <= 0) {
+		cmd_error("nc", "no password read for proxy user %s", o->proxy_user);
+		return -1;
+	}
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return 0;
+}
+
+static void say(void *ctx, int error, const char *line)
+{
+	(void)ctx;
+	if (error)
+		cmd_error("nc", "%s", line);
+	else
+		fprintf(stderr, "%s\n", line);
+}
+
+/* The live pv-style line (--progress): both directions count. */
+static double tick(void *ctx, const struct nc_totals *t, int final)
+{
+	struct nc_cmd *c = ctx;
+	double now = clock_now();
+
+	if (!c->metered)
+		return 0;
+	c->meter.meter.bytes = t->sent + t->received;
+	if (final)
+		progress_draw(&c->meter, now, 1);
+	else
+		progress_tick(&c->meter, now);
+	return c->meter.next;
+}
+
+static void print_json(const struct nc_totals *t, int rc)
+{
+	double secs = clock_now() - t->start;
+	char line[256];
+	struct json j;
+
+	json_init(&j, line, sizeof(line));
+	json_object(&j, NULL);
+	json_uint(&j, "sent", t->sent);
+	json_uint(&j, "received", t->received);
+	json_uint(&j, "bytes", (unsigned long long)t->sent + t->received);
+	json_fixed(&j, "seconds", secs, 6);
+	json_fixed(&j, "rate", secs > 0 ? (double)(t->sent + t->received) / secs : 0, 0);
+	json_int(&j, "exit", rc);
+	json_end(&j);
+	fprintf(stderr, "%s\n", json_text(&j));
+}
+
+int cmd_nc(int argc, char **argv)
+{
+	struct nc_opts *o = calloc(1, sizeof(*o));
+	struct nc_totals t = { .start = clock_now() };
+	struct nc_cmd c;
+	struct nc_events ev = { say, tick, proxy_password, &c };
+	enum cmd_parse parsed;
+	char err[512] = "";
+	int rc;
+
+	if (o == NULL) {
+		cmd_error("nc", "out of memory");
+		return NC_FAIL;
+	}
+	parsed = nc_parse_options(argc, argv, o);
+	if (parsed != CMD_PARSE_RUN) {
+		free(o);
+		return cmd_parse_exit(parsed, NC_FAIL);
+	}
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.metered = o->progress;
+	if (c.metered)
+		progress_init(&c.meter, 1, 1, 0, clock_now());
+	rc = o->listen ? nc_listen_main(o, &ev, &t, err, sizeof(err)) : nc_connect_main(o, &ev, &t, err, sizeof(err));
+	if (rc < 0 && err[0])
+		cmd_error("nc", "%s", err);
+	rc = rc < 0 ? NC_FAIL : 0;
+	tick(&c, &t, 1);
+	if (o->json)
+		print_json(&t, rc);
+	free(o);
+	return rc;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: ISC */
+/* pv_remote.c - "pv -R PID" (change a running ncpv pv's options) and "pv -Q PID" (show its progress). */
+#include "pv_modes.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../clock.h"
+#include "../display.h"
+#include "../meter.h"
+#include "../status.h"
+#include "../pv/remote.h"
+#include "../pv/tty.h"
+
+/* pv's status for a remote that cannot be reached or does not answer. */
+#define PV_EXIT_REMOTE 1
+
+/* Send m to pid and wait for its answer; 0, or PV_EXIT_REMOTE (saying why when say is set). */
+static int exchange(pid_t pid, const struct pv_remote_msg *m, int say)
+{
+	char path[256], text[2048];
+	int rc;
+
+	if (kill(pid, 0) < 0) {
+		if (say)
+			pv_error("%ld: %s", (long)pid, strerror(errno));
+		return PV_EXIT_REMOTE;
+	}
+	pv_remote_path(path, sizeof(path), getpid(), 0);
+	if (pv_remote_format(m, text, sizeof(text)) < 0 || pv_remote_put(path, text) < 0) {
+		pv_error("%s: %s", path, strerror(errno));
+		return PV_EXIT_REMOTE;
+	}
+	rc = pv_remote_signal_and_wait(pid);
+	(void)unlink(path); /* taken by the other side, unless it never answered */
+	if (rc < 0) {
+		if (say)
+			pv_error("%ld: %s", (long)pid,
+				 errno == ETIMEDOUT ? "message not received" : strerror(errno));
+		return PV_EXIT_REMOTE;
+	}
+	return 0;
+}
+
+int cmd_pv_remote(const struct pv_opts *o)
+{
+	struct pv_remote_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.has_rate = o->rate_arg != NULL;
+	m.rate = o->rate_limit;
+	m.has_size = o->size_arg != NULL;
+	m.size = o->size;
+	m.has_interval = o->interval_given;
+	m.interval = o->interval;
+	m.has_width = o->has_width;
+	m.width = o->disp.width;
+	if ((m.has_name = o->disp.name != NULL))
+		snprintf(m.name, sizeof(m.name), "%s", o->disp.name);
+	if ((m.has_format = o->disp.format != NULL))
+		snprintf(m.format, sizeof(m.format), "%s", o->disp.format);
+	return exchange((pid_t)o->remote_pid, &m, 1);
+}
+
+/* One query: the target's count, size and elapsed time. 0, or PV_EXIT_REMOTE. */
+static int query(pid_t pid, struct pv_remote_state *s, int say)
+{
+	struct pv_remote_msg m;
+	char path[256], text[256];
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.query = 1;
+	if ((rc = exchange(pid, &m, say)) != 0)
+		return rc;
+	pv_remote_path(path, sizeof(path), getpid(), 1);
+	if (pv_remote_take(path, text, sizeof(text)) < 0 || pv_remote_state_parse(text, s) < 0) {
+		if (say)
+			pv_error("%ld: %s", (long)pid, "message not received");
+		return PV_EXIT_REMOTE;
+	}
+	return 0;
+}
+
+int cmd_pv_query(const struct pv_opts *o, int show)
+{
+	pid_t pid = (pid_t)o->query_pid;
+	struct pv_remote_state s;
+	struct display disp;
+	struct meter meter;
+	uint64_t seen = 0;
+	double start;
+	int rc, final = 0;
+
+	if ((rc = query(pid, &s, 1)) != 0)
+		return rc;
+	display_init(&disp, &o->disp);
+	meter_set_window(&meter, o->avg_window);
+	start = clock_now() - s.elapsed;
+	meter_start(&meter, start);
+	while (!final) {
+		char line[STATUS_LINE_MAX + 1];
+		struct meter_reading mr;
+		size_t n;
+
+		/* The other pv ended: this was its last state. */
+		final = query(pid, &s, 0) != 0;
+		if (s.count > seen) {
+			meter_add(&meter, s.count - seen);
+			seen = s.count;
+		}
+		meter_read(&meter, clock_now(), &mr);
+		disp.o.width = o->has_width ? o->disp.width : pv_tty_width(STDERR_FILENO, 80);
+		n = status_render(&disp, &mr, s.size, final, o->numeric, NULL, time(NULL), line, sizeof(line) - 1);
+		if (final && !o->numeric)
+			line[n++] = '\n'; /* the last line stays */
+		if (show)
+			pv_tty_write(STDERR_FILENO, line, n);
+		if (!final)
+			clock_sleep(o->interval);
+	}
+	return 0;
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: ISC */
+/* test_pv_xfer.c - pv's data path on pipes: line limits keep the rest, -A's tail, -X. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pv/xfer.h"
+
+static struct pv_xfer *path(int out, int count_lines, int discard)
+{
+	struct pv_xfer_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.buffer_size = 64;
+	o.no_splice = 1;
+	o.count_lines = count_lines;
+	o.eol = '\n';
+	o.discard = discard;
+	return pv_xfer_new(out, &o);
+}
+
+/* -L or -S in line mode: a step stops after max_lines lines, and what it read past them
+ * goes out on the next steps without being lost or counted twice. */
+static void test_line_limit_keeps_the_rest(void **state)
+{
+	int in[2], out[2];
+	uint64_t bytes = 0, lines = 0;
+	char got[32] = { 0 };
+	struct pv_xfer *x;
+
+	(void)state;
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe(out), 0);
+	assert_int_equal(write(in[1], "one\ntwo\nthree\n", 14), 14);
+	close(in[1]);
+	x = path(out[1], 1, 0);
+	assert_non_null(x);
+	pv_xfer_set_input(x, in[0]);
+	assert_int_equal(pv_xfer_step(x, UINT64_MAX, 1, &bytes, &lines), PV_STEP_MOVED);
+	assert_int_equal(lines, 1);
+	assert_int_equal(bytes, 4);
+	assert_int_equal(pv_xfer_step(x, UINT64_MAX, 1, &bytes, &lines), PV_STEP_MOVED);
+	assert_int_equal(lines, 2);
+	assert_int_equal(pv_xfer_step(x, UINT64_MAX, UINT64_MAX, &bytes, &lines), PV_STEP_MOVED);
+	assert_int_equal(lines, 3);
+	assert_int_equal(bytes, 14);
+	assert_int_equal(pv_xfer_step(x, UINT64_MAX, UINT64_MAX, &bytes, &lines), PV_STEP_EOF);
+	assert_int_equal(read(out[0], got, sizeof(got)), 14);
+	assert_string_equal(got, "one\ntwo\nthree\n");
+	pv_xfer_free(x);
+	close(in[0]);
+	close(out[0]);
+	close(out[1]);
+}
+
+/* -A's tail holds the last bytes written; -X counts them and writes nothing. */
+static void test_last_written_and_discard(void **state)
+{
+	int in[2];
+	uint64_t bytes = 0, lines = 0;
+	const unsigned char *last;
+	size_t len;
+	struct pv_xfer *x;
+
+	(void)state;
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(write(in[1], "abcdef", 6), 6);
+	close(in[1]);
+	x = path(-1, 0, 1);
+	assert_non_null(x);
+	pv_xfer_set_input(x, in[0]);
+	assert_int_equal(pv_xfer_step(x, UINT64_MAX, UINT64_MAX, &bytes, &lines), PV_STEP_MOVED);
+	assert_int_equal(bytes, 6);
+	last = pv_xfer_last(x, &len);
+	assert_int_equal(len, 6);
+	assert_memory_equal(last, "abcdef", 6);
+	assert_int_equal(pv_xfer_buffer_percent(x), 0);
+	pv_xfer_free(x);
+	close(in[0]);
+}
+
+/* The eight-at-a-time count agrees with a byte-by-byte one at every length and alignment,
+ * with the eol byte and its neighbours (0x7f, 0x80, 0xff) mixed in. */
+static void test_count_byte_matches_naive(void **state)
+{
+	unsigned char buf[300];
+	unsigned seed = 12345;
+
+	(void)state;
+	for (int round = 0; round < 200; round++) {
+		static const unsigned char pick[] = { 0, '\n', 0x7f, 0x80, 0xff, 1, 'a' };
+
+		for (size_t i = 0; i < sizeof(buf); i++) {
+			seed = seed * 1103515245u + 12345u;
+			buf[i] = pick[(seed >> 16) % sizeof(pick)];
+		}
+		for (size_t off = 0; off < 9; off++) {
+			for (size_t n = 0; off + n <= sizeof(buf); n += 7) {
+				for (int k = 0; k < 3; k++) {
+					unsigned char c = k == 0 ? '\n' : k == 1 ? 0 : 0xff;
+					uint64_t want = 0;
+
+					for (size_t i = 0; i < n; i++)
+						want += buf[off + i] == c;
+					assert_int_equal(pv_count_byte(buf + off, n, c), want);
+				}
+			}
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_line_limit_keeps_the_rest),
+		cmocka_unit_test(test_last_written_and_discard),
+		cmocka_unit_test(test_count_byte_matches_naive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
