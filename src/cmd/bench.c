@@ -54,8 +54,8 @@ struct bench_state {
 	char host[ADDR_HOST_MAX];
 	int stream_port, files_port;
 	char ncpv[4096];
-	char scratch[64];	/* mkdtemp directory for the methods' stderr */
-	char log_path[128];
+	char scratch[4096];	/* mkdtemp directory for the methods' stderr, in $TMPDIR */
+	char log_path[4096 + 16];
 	struct bench_test_result tests[2];
 	size_t ntests;
 	/* live line */
@@ -306,6 +306,7 @@ static int check_remote(struct bench_state *st)
 static int setup(struct bench_state *st)
 {
 	const struct bench_opts *o = st->o;
+	const char *tmpdir;
 	char err[512];
 	ssize_t n = readlink("/proc/self/exe", st->ncpv, sizeof(st->ncpv) - 1);
 	int fd;
@@ -323,10 +324,16 @@ static int setup(struct bench_state *st)
 		cmd_error("bench", "%s", err);
 		return NCPV_EXIT_FAIL;
 	}
-	snprintf(st->scratch, sizeof(st->scratch), "%s/ncpv-bench.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (strlen(st->scratch) >= sizeof(st->scratch) - 1 || mkdtemp(st->scratch) == NULL) {
+	/* $TMPDIR as mktemp(1) reads it: unset or empty means /tmp. A name too long
+	 * is said so, not reported with whatever errno an earlier call left. */
+	tmpdir = getenv("TMPDIR");
+	if (tmpdir == NULL || tmpdir[0] == '\0')
+		tmpdir = "/tmp";
+	errno = ENAMETOOLONG;
+	if ((size_t)snprintf(st->scratch, sizeof(st->scratch), "%s/ncpv-bench.XXXXXX", tmpdir) >= sizeof(st->scratch) ||
+	    mkdtemp(st->scratch) == NULL) {
 		st->scratch[0] = '\0';
-		cmd_error("bench", "cannot make a scratch directory: %s", strerror(errno));
+		cmd_error("bench", "cannot make a scratch directory in '%s': %s", tmpdir, strerror(errno));
 		return NCPV_EXIT_FILE;
 	}
 	snprintf(st->log_path, sizeof(st->log_path), "%s/method.err", st->scratch);

@@ -264,7 +264,22 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 		int again, moved;
 		double now;
 
-		n = sink_recv(k, want);
+		/* With --size, take no byte past it into the output: once it is all here, only
+		 * look (MSG_PEEK) whether the server sends more or ends. */
+		if (o->has_size && o->size - p->meter.bytes < want)
+			want = (size_t)(o->size - p->meter.bytes);
+		if (o->has_size && want == 0) {
+			char probe;
+
+			n = recv(sock, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+			if (n > 0) {
+				snprintf(err, errlen, "receive from %s: the server sent more than --size (%llu bytes)",
+					 res->peer, (unsigned long long)o->size);
+				return NCPV_EXIT_FAIL;
+			}
+		} else {
+			n = sink_recv(k, want);
+		}
 		again = n < 0 && errno == EAGAIN; /* read now: progress_tick may print */
 		/* Waiting for our own output is not the peer being idle. */
 		moved = n > 0 || sink_waited_output(k);
@@ -274,12 +289,6 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 			if (p->meter.bytes >= cap) {
 				res->ended = "bytes";
 				return 0;
-			}
-			/* Past --size it can only fail; an endless server would never let it end. */
-			if (o->has_size && p->meter.bytes > o->size) {
-				snprintf(err, errlen, "receive from %s: the server sent more than --size (%llu bytes)",
-					 res->peer, (unsigned long long)o->size);
-				return NCPV_EXIT_FAIL;
 			}
 		} else if (n == 0) {
 			return 0;
@@ -547,6 +556,9 @@ int cmd_get(int argc, char **argv)
 	sa.sa_handler = on_interrupt;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A hangup (the ssh session or terminal gone) stops get as SIGINT does:
+	 * by default it would kill get and leave -o's .FILE.ncpv-XXXXXX behind. */
+	sigaction(SIGHUP, &sa, NULL);
 	/* Past the file size limit (ulimit -f) write fails with EFBIG and get says so,
 	 * rather than dying with a core and no message. Not in main(): nc keeps nc's
 	 * behaviour, and devtcp's command would inherit the ignored signal. */

@@ -232,3 +232,14 @@ kept_after() {
 	[ "$output" = "ncpv get: 127.0.0.1:$PEER_PORT did not close the connection within 1 s (-w) of the upload's end: it may not have read everything (after 10 bytes)" ]
 	[ "$SECONDS" -lt 10 ]
 }
+
+@test "get -s N -o - passes on no byte past N, at every size near a boundary, and fails" {
+	start_serve --quiet
+	for n in 0 1 4095 4096 4097 65535 65536 65537 1000000; do
+		timeout 20 "$NCPV" get -q -s "$n" -o - "127.0.0.1:$SERVE_PORT" >"$SCRATCH/out" 2>"$SCRATCH/err" &&
+			{ echo "-s $n: exit 0 against an endless server" >&2; return 1; }
+		got=$(stat -c %s "$SCRATCH/out")
+		[ "$got" -eq "$n" ] || { echo "-s $n: $got bytes written" >&2; return 1; }
+		grep -q "sent more than --size ($n bytes)" "$SCRATCH/err"
+	done
+}
