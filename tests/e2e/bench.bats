@@ -464,12 +464,12 @@ alive() {
 	return 0
 }
 
-# start_stream_bench: a long stream bench whose method leaves a grandchild
+# start_stream_bench [OPTION...]: a long stream bench whose method leaves a grandchild
 # (sleep) that neither a parent-death signal nor the server's end would
 # stop; sets BENCH_PID and KIDS (every process below it) once all run.
 start_stream_bench() {
 	local i d=""
-	(ulimit -c 0; exec "$NCPV" bench -q -T stream -d 60 -r 1 -M hold \
+	(ulimit -c 0; exec "$NCPV" bench -q "$@" -T stream -d 60 -r 1 -M hold \
 		--method 'hold=sleep 600 & {ncpv} get -q {host} {port}') >/dev/null 2>"$SCRATCH/bench.err" &
 	BENCH_PID=$!
 	STARTED_PIDS+=("$BENCH_PID")
@@ -500,6 +500,15 @@ wait_all_gone() {
 # Defect 4 of issue 12: nothing the bench started outlives it.
 @test "a bench killed by SIGKILL takes its server and methods with it" {
 	start_stream_bench
+	kill -KILL "$BENCH_PID"
+	wait_all_gone 20 "${KIDS[@]}"
+}
+
+# Issue 17: under --link, the delay line and everything in the namespaces go too.
+@test "a bench --link killed by SIGKILL takes its delay line, server and methods with it" {
+	start_stream_bench --link 100mbit,2ms
+	# the delay line is among them
+	[ $(descendants "$BENCH_PID" | wc -l) -ge 6 ]
 	kill -KILL "$BENCH_PID"
 	wait_all_gone 20 "${KIDS[@]}"
 }
