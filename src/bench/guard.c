@@ -33,8 +33,10 @@ static unsigned long long start_time(pid_t pid)
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((f = fopen(path, "re")) == NULL)
 		return 0;
-	if (fgets(buf, sizeof(buf), f) != NULL && (p = strrchr(buf, ')')) != NULL) {
-		/* after "pid (comm)": state is field 3, start time field 22 */
+	if (fgets(buf, sizeof(buf), f) != NULL && (p = strrchr(buf, ')')) != NULL &&
+	    p[1] == ' ' && p[2] != 'Z' && p[2] != 'X') {
+		/* after "pid (comm)": state is field 3 (a zombie, exited but not yet reaped,
+		 * is gone: it counts as no process), start time field 22 */
 		for (int field = 2; field < 22 && p != NULL; field++)
 			p = strchr(p + 1, ' ');
 		if (p != NULL)

@@ -41,6 +41,10 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 /* "2.31x faster p=0.008" and the like, for a result's last column. */
 char *report_verdict(char *buf, size_t len, const struct bench_result *r);
 
+/* Why r (or its run, when run is not NULL) has no latency figures: no good
+ * run, or no server log (only a local ncpv serve logs each download). */
+const char *report_no_latency(const struct bench_result *r, const struct bench_run *run);
+
 /* CPU seconds as "48.0us", "2.19ms" or "1.20s" ("-" when 0). */
 char *report_cpu(char *buf, size_t len, double seconds);
 

@@ -304,7 +304,8 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 	fprintf(f, "<table><tr><th>Method</th><th>Command</th><th>%s</th><th>Rate (median)</th><th>min..max</th>"
 		   "<th>CPU %s</th>%s<th>vs baseline</th></tr>\n",
 		stream ? "Total data" : "Runs ok", stream ? "per GiB" : "per download",
-		stream ? "<th>Retransmits per run</th><th>RTT</th>" : "");
+		stream ? "<th>Retransmits per run</th><th>RTT</th>"
+		       : "<th>Latency p50</th><th>p90</th><th>p99</th>");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bench_result *r = &t->results[i];
 
@@ -316,7 +317,7 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 		esc(f, r->status == BENCH_SKIPPED ? "" : method_shell_line(r->shell, r->command, line, sizeof(line)));
 		fputs("</code></td>", f);
 		if (r->ok_runs == 0) {
-			fprintf(f, "<td colspan=\"%d\">%s: ", stream ? 7 : 5, r->status == BENCH_SKIPPED ? "skipped" : "failed");
+			fprintf(f, "<td colspan=\"%d\">%s: ", stream ? 7 : 8, r->status == BENCH_SKIPPED ? "skipped" : "failed");
 			esc(f, r->reason);
 			fputs("</td></tr>\n", f);
 			continue;
@@ -337,6 +338,13 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 			fprintf(f, "<td>%.3g ms</td>", r->rtt_ms);
 		else if (stream)
 			fputs("<td>-</td>", f);
+		if (!stream && r->lat[0] < 0) {
+			fputs("<td colspan=\"3\">unavailable: ", f);
+			esc(f, report_no_latency(r, NULL));
+			fputs("</td>", f);
+		} else if (!stream)
+			for (int k = 0; k < 3; k++)
+				fprintf(f, "<td>%s</td>", report_cpu(c, sizeof(c), r->lat[k]));
 		fputs("<td>", f);
 		esc(f, report_verdict(v, sizeof(v), r));
 		fputs("</td></tr>\n", f);

@@ -6,7 +6,22 @@
 
 #include "../json.h"
 
-static void run_json(struct json *j, enum bench_test test, const struct bench_run *run)
+/* Files: "latency": {"p50": s, "p90": s, "p99": s}; when unknown, each
+ * is -1 and "unavailable" says why. */
+static void latency_json(struct json *j, const double lat[3], const char *why)
+{
+	static const char *const name[3] = { "p50", "p90", "p99" };
+
+	json_object(j, "latency");
+	for (int k = 0; k < 3; k++)
+		json_fixed(j, name[k], lat[k], 6);
+	if (lat[0] < 0)
+		json_string(j, "unavailable", why);
+	json_end(j);
+}
+
+static void run_json(struct json *j, enum bench_test test, const struct bench_result *r,
+		     const struct bench_run *run)
 {
 	json_object(j, NULL);
 	json_bool(j, "ok", run->ok);
@@ -17,6 +32,12 @@ static void run_json(struct json *j, enum bench_test test, const struct bench_ru
 	json_fixed(j, "cpu", run->cpu, 6);
 	json_int(j, "position", run->position);
 	json_string(j, "error", run->error);
+	if (test == BENCH_FILES) {
+		double lat[3];
+
+		bench_latency(r, run, lat);
+		latency_json(j, lat, report_no_latency(r, run));
+	}
 	if (test == BENCH_STREAM) {
 		json_fixed(j, "first_byte", run->first_byte, 6);
 		json_int(j, "retrans", run->retrans);
@@ -57,12 +78,14 @@ static void method_json(struct json *j, enum bench_test test, const struct bench
 	if (test == BENCH_STREAM) {
 		json_general(j, "retrans", r->retrans, 6);
 		json_general(j, "rtt_ms", r->rtt_ms, 6);
+	} else {
+		latency_json(j, r->lat, report_no_latency(r, NULL));
 	}
 	json_string(j, "verdict_without_unstable", r->verdict_stable);
 	json_general(j, "p_without_unstable", r->p_stable, 6);
 	json_array(j, "runs");
 	for (size_t i = 0; i < r->nruns; i++)
-		run_json(j, test, &r->runs[i]);
+		run_json(j, test, r, &r->runs[i]);
 	json_end(j);
 	json_end(j);
 }

@@ -131,6 +131,36 @@ static void table(FILE *f, const struct bench_info *info, const struct bench_tes
 		fputs("* the seed's own command\n", f);
 }
 
+const char *report_no_latency(const struct bench_result *r, const struct bench_run *run)
+{
+	if (run ? !run->ok : r->ok_runs == 0)
+		return "no run succeeded";
+	return "with --connect the remote server's log is out of reach";
+}
+
+/* Files: each method's download latency, a second table under the first. */
+static void latency_table(FILE *f, const struct bench_test_result *t)
+{
+	char name[80], p[3][32];
+
+	fprintf(f, "\nLatency per download (server side, accept to close, all good runs):\n");
+	fprintf(f, "%-13s %9s %9s %9s\n", "Method", "p50", "p90", "p99");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bench_result *r = &t->results[i];
+
+		if (r->status == BENCH_SKIPPED || r->ok_runs == 0)
+			continue;
+		snprintf(name, sizeof(name), "%s%s", r->method->name, strcmp(r->method->note, "seed") == 0 ? "*" : "");
+		if (r->lat[0] < 0) {
+			fprintf(f, "%-13s unavailable: %s\n", name, report_no_latency(r, NULL));
+			continue;
+		}
+		for (int k = 0; k < 3; k++)
+			report_cpu(p[k], sizeof(p[k]), r->lat[k]);
+		fprintf(f, "%-13s %9s %9s %9s\n", name, p[0], p[1], p[2]);
+	}
+}
+
 size_t report_headline(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *tests,
 		       size_t n)
 {
@@ -237,6 +267,8 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 			fputc('\n', f);
 		header(f, info, t);
 		table(f, info, t);
+		if (t->test == BENCH_FILES)
+			latency_table(f, t);
 		report_cautions(caution, sizeof(caution), info, t);
 		wrap(f, caution);
 	}
@@ -289,10 +321,20 @@ static void csv_field(FILE *f, const char *s, int last)
 	fputc(last ? '\n' : ',', f);
 }
 
+/* Three latency fields in seconds, each empty when unknown. */
+static void csv_latency(FILE *f, const double lat[3])
+{
+	for (int k = 0; k < 3; k++)
+		if (lat[k] >= 0)
+			fprintf(f, "%.6f,", lat[k]);
+		else
+			fputc(',', f);
+}
+
 int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,verdict,reason,command\n");
+	fprintf(f, "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,verdict,reason,command\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
 			const struct bench_result *r = &tests[k].results[i];
@@ -303,6 +345,7 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 				r->nruns, r->ok_runs, r->median, r->min, r->max, bench_value_unit(tests[k].test),
 				r->median_bytes, r->ratio, r->p, r->cpu,
 				tests[k].test == BENCH_STREAM ? "s/GiB" : "s/download");
+			csv_latency(f, r->lat);
 			csv_field(f, r->verdict, 0);
 			csv_field(f, r->reason, 0);
 			csv_field(f, r->status == BENCH_SKIPPED ? "" : r->command, 1);
@@ -313,13 +356,14 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,error\n");
+	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,latency_p50,latency_p90,latency_p99,error\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
 			const struct bench_result *r = &tests[k].results[i];
 
 			for (size_t j = 0; j < r->nruns; j++) {
 				const struct bench_run *run = &r->runs[j];
+				double lat[3];
 
 				fprintf(f, "%s,", bench_test_name(tests[k].test));
 				csv_field(f, r->method->name, 0);
@@ -334,6 +378,8 @@ int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_t
 					fprintf(f, "%.3f,", run->rtt_ms);
 				else
 					fputc(',', f);
+				bench_latency(r, run, lat);
+				csv_latency(f, lat);
 				csv_field(f, run->error, 1);
 			}
 		}

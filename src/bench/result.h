@@ -33,6 +33,10 @@ struct bench_run {
 	uint64_t cpu_bytes;  /* stream: every byte counted while that CPU was spent */
 	struct bench_sample *samples; /* stream: the count over time (owned) */
 	size_t nsamples, cap;
+	double *latency;     /* files: each completed download's server-side
+			      * seconds, accept to close (owned); none with
+			      * --connect, where no server log is read */
+	size_t nlatency, latcap;
 	char error[200];     /* why the run failed */
 };
 
@@ -54,6 +58,8 @@ struct bench_result {
 	double ratio;		/* median / the baseline's median; 0 when unknown */
 	double cpu;		/* median CPU seconds per GiB (stream) or per download (files); 0 unknown */
 	double retrans, rtt_ms;	/* stream: medians over the runs; -1 unknown */
+	double lat[3];		/* files: p50, p90, p99 seconds of every download of
+				 * the good runs (server-side); -1 unknown */
 	double p;		/* Mann-Whitney p against the baseline; 1 when untested */
 	int is_baseline;
 	const char *verdict;	/* "baseline", "faster", "slower", "within spread", "too few runs", "n/a" */
@@ -97,6 +103,15 @@ const char *bench_status_name(enum bench_status s);
 
 /* Append a sample to run (growing its array); -1 with errno on ENOMEM. */
 int bench_run_add_sample(struct bench_run *run, double t, uint64_t bytes);
+
+/* Append one download's server-side seconds to run; -1 with errno on ENOMEM. */
+int bench_run_add_latency(struct bench_run *run, double seconds);
+
+/* The percentiles BENCH_LATENCY_P of the latencies of r's runs that
+ * succeeded (all of them when only_run is NULL, else that run's) into
+ * out[3]; -1 each when none is known. */
+#define BENCH_LATENCY_P { 50, 90, 99 }
+void bench_latency(const struct bench_result *r, const struct bench_run *only_run, double out[3]);
 
 void bench_results_free(struct bench_test_result *t);
 

@@ -120,16 +120,19 @@ static int pidfd_of(pid_t pid)
 }
 
 /* One JSON close event from ncpv serve: count it as a completed download
- * when the server sent exactly size bytes and the peer then closed. */
+ * when the server sent exactly size bytes and the peer then closed, and
+ * give its duration (accept to close) to the run that collects them. */
 static void take_log_line(struct bench_server *s, const char *line)
 {
-	const char *sent = strstr(line, "\"sent\":");
+	const char *sent = strstr(line, "\"sent\":"), *secs = strstr(line, "\"seconds\":");
 
 	if (strstr(line, "\"event\":\"close\"") == NULL || sent == NULL)
 		return;
-	if (strstr(line, "\"reason\":\"done\"") != NULL && strtoull(sent + 7, NULL, 10) == s->size)
+	if (strstr(line, "\"reason\":\"done\"") != NULL && strtoull(sent + 7, NULL, 10) == s->size) {
 		s->done++;
-	else
+		if (s->sink != NULL && secs != NULL)
+			bench_run_add_latency(s->sink, strtod(secs + 10, NULL));
+	} else
 		s->short_or_reset++;
 }
 
@@ -535,6 +538,8 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 
 	if (pid < 0)
 		return 0;
+	if (srv)
+		srv->sink = run;
 	pfd = pidfd_of(pid);
 	while (!*c->stop && !exited) {
 		struct pollfd p[2] = { { pfd, POLLIN, 0 }, { srv ? srv->log_fd : -1, POLLIN, 0 } };
@@ -559,14 +564,19 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 	run->cpu = children_cpu() - cpu0;
 	if (pfd >= 0)
 		close(pfd);
-	if (*c->stop)
+	if (*c->stop) {
+		if (srv)
+			srv->sink = NULL;
 		return -1;
+	}
 	/* The server logs each download when the client closes: let it catch up. */
 	end = clock_now() + 2;
 	while (srv && srv->done - done0 < count && clock_now() < end) {
 		net_wait(srv->log_fd, POLLIN, 50);
 		runner_drain_server(srv);
 	}
+	if (srv)
+		srv->sink = NULL;
 	run->seconds = t;
 	run->transfers = srv ? srv->done - done0 : (exited && status == 0 ? count : 0);
 	run->bytes = run->transfers * size;

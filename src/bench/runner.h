@@ -21,6 +21,7 @@ struct bench_server {
 	uint64_t listener;	/* the seed's: the nc -l socket the last run used */
 	uint64_t done;		/* connections logged "done" with exactly size bytes */
 	uint64_t short_or_reset; /* connections that ended any other way */
+	struct bench_run *sink;	/* gets each done connection's seconds, or NULL */
 	char line[1024];	/* partial log line */
 	size_t linelen;
 };

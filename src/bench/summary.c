@@ -25,6 +25,13 @@ const char *bench_status_name(enum bench_status s)
 	return s == BENCH_OK ? "ok" : s == BENCH_SKIPPED ? "skipped" : "failed";
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* The values of r's good runs into v (caller's, nruns long); returns how many. */
 static size_t good_values(const struct bench_result *r, double *v, double *bytes)
 {
@@ -63,6 +70,7 @@ static void summarize_one(struct bench_result *r, enum bench_test test)
 	r->verdict = r->verdict_stable = "n/a";
 	r->cpu = 0;
 	r->retrans = r->rtt_ms = -1;
+	bench_latency(r, NULL, r->lat);
 	if (v != NULL && b != NULL && r->status != BENCH_SKIPPED) {
 		size_t nc = 0;
 
@@ -234,19 +242,61 @@ void bench_summarize(struct bench_test_result *t)
 	}
 }
 
-int bench_run_add_sample(struct bench_run *run, double t, uint64_t bytes)
+void bench_latency(const struct bench_result *r, const struct bench_run *only_run, double out[3])
 {
-	if (run->nsamples == run->cap) {
-		size_t cap = run->cap ? run->cap * 2 : 64;
-		struct bench_sample *s = realloc(run->samples, cap * sizeof(*s));
+	static const double p[3] = BENCH_LATENCY_P;
+	size_t n = 0, k = 0;
+	double *v;
 
-		if (s == NULL) {
+	for (int i = 0; i < 3; i++)
+		out[i] = -1;
+	for (size_t i = 0; i < r->nruns; i++)
+		if (r->runs[i].ok && (only_run == NULL || only_run == &r->runs[i]))
+			n += r->runs[i].nlatency;
+	if (n == 0 || (v = malloc(n * sizeof(double))) == NULL)
+		return;
+	for (size_t i = 0; i < r->nruns; i++)
+		if (r->runs[i].ok && (only_run == NULL || only_run == &r->runs[i])) {
+			memcpy(v + k, r->runs[i].latency, r->runs[i].nlatency * sizeof(double));
+			k += r->runs[i].nlatency;
+		}
+	qsort(v, n, sizeof(double), cmp_double);
+	for (int i = 0; i < 3; i++)
+		out[i] = stats_percentile(v, n, p[i]);
+	free(v);
+}
+
+/* Make room for one more element of size in *a (count n, capacity *cap). */
+static int grow(void *a, size_t n, size_t *cap, size_t size)
+{
+	void **arr = a;
+
+	if (n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		void *p = realloc(*arr, c * size);
+
+		if (p == NULL) {
 			errno = ENOMEM;
 			return -1;
 		}
-		run->samples = s;
-		run->cap = cap;
+		*arr = p;
+		*cap = c;
 	}
+	return 0;
+}
+
+int bench_run_add_latency(struct bench_run *run, double seconds)
+{
+	if (grow(&run->latency, run->nlatency, &run->latcap, sizeof(double)) < 0)
+		return -1;
+	run->latency[run->nlatency++] = seconds;
+	return 0;
+}
+
+int bench_run_add_sample(struct bench_run *run, double t, uint64_t bytes)
+{
+	if (grow(&run->samples, run->nsamples, &run->cap, sizeof(*run->samples)) < 0)
+		return -1;
 	run->samples[run->nsamples].t = t;
 	run->samples[run->nsamples].bytes = bytes;
 	run->nsamples++;
@@ -256,8 +306,10 @@ int bench_run_add_sample(struct bench_run *run, double t, uint64_t bytes)
 void bench_results_free(struct bench_test_result *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
-		for (size_t k = 0; k < t->results[i].nruns; k++)
+		for (size_t k = 0; k < t->results[i].nruns; k++) {
 			free(t->results[i].runs[k].samples);
+			free(t->results[i].runs[k].latency);
+		}
 		free(t->results[i].runs);
 	}
 	free(t->results);

@@ -227,6 +227,7 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 			r->nruns = rc < 0 ? (size_t)rep : (size_t)rep + 1;
 			if (rc < 0) {
 				free(run->samples);
+				free(run->latency);
 				memset(run, 0, sizeof(*run));
 			}
 			if (rc < 0 || stop_signal) {

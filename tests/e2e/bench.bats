@@ -77,6 +77,41 @@ path_with() {
 		all(.runs[]; .ok and .transfers == 20 and .bytes == 20480 and .value > 0)] | all' "$SCRATCH/out.json"
 }
 
+# Issue 16: latency of small downloads, from the server's log of each one.
+@test "files: p50/p90/p99 latency per method, larger for a method that holds each connection" {
+	# lag connects, waits 50 ms, then reads: the wait falls inside the
+	# server's accept-to-close time of every download.
+	bench_json -T files -n 10 -s 1K -r 2 -M ncpv,lag \
+		--method "lag=bash -c 'exec 3<>/dev/tcp/\$0/\$1; sleep 0.05; cat <&3 >/dev/null' {host} {port}"
+	[ "$status" -eq 0 ]
+	jq -e '[.tests[0].methods[] | .latency as $l | .status == "ok" and $l.p50 > 0 and
+		$l.p50 <= $l.p90 and $l.p90 <= $l.p99 and ($l | has("unavailable") | not) and
+		all(.runs[]; .latency.p50 > 0 and .latency.p50 <= .latency.p90 and .latency.p90 <= .latency.p99)] |
+		length == 2 and all' "$SCRATCH/out.json"
+	jq -e '[.tests[0].methods[] | {(.name): .latency.p50}] | add | .lag >= 0.05 and .lag > .ncpv' "$SCRATCH/out.json"
+	# The text report's second table, within 80 columns, and the CSV columns.
+	"$NCPV" bench -q -T files -n 5 -s 1K -r 1 -M ncpv --csv >"$SCRATCH/s.csv"
+	"$NCPV" bench -q -T files -n 5 -s 1K -r 1 -M ncpv --csv-runs >"$SCRATCH/r.csv"
+	run "$NCPV" bench -T files -n 5 -s 1K -r 1 -M ncpv
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" | grep -A2 '^Latency per download (server side' | grep -E '^ncpv +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s)$'
+	head -1 "$SCRATCH/s.csv" | grep -q ',latency_p50,latency_p90,latency_p99,'
+	head -1 "$SCRATCH/r.csv" | grep -q ',latency_p50,latency_p90,latency_p99,'
+	sed -n 2p "$SCRATCH/r.csv" | grep -Eq ',0\.[0-9]{6},0\.[0-9]{6},0\.[0-9]{6},$'
+}
+
+# With --connect no server log is read: latency is unavailable, never 0.
+@test "files --connect: latency is reported unavailable, not as 0" {
+	start_serve --size 1K
+	bench_json -T files -n 5 -r 1 -M ncpv --connect "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	jq -e '.tests[0].methods[0].latency | .p50 == -1 and .p99 == -1 and (.unavailable | test("--connect"))' \
+		"$SCRATCH/out.json"
+	run "$NCPV" bench -T files -n 5 -r 1 -M ncpv --connect "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" | grep -q '^ncpv          unavailable: with --connect'
+}
+
 @test "the table has the seed's columns and a line per run on stderr" {
 	run "$NCPV" bench -T stream -d 0.2 -r 1 -M ncpv,bash-read
 	echo "$output"
@@ -208,7 +243,7 @@ path_with() {
 	run "$NCPV" bench -q --csv -T stream -d 0.2 -r 1 -M ncpv,bash-read
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,verdict,reason,command" ]
+	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,verdict,reason,command" ]
 	[ "${#lines[@]}" -eq 3 ]
 	[[ "${lines[1]}" == stream,ncpv,ok,1,1,* ]]
 }
@@ -429,12 +464,12 @@ alive() {
 	return 0
 }
 
-# start_stream_bench: a long stream bench whose method leaves a grandchild
+# start_stream_bench [OPTION...]: a long stream bench whose method leaves a grandchild
 # (sleep) that neither a parent-death signal nor the server's end would
 # stop; sets BENCH_PID and KIDS (every process below it) once all run.
 start_stream_bench() {
 	local i d=""
-	(ulimit -c 0; exec "$NCPV" bench -q -T stream -d 60 -r 1 -M hold \
+	(ulimit -c 0; exec "$NCPV" bench -q "$@" -T stream -d 60 -r 1 -M hold \
 		--method 'hold=sleep 600 & {ncpv} get -q {host} {port}') >/dev/null 2>"$SCRATCH/bench.err" &
 	BENCH_PID=$!
 	STARTED_PIDS+=("$BENCH_PID")
@@ -465,6 +500,15 @@ wait_all_gone() {
 # Defect 4 of issue 12: nothing the bench started outlives it.
 @test "a bench killed by SIGKILL takes its server and methods with it" {
 	start_stream_bench
+	kill -KILL "$BENCH_PID"
+	wait_all_gone 20 "${KIDS[@]}"
+}
+
+# Issue 17: under --link, the delay line and everything in the namespaces go too.
+@test "a bench --link killed by SIGKILL takes its delay line, server and methods with it" {
+	start_stream_bench --link 100mbit,2ms
+	# the delay line is among them
+	[ $(descendants "$BENCH_PID" | wc -l) -ge 6 ]
 	kill -KILL "$BENCH_PID"
 	wait_all_gone 20 "${KIDS[@]}"
 }
@@ -680,7 +724,7 @@ wait_all_gone() {
 	local m='-M ncpv,nc,cat-devtcp,bash-read,ncat,socat,nc-pv,pv-devtcp' a b c
 	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=42
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,error" ]
+	[ "${lines[0]}" = "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,latency_p50,latency_p90,latency_p99,error" ]
 	a=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
 	# Every round holds each position once.
 	[ -z "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f3,4 | sort | uniq -d)" ]

@@ -90,13 +90,13 @@ full_listener() {
 	python3 -c '
 import socket, time
 l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(0)
-print(l.getsockname()[1], flush=True)
 held = []
 for _ in range(4):
     c = socket.socket(); c.setblocking(False)
     try: c.connect(l.getsockname())
     except BlockingIOError: pass
     held.append(c)
+print(l.getsockname()[1], flush=True)  # once the queue is full: a test may connect at once
 time.sleep(30)' >"$SCRATCH/full.port" &
 	STARTED_PIDS+=($!)
 	wait_for "$SCRATCH/full.port" '^[0-9]+$' 5

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: ISC
 """nc_peer.py - a scripted TCP peer for the nc half-close tests: sends, half-closes or closes on cue
-and reports what it received and when it saw EOF, as one JSON line on stdout.
+and reports what it received, when it saw EOF (seconds after the connection's start) and when the
+connection started (t0, seconds since the epoch), as one JSON line on stdout.
 
 usage: nc_peer.py listen PORTFILE SPEC   (binds 127.0.0.1:0, writes the port to PORTFILE)
        nc_peer.py connect PORT SPEC
@@ -83,6 +84,6 @@ def main():
     if not closed:
         th.join(0.3)
         s.close()
-    print(json.dumps({"got": got.decode(errors="replace"), "eof_at": eof["at"]}))
+    print(json.dumps({"got": got.decode(errors="replace"), "eof_at": eof["at"], "t0": t0}))
 
 main()

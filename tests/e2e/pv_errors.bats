@@ -121,12 +121,18 @@ teardown() {
 	[[ "$output" == *"-u (--bar-style) is not supported"* ]]
 }
 
+# pv's input stays open until the pidfile has been checked (once 0.5 s, which a loaded machine
+# could spend before the check, when pv had already ended and removed it).
 @test "the pidfile holds our PID while running and is removed after" {
-	{ sleep 0.5; echo x; } | "$NCPV" pv -q -P "$SCRATCH/pid" >/dev/null &
-	local pid=$!
+	mkfifo "$SCRATCH/in"
+	"$NCPV" pv -q -P "$SCRATCH/pid" <"$SCRATCH/in" >/dev/null &
+	local pid=$! w
 	STARTED_PIDS+=("$pid")
-	wait_for "$SCRATCH/pid" '^[0-9]+$' 3
-	kill -0 "$(cat "$SCRATCH/pid")"
+	exec {w}>"$SCRATCH/in"
+	wait_for "$SCRATCH/pid" '^[0-9]+$' 5
+	[ "$(cat "$SCRATCH/pid")" = "$pid" ]
+	echo x >&"$w"
+	exec {w}>&-
 	wait "$pid"
 	[ ! -e "$SCRATCH/pid" ]
 }

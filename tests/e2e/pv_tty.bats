@@ -48,7 +48,7 @@ teardown() {
 	type_line "sh -c 'trap \"\" HUP; $NCPV pv -i 0.1 -L 100K -s 200K -S /dev/zero >$out; echo \$? >$rc' "
 	pane_wait 'KiB'
 	tmux -L "$SOCK" kill-server
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do # 2 s of copy; the rest is room for a loaded machine
 		[ -s "$rc" ] && break
 		sleep 0.05
 	done

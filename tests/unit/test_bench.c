@@ -232,6 +232,42 @@ static void test_summary_ratio_and_verdicts(void **state)
 	bench_results_free(&t);
 }
 
+/* Issue 16: latency percentiles pool every download of the good runs,
+ * in any order, and are unknown (-1) where nothing was logged. */
+static void test_latency_percentiles_pool_the_good_runs(void **state)
+{
+	static const struct bench_method m[2] = { { .name = "a" }, { .name = "seed" } };
+	double v[3] = { 1, 1, 1 }, lat[3];
+	struct bench_test_result t = { .test = BENCH_FILES, .n = 2, .baseline = 0, .alpha = 0.05 };
+
+	(void)state;
+	t.results = calloc(2, sizeof(*t.results));
+	t.results[0].method = &m[0];
+	t.results[1].method = &m[1];
+	set_runs(&t.results[0], v, 3);
+	set_runs(&t.results[1], v, 3);
+	/* 1..100 ms spread over three runs in a scrambled order; a failed
+	 * run's 9 s downloads are left out. */
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(bench_run_add_latency(&t.results[0].runs[i % 2], ((i * 37) % 100 + 1) / 1000.0), 0);
+	for (int i = 0; i < 50; i++)
+		assert_int_equal(bench_run_add_latency(&t.results[0].runs[2], 9), 0);
+	t.results[0].runs[2].ok = 0;
+	bench_summarize(&t);
+	assert_float_equal(t.results[0].lat[0], 0.0505, 1e-9);
+	assert_float_equal(t.results[0].lat[1], 0.0901, 1e-9);
+	assert_float_equal(t.results[0].lat[2], 0.09901, 1e-9);
+	assert_true(t.results[0].lat[0] <= t.results[0].lat[1] && t.results[0].lat[1] <= t.results[0].lat[2]);
+	/* One run alone: its own downloads. */
+	bench_latency(&t.results[0], &t.results[0].runs[1], lat);
+	assert_true(lat[0] > 0.001 && lat[2] <= 0.1);
+	bench_latency(&t.results[0], &t.results[0].runs[2], lat);
+	assert_true(lat[0] == -1);
+	/* No log (--connect): unknown, not 0. */
+	assert_true(t.results[1].lat[0] == -1 && t.results[1].lat[1] == -1 && t.results[1].lat[2] == -1);
+	bench_results_free(&t);
+}
+
 /* Issue 16, case 1: runs that cannot reach significance give no verdict. */
 static void test_too_few_runs_give_no_verdict(void **state)
 {
@@ -310,8 +346,10 @@ static void test_axis_ticks_are_round(void **state)
 	n = report_ticks(7.6, 44690, 1, t, 32);
 	assert_true(t[0] == 1 && t[1] == 10 && t[n - 1] == 100000 && n == 6);
 	/* Generated: every range's ticks start low enough, end high enough, and rise. */
-	for (double hi = 0.013; hi < 1e12; hi *= 1.37)
+	for (int step = 0; step < 102; step++)
 		for (int logscale = 0; logscale < 2; logscale++) {
+			double hi = 0.013 * pow(1.37, step); /* up to 8.4e11 */
+
 			n = report_ticks(hi / 1000, hi, logscale, t, 32);
 			assert_true(n >= 2 && n <= 32);
 			assert_true(t[n - 1] >= hi && t[0] <= (logscale ? hi / 1000 : 0));
@@ -339,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_too_few_runs_give_no_verdict),
 		cmocka_unit_test(test_unstable_round_is_found_and_left_out),
 		cmocka_unit_test(test_axis_ticks_are_round),
+		cmocka_unit_test(test_latency_percentiles_pool_the_good_runs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
