@@ -248,9 +248,16 @@ def main():
         ref = run(["nc.openbsd"], case, data, down, rng)
         ours = run([ncpv, "nc"], case, data, down, rng)
         problems = []
+        notes = []
         for k in ("rc", "peer", "out"):
-            if ref[k] != ours[k]:
-                problems.append("%s %s vs %s" % (k, ref[k], ours[k]))
+            if ref[k] == ours[k]:
+                continue
+            if k == "peer" and ours["peer"] == expect_up and ref["peer"] != expect_up:
+                # nc.openbsd -u -C -q 0 sometimes sends less than stdin said (its CRLF goes
+                # out as datagrams of its own, and -q 0 can exit first): ncpv is not held to that.
+                notes.append("nc.openbsd's peer got %d B, short; ncpv's got all" % ref["peer_len"])
+                continue
+            problems.append("%s %s vs %s" % (k, ref[k], ours[k]))
         # Complete delivery where nc promises it (-q 0 and UDP may cut the download short).
         if ours["peer"] != expect_up:
             problems.append("peer got %d B, not what stdin said" % ours["peer_len"])
@@ -259,7 +266,7 @@ def main():
         line = "%-3d %-6s %-24s size=%-9d chunk=%-5d slow=%-5s down=%-6d rc=%s/%s %.2fs/%.2fs" % (
             i, case["role"], " ".join(case["opts"]), case["size"], case["chunk"], case["slow"],
             len(down), ref["rc"], ours["rc"], ref["secs"], ours["secs"])
-        print(line + ("  DIFFERS: " + "; ".join(problems) if problems else "  same"))
+        print(line + ("  DIFFERS: " + "; ".join(problems) if problems else "  same") + "".join("  (" + n + ")" for n in notes))
         bad += bool(problems)
     print("%d cases, %d differ" % (len(table) if only is None else 1, bad))
     shutil.rmtree(SCRATCH, ignore_errors=True)
