@@ -241,8 +241,9 @@ leaves_nothing() {
 	local mark=$RANDOM$RANDOM pid init i
 	"$NCPV" link --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
 	pid=$!
-	for i in $(seq 250); do
-		grep -lqs "3601.$mark" /proc/[0-9]*/cmdline && break
+	# ncpv link's own command line holds the mark too: wait for the sleep itself.
+	for i in $(seq 500); do
+		pgrep -f "^sleep 3601\.$mark\$" >/dev/null && break
 		sleep 0.02
 	done
 	init=$(pgrep -P "$pid")
