@@ -212,6 +212,7 @@ leaves_nothing() {
 	local mark=$RANDOM$RANDOM pid i
 	env --default-signal=INT "$NCPV" link ${MODE:-} --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
 	pid=$!
+	STARTED_PIDS+=("$pid") # stopped by teardown if the test fails before it ends
 	# Both sleeps, not ncpv link's own command line (which holds the same words).
 	for i in $(seq 500); do
 		pgrep -f "^sleep 3600\.$mark\$" >/dev/null && pgrep -f "^sleep 3601\.$mark\$" >/dev/null && break
@@ -241,6 +242,7 @@ leaves_nothing() {
 	local mark=$RANDOM$RANDOM pid init i
 	"$NCPV" link --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
 	pid=$!
+	STARTED_PIDS+=("$pid") # stopped by teardown if the test fails before it ends
 	# ncpv link's own command line holds the mark too: wait for the sleep itself.
 	for i in $(seq 500); do
 		pgrep -f "^sleep 3601\.$mark\$" >/dev/null && break
