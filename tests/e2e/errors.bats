@@ -47,7 +47,8 @@ fixture() {
 	stop_pid "$SERVE_PID"
 	start_serve --quiet 127.0.0.1:0
 	ENDLESS=$SERVE_PORT
-	python3 "$BATS_TEST_DIRNAME/get_peer.py" '[["hold"]]' >"$SCRATCH/silent.port" &
+	# It lives as long as the test (teardown stops it): under valgrind the rows take minutes.
+	GET_PEER_LIMIT=3600 python3 "$BATS_TEST_DIRNAME/get_peer.py" '[["hold"]]' >"$SCRATCH/silent.port" &
 	STARTED_PIDS+=("$!")
 	wait_for "$SCRATCH/silent.port" '^[0-9]+$' 5
 	SILENT=$(cat "$SCRATCH/silent.port")
