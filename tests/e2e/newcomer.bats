@@ -160,3 +160,14 @@ print("\n".join(map(str, sorted(out))))'
 	[ "$status" -eq 2 ]
 	[ "$output" = "ncpv: unknown command 'x?[31my' (try 'ncpv --help')" ]
 }
+
+@test "ncpv --help puts its options under a heading, says where the manual is and its exit status" {
+	run "$NCPV" --help
+	[ "$status" -eq 0 ]
+	grep -A1 '^Options:$' <<<"$output" | grep -q -- '^  -h, --help'
+	grep -q 'man ./doc/ncpv.1' <<<"$output"
+	grep -q '^Exit status: .*2 for an unknown command or option' <<<"$output"
+	run "$NCPV" frob
+	[ "$status" -eq 2 ]
+	[ -f "$BATS_TEST_DIRNAME/../../doc/ncpv.1" ]
+}
