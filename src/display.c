@@ -601,9 +601,10 @@ static void advance_bounce(struct display *d, const struct display_frame *f)
 }
 
 /* Two passes over a format: the width of everything but the bars, then the line with each
- * bar filling what is left of width columns. Returns the length written (at most len - 1). */
+ * bar filling what is left of width columns; with fit, no piece passes width. Returns the
+ * length written (at most len - 1). */
 static size_t render(const struct display *d, const struct display_frame *f, const char *s, int width,
-		     char *buf, size_t len)
+		     int fit, char *buf, size_t len)
 {
 	char parts[DISPLAY_LINE_MAX];
 	struct piece p;
@@ -636,7 +637,7 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 			format_bar(d, p.item, f, (width - fixed) / (bars > 1 ? bars : 1), parts, sizeof(parts));
 		else
 			format_item(d, &p, f, parts, sizeof(parts));
-		if (d->o.fit > 0) {
+		if (fit) {
 			/* As pv 1.6: the first piece that would pass the edge ends the line there (a bar
 			 * without room is already empty), so ETA goes before the rate, the rate before the
 			 * timer; a wrapped line would leave a copy behind at every refresh. */
@@ -701,7 +702,7 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 	}
 	if (d->o.fit > 0 && d->o.fit < width)
 		width = d->o.fit;
-	n = render(d, f, s, width, buf, len);
+	n = render(d, f, s, width, d->o.fit > 0, buf, len);
 	/* Blank what the previous line left, but never past the (maybe narrower) terminal. */
 	while (n < d->prev_len && n < (size_t)width && n + 1 < len)
 		buf[n++] = ' ';
@@ -728,7 +729,8 @@ size_t display_numeric(struct display *d, const struct display_frame *f, char *b
 			 o->bytes || o->rate ? "" : "%{progress-amount-only}");
 		s = fmt;
 	}
-	n = render(d, f, s, d->o.width > 0 ? d->o.width : 80, buf, len - 1);
+	/* A numeric line ends with a newline: it cannot wrap over itself, and pv 1.10 never cuts it. */
+	n = render(d, f, s, d->o.width > 0 ? d->o.width : 80, 0, buf, len - 1);
 	buf[n++] = '\n';
 	buf[n] = '\0';
 	return n;

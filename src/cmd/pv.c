@@ -760,6 +760,7 @@ int cmd_pv(int argc, char **argv)
 		struct display_opts t = o.disp;
 
 		t.numeric = 0;
+		t.fit = 0; /* a title is no line of the terminal: as long as pv 1.10's */
 		if (o.extra_format)
 			t.format = o.extra_format;
 		display_init(&r.title, &t);

@@ -358,6 +358,28 @@ static void test_line_fits_every_width(void **state)
 	}
 }
 
+/* -n lines end with a newline and never wrap over themselves: fit leaves them whole. */
+static void test_numeric_lines_ignore_fit(void **state)
+{
+	struct display_frame f;
+	struct display_opts o;
+	struct display d;
+	char whole[256], fitted[256];
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.count = 123456789, f.size = 1000000000, f.elapsed = 12.5, f.rate = 9876543.2;
+	display_defaults(&o);
+	o.format = "%t %b %r %{progress-amount-only}";
+	o.width = 80;
+	display_init(&d, &o);
+	display_numeric(&d, &f, whole, sizeof(whole));
+	o.fit = 5;
+	display_init(&d, &o);
+	display_numeric(&d, &f, fitted, sizeof(fitted));
+	assert_string_equal(fitted, whole);
+	assert_true(strlen(whole) > 5);
+}
+
 static void test_columns_skip_escapes_and_utf8(void **state)
 {
 	(void)state;
@@ -383,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_percent_and_eta),
 		cmocka_unit_test(test_line_fits_every_width),
 		cmocka_unit_test(test_columns_skip_escapes_and_utf8),
+		cmocka_unit_test(test_numeric_lines_ignore_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
