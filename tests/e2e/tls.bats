@@ -218,6 +218,26 @@ tls_download_exact() {
 	echo "$output" | jq -e '.transfers == 40 and .failed == 0 and .tls.handshakes == 40 and .tls.resumed > 0'
 }
 
+@test "get --tls --size N takes exactly N bytes from a server that sends N, and refuses one that sends more" {
+	local n
+	for n in 1 16384 65537 1000003; do
+		make_file "$SCRATCH/in" "$n"
+		start_serve --tls --source "$SCRATCH/in"
+		wait_for "$SERVE_LOG" 'fingerprint'
+		# The server's close_notify after the last byte is the end, not "more".
+		run "$NCPV" get -q --tls --insecure --size "$n" -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT"
+		[ "$status" -eq 0 ]
+		[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+		stop_pid "$SERVE_PID"
+		start_serve --tls --size $((2 * n))
+		wait_for "$SERVE_LOG" 'fingerprint'
+		run "$NCPV" get -q --tls --insecure --size "$n" "127.0.0.1:$SERVE_PORT"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"the server sent more than --size ($n bytes)"* ]]
+		stop_pid "$SERVE_PID"
+	done
+}
+
 # ---- speed: the suite chosen and the reads per record (docs/BENCHMARKS.md) ----
 
 @test "serve --tls picks AES-128-GCM, and ChaCha20 for a client that asks for it first" {
