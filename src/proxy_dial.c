@@ -261,7 +261,7 @@ static int http_connect(struct dial *d, const struct proxy_target *t)
 int proxy_handshake(int fd, const struct proxy_target *t, uint8_t *extra, size_t extracap,
 		    size_t *extralen, char *err, size_t errlen, struct proxy_failure *why)
 {
-	struct proxy_failure unused;
+	struct proxy_failure unused = { 0 };
 	struct dial d;
 	int rc;
 
