@@ -314,8 +314,6 @@ static int check_conflicts(const struct nc_opts *o)
 		return fail(o, "must use -l with -k%s", "");
 	if (o->fdpass && o->unix_sock)
 		return fail(o, "cannot use -F and -U%s", "");
-	if (o->fdpass && o->listen)
-		return fail(o, "cannot use -F and -l%s", "");
 	if (o->proxy && o->listen)
 		return fail(o, "no proxy support for listen%s", "");
 	if (o->proxy && o->udp)

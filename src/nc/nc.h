@@ -23,7 +23,8 @@ struct nc_opts {
 	int udp, unix_sock, listen, keep, scan, verbose, numeric;
 	int no_stdin;	      /* -d */
 	int shutdown_on_eof;  /* -N (and -q >= 0, as Debian's nc) */
-	int broadcast, debug, crlf, telnet, random_order, fdpass;
+	int broadcast, debug, crlf, telnet, random_order;
+	int fdpass;	      /* -F: a client passes its socket; a listener, as Debian's nc, ignores it */
 	int rcvbuf, sndbuf;   /* -I / -O; 0 unset */
 	int ttl, minttl, tos; /* -M / -m / -T; -1 unset */
 	double interval;      /* -i seconds, 0 none */
