@@ -247,16 +247,17 @@ print(p.wait(), n)' "$NCPV" "$SERVE_PORT"
 @test "-F -l is a listener as in Debian's nc: both directions byte-exact, exit 0, like nc.openbsd" {
 	head -c 3000007 /dev/urandom >"$SCRATCH/up"
 	head -c 100003 /dev/urandom >"$SCRATCH/down"
-	local tool port pid
+	local tool port pid rc
 	for tool in nc.openbsd "$NCPV nc"; do
 		port=$(free_port)
 		$tool -F -l 127.0.0.1 "$port" <"$SCRATCH/down" >"$SCRATCH/got.up" 2>"$SCRATCH/err" &
 		pid=$!
 		wait_port_quiet "$port"
 		timeout 20 nc.openbsd -N 127.0.0.1 "$port" <"$SCRATCH/up" >"$SCRATCH/got.down"
-		run wait "$pid"
-		echo "$tool: exit $status, stderr: $(cat "$SCRATCH/err")"
-		[ "$status" -eq 0 ]
+		rc=0
+		wait "$pid" || rc=$?
+		echo "$tool: exit $rc, stderr: $(cat "$SCRATCH/err")"
+		[ "$rc" -eq 0 ]
 		[ ! -s "$SCRATCH/err" ]
 		[ "$(sha "$SCRATCH/got.up")" = "$(sha "$SCRATCH/up")" ]
 		[ "$(sha "$SCRATCH/got.down")" = "$(sha "$SCRATCH/down")" ]
