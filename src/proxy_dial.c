@@ -199,6 +199,7 @@ static int socks5(struct dial *d, const struct proxy_target *t)
 	n = proxy_socks5_connect_request(req, sizeof(req), t->host, t->port);
 	if (n < 0) {
 		snprintf(d->err, d->errlen, "host name too long for SOCKS5: %s", t->host);
+		d->why->kind = PROXY_FAIL_NAME;
 		return -1;
 	}
 	d->why->step = PROXY_STEP_SOCKS5_REPLY;

@@ -31,6 +31,7 @@ enum proxy_fail {
 	PROXY_FAIL_REFUSED,   /* SOCKS4 or SOCKS5 refused: code is its reply code */
 	PROXY_FAIL_ATYP,      /* SOCKS5: a reply address type other than IPv4, name or IPv6 */
 	PROXY_FAIL_STATUS,    /* HTTP: a status other than 2xx; err quotes the status line */
+	PROXY_FAIL_NAME,      /* SOCKS5: the destination's name is longer than 255 bytes */
 };
 struct proxy_failure {
 	enum proxy_step step;

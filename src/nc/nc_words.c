@@ -50,6 +50,9 @@ void nc_words_proxy(const struct proxy_failure *why, const char *err, char *out,
 			 why->step == PROXY_STEP_SOCKS4_REPLY ? 4 : 5,
 			 why->step == PROXY_STEP_SOCKS4_REPLY ? socks4_words(why->code) : socks5_words(why->code));
 		break;
+	case PROXY_FAIL_NAME:
+		snprintf(out, outlen, "host name too long for SOCKS5");
+		break;
 	case PROXY_FAIL_ATYP:
 		snprintf(out, outlen, "connection failed, unsupported address type");
 		break;

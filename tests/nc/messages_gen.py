@@ -58,6 +58,8 @@ def rows():
                 add("value-%s-%s" % (opt, kind), "test", "none", "-%s %s 127.0.0.1 1" % (opt, v))
     add("value-i-fraction", "differs:ncpv takes fractions of a second for -i", "none", "-i 0.5 127.0.0.1 1")
     add("value-T", "test", "none", "-T bogus 127.0.0.1 1")
+    add("value-T-large", "test", "none", "-T 256 127.0.0.1 1")
+    add("usage-s-with-U", "test", "none", "-s {DIR}/me -U {DIR}/s")
     add("value-V", "test", "none", "-V 1 127.0.0.1 1")
     add("value-S", "differs:-S asks for a TCP MD5 password in nc; ncpv has no TCP MD5 support", "none", "-S 127.0.0.1 1")
     add("value-Z", "differs:nc connects with DCCP; ncpv has no DCCP and says so", "none", "-Z 127.0.0.1 1")
@@ -104,6 +106,9 @@ def rows():
     for status in ("403 Forbidden", "407 Proxy Authentication Required", "502 Bad Gateway"):
         add("http-" + status.split()[0], "test", "peer:" + ("HTTP/1.0 %s\r\n\r\n" % status).encode().hex(),
             "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
+    add("socks5-name-long", "test", "peer:0500", "-x 127.0.0.1:{PORT} " + "a" * 256 + " 1")
+    add("http-headers-many", "differs:ncpv bounds the reply header by size (8 KiB), not by count (64 lines)",
+        "peer:" + (b"HTTP/1.0 200 OK\r\n" + b"X: y\r\n" * 65 + b"\r\n").hex(), "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
     add("http-closed", "test", "cut:", "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
     add("http-cut", "test", "cut:" + b"HTTP/1.0 200 OK\r\n".hex(), "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
     add("http-line-long", "differs:ncpv bounds the whole reply header (8 KiB), not each line (1 KiB)",
@@ -121,6 +126,19 @@ UNTESTABLE = [
     ("poll", "untestable:poll(2) does not fail on loopback", "polling error: REASON"),
     ("sendmsg", "untestable:sendmsg(2) on a socket pair does not fail", "sendmsg: REASON"),
     ("accept", "untestable:accept(2) fails only when out of descriptors or memory", "accept: REASON"),
+    ("listen", "untestable:listen(2) on a freshly bound socket does not fail", "listen: REASON"),
+    ("recvfrom", "untestable:recvfrom(2) on a bound UDP socket does not fail", "recvfrom: REASON"),
+    ("udp-connect", "untestable:connecting a UDP listener to the sender it just heard from does not fail", "connect: REASON"),
+    ("getnameinfo", "untestable:getnameinfo(3) of an address the kernel gave does not fail", "getnameinfo: REASON"),
+    ("mkdtemp", "untestable:nc makes its -uU directory in /tmp, which is writable", "mkdtemp: REASON"),
+    ("sendmsg-short", "untestable:a one-byte sendmsg(2) is never short", "sendmsg: unexpected return value N"),
+    ("auth-retries", "untestable:needs a terminal for each password prompt", "Too many authentication failures"),
+    ("proxy-userpass-long", "untestable:the password comes from a terminal", "Proxy username/password too long"),
+    ("set-rcvbuf", "untestable:every -I value nc accepts is a size the kernel takes", "set TCP receive buffer size: REASON"),
+    ("set-sndbuf", "untestable:every -O value nc accepts is a size the kernel takes", "set TCP send buffer size: REASON"),
+    ("set-ttl", "untestable:every -M value nc accepts is a TTL the kernel takes", "set IP TTL: REASON"),
+    ("set-minttl", "untestable:every -m value nc accepts is one the kernel takes", "set IP min TTL: REASON"),
+    ("write-error", "untestable:not reached here: a stdout or socket that fails ends nc without it (faults.bats)", "Write Error!"),
 ]
 
 
