@@ -31,7 +31,7 @@ static enum cmd_parse nc_parse(int argc, char **argv)
 	struct nc_opts o;
 	struct cmd_tls tls;
 
-	return nc_parse_options(argc, argv, &o, &tls);
+	return nc_parse_options(argc, argv, NULL, &o, &tls);
 }
 
 static const struct {

@@ -76,10 +76,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	net_guard_std_fds();
 
-	/* Run as "nc" or "pv" through a symlink; no other command answers to argv[0]. */
+	/* Run as "nc" (or Debian's other name for it, "netcat") or "pv" through a symlink; no other
+	 * command answers to argv[0]. As nc, its messages are nc's, prefixed with the name run. */
 	snprintf(self, sizeof(self), "%s", argv[0] ? argv[0] : "ncpv");
-	if ((strcmp(basename(self), "nc") == 0 || strcmp(basename(self), "pv") == 0) &&
-	    (c = find(basename(self))) != NULL)
+	if (strcmp(basename(self), "nc") == 0 || strcmp(basename(self), "netcat") == 0)
+		return cmd_nc_as(argc, argv, basename(self));
+	if (strcmp(basename(self), "pv") == 0 && (c = find("pv")) != NULL)
 		return c->run(argc, argv);
 
 	if (argc < 2) {

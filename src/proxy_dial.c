@@ -25,6 +25,7 @@ struct dial {
 	size_t len;
 	char *err;
 	size_t errlen;
+	struct proxy_failure *why; /* never NULL here */
 };
 
 static int send_all(struct dial *d, const void *p, size_t n)
@@ -47,9 +48,12 @@ static int send_all(struct dial *d, const void *p, size_t n)
 			if (left > 0 && net_wait(d->fd, POLLOUT, left) > 0)
 				continue;
 			snprintf(d->err, d->errlen, "proxy handshake timed out");
+			d->why->kind = PROXY_FAIL_TIMEOUT;
 			return -1;
 		}
 		snprintf(d->err, d->errlen, "proxy write: %s", strerror(errno));
+		d->why->kind = PROXY_FAIL_IO;
+		d->why->code = errno;
 		return -1;
 	}
 	return 0;
@@ -73,17 +77,22 @@ static int read_more(struct dial *d)
 		}
 		if (n == 0) {
 			snprintf(d->err, d->errlen, "proxy closed the connection during the handshake");
+			d->why->kind = PROXY_FAIL_CLOSED;
+			d->why->got = d->len;
 			return -1;
 		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN) {
 			snprintf(d->err, d->errlen, "proxy read: %s", strerror(errno));
+			d->why->kind = PROXY_FAIL_IO;
+			d->why->code = errno;
 			return -1;
 		}
 		left = (int)((d->deadline - clock_now()) * 1000);
 		if (left <= 0 || net_wait(d->fd, POLLIN, left) <= 0) {
 			snprintf(d->err, d->errlen, "proxy handshake timed out");
+			d->why->kind = PROXY_FAIL_TIMEOUT;
 			return -1;
 		}
 	}
@@ -127,16 +136,23 @@ static int socks4(struct dial *d, const struct proxy_target *t)
 	}
 	if (send_all(d, req, (size_t)n) < 0)
 		return -1;
+	d->why->step = PROXY_STEP_SOCKS4_REPLY;
 	while ((rc = proxy_socks4_parse_reply(d->buf, d->len, &granted, &code)) == PROXY_PARTIAL)
 		if (read_more(d) < 0)
 			return -1;
-	if (rc < 0)
+	if (rc < 0 && d->len >= 8 && d->buf[0] == 0) {
+		granted = 0; /* a code beyond 93 is still a refusal, as nc reads it */
+		code = d->buf[1];
+	} else if (rc < 0) {
 		return malformed(d, "SOCKS4");
-	consume(d, (size_t)rc);
+	}
 	if (!granted) {
 		snprintf(d->err, d->errlen, "proxy refused the connection (SOCKS4 code %d)", code);
+		d->why->kind = PROXY_FAIL_REFUSED;
+		d->why->code = code;
 		return -1;
 	}
+	consume(d, (size_t)rc);
 	return 0;
 }
 
@@ -146,6 +162,7 @@ static int socks5(struct dial *d, const struct proxy_target *t)
 	int n, method = 0, ok = 0, rep = 0, rc;
 
 	n = proxy_socks5_greeting(req, sizeof(req), t->user != NULL);
+	d->why->step = PROXY_STEP_SOCKS5_METHOD;
 	if (send_all(d, req, (size_t)n) < 0)
 		return -1;
 	while ((rc = proxy_socks5_parse_method(d->buf, d->len, &method)) == PROXY_PARTIAL)
@@ -160,6 +177,7 @@ static int socks5(struct dial *d, const struct proxy_target *t)
 			snprintf(d->err, d->errlen, "SOCKS5 user name and password must be 1 to 255 bytes");
 			return -1;
 		}
+		d->why->step = PROXY_STEP_SOCKS5_AUTH;
 		if (send_all(d, req, (size_t)n) < 0)
 			return -1;
 		while ((rc = proxy_socks5_parse_auth(d->buf, d->len, &ok)) == PROXY_PARTIAL)
@@ -175,25 +193,39 @@ static int socks5(struct dial *d, const struct proxy_target *t)
 	} else if (method != 0) {
 		snprintf(d->err, d->errlen, "proxy accepts none of our authentication methods%s",
 			 t->user ? "" : " (a user name with -P may help)");
+		d->why->kind = PROXY_FAIL_NOMETHOD;
 		return -1;
 	}
 	n = proxy_socks5_connect_request(req, sizeof(req), t->host, t->port);
 	if (n < 0) {
 		snprintf(d->err, d->errlen, "host name too long for SOCKS5: %s", t->host);
+		d->why->kind = PROXY_FAIL_NAME;
 		return -1;
 	}
+	d->why->step = PROXY_STEP_SOCKS5_REPLY;
 	if (send_all(d, req, (size_t)n) < 0)
 		return -1;
-	while ((rc = proxy_socks5_parse_reply(d->buf, d->len, &rep)) == PROXY_PARTIAL)
-		if (read_more(d) < 0)
+	/* A refusal is known from the reply's first 4 bytes, whatever follows (or does not). */
+	while ((rc = proxy_socks5_parse_reply(d->buf, d->len, &rep)) == PROXY_PARTIAL &&
+	       (d->len < 4 || (d->buf[1] == 0 && (d->buf[3] == 1 || d->buf[3] == 3 || d->buf[3] == 4))))
+		if (read_more(d) < 0) {
+			d->why->atyp = d->len >= 4 ? d->buf[3] : 0;
 			return -1;
-	if (rc < 0)
+		}
+	if (d->len >= 4 && d->buf[0] == 5 && d->buf[1] != 0)
+		rep = d->buf[1];
+	else if (rc < 0) { /* malformed, or cut short at an unknown address type */
+		if (d->len >= 4 && d->buf[3] != 1 && d->buf[3] != 3 && d->buf[3] != 4)
+			d->why->kind = PROXY_FAIL_ATYP;
 		return malformed(d, "SOCKS5");
-	consume(d, (size_t)rc);
+	}
 	if (rep != 0) {
 		snprintf(d->err, d->errlen, "proxy refused the connection: %s", proxy_socks5_reason(rep));
+		d->why->kind = PROXY_FAIL_REFUSED;
+		d->why->code = rep;
 		return -1;
 	}
+	consume(d, (size_t)rc);
 	return 0;
 }
 
@@ -207,6 +239,7 @@ static int http_connect(struct dial *d, const struct proxy_target *t)
 		snprintf(d->err, d->errlen, "cannot encode a CONNECT request for %s", t->host);
 		return -1;
 	}
+	d->why->step = PROXY_STEP_HTTP_REPLY;
 	if (send_all(d, req, (size_t)n) < 0)
 		return -1;
 	while ((rc = proxy_http_parse_reply((const char *)d->buf, d->len, &status, reason,
@@ -218,6 +251,8 @@ static int http_connect(struct dial *d, const struct proxy_target *t)
 	if (status < 200 || status > 299) {
 		/* Quote the status line as nc does; the parser vetted its first 12 bytes. */
 		snprintf(d->err, d->errlen, "Proxy error: \"%.9s%d %s\"", (const char *)d->buf, status, reason);
+		d->why->kind = PROXY_FAIL_STATUS;
+		d->why->code = status;
 		return -1;
 	}
 	consume(d, (size_t)rc);
@@ -225,12 +260,15 @@ static int http_connect(struct dial *d, const struct proxy_target *t)
 }
 
 int proxy_handshake(int fd, const struct proxy_target *t, uint8_t *extra, size_t extracap,
-		    size_t *extralen, char *err, size_t errlen)
+		    size_t *extralen, char *err, size_t errlen, struct proxy_failure *why)
 {
+	struct proxy_failure unused = { 0 };
 	struct dial d;
 	int rc;
 
 	memset(&d, 0, sizeof(d));
+	d.why = why ? why : &unused;
+	memset(d.why, 0, sizeof(*d.why));
 	d.fd = fd;
 	d.err = err;
 	d.errlen = errlen;

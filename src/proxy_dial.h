@@ -19,14 +19,37 @@ struct proxy_target {
 	int timeout_ms;	      /* for the whole handshake; <= 0 means 30 s */
 };
 
+/* Why a handshake failed, in parts, for a caller that words it itself (nc's own messages). */
+enum proxy_step { PROXY_STEP_SOCKS5_METHOD = 1, PROXY_STEP_SOCKS5_AUTH, PROXY_STEP_SOCKS5_REPLY,
+		  PROXY_STEP_SOCKS4_REPLY, PROXY_STEP_HTTP_REPLY };
+enum proxy_fail {
+	PROXY_FAIL_OTHER = 0, /* only err's line says it */
+	PROXY_FAIL_CLOSED,    /* the proxy closed before the step's reply was whole: got says how far */
+	PROXY_FAIL_IO,	      /* a read or write failed: code is the errno */
+	PROXY_FAIL_TIMEOUT,   /* the handshake's time ran out */
+	PROXY_FAIL_NOMETHOD,  /* SOCKS5: no acceptable authentication method (0xff) */
+	PROXY_FAIL_REFUSED,   /* SOCKS4 or SOCKS5 refused: code is its reply code */
+	PROXY_FAIL_ATYP,      /* SOCKS5: a reply address type other than IPv4, name or IPv6 */
+	PROXY_FAIL_STATUS,    /* HTTP: a status other than 2xx; err quotes the status line */
+	PROXY_FAIL_NAME,      /* SOCKS5: the destination's name is longer than 255 bytes */
+};
+struct proxy_failure {
+	enum proxy_step step;
+	enum proxy_fail kind;
+	int code;
+	size_t got;	      /* CLOSED: bytes of the step's reply that had arrived */
+	int atyp;	      /* SOCKS5 reply step with got >= 4: the address type byte */
+};
+
 /*
  * Talk the proxy protocol on fd (connected to the proxy; blocking or not).
  * Bytes that arrive after the proxy's reply belong to the tunnel: they are
  * copied into extra (at most extracap, which should be PROXY_HTTP_MAX) and
  * counted in *extralen. Returns 0, or -1 with one line in err: a refusal,
- * a malformed reply, a closed connection or the timeout. Never prints.
+ * a malformed reply, a closed connection or the timeout, and (why may be NULL) the same in parts.
+ * Never prints.
  */
 int proxy_handshake(int fd, const struct proxy_target *t, uint8_t *extra, size_t extracap,
-		    size_t *extralen, char *err, size_t errlen);
+		    size_t *extralen, char *err, size_t errlen, struct proxy_failure *why);
 
 #endif

@@ -32,6 +32,8 @@ int cmd_get(int argc, char **argv);
 int cmd_pv(int argc, char **argv);
 int cmd_devtcp(int argc, char **argv);
 int cmd_nc(int argc, char **argv);
+/* ncpv run as "nc" or "netcat" (a symlink): prog is that name, for nc's prefix and words. */
+int cmd_nc_as(int argc, char **argv, const char *prog);
 int cmd_bench(int argc, char **argv);
 int cmd_bench_compare(int argc, char **argv); /* argv[0] is "compare" */
 int cmd_link(int argc, char **argv);

@@ -38,7 +38,10 @@ static int proxy_password(void *ctx, char *buf, size_t len)
 	}
 	tty = open("/dev/tty", O_RDWR | O_CLOEXEC);
 	if (tty < 0) {
-		cmd_error("nc", "no password for proxy user %s: set NCPV_PROXY_PASSWORD", o->proxy_user);
+		if (o->prog) /* nc's words: it reads the password from the terminal only */
+			nc_error(o, "Unable to read proxy passphrase");
+		else
+			nc_error(o, "no password for proxy user %s: set NCPV_PROXY_PASSWORD", o->proxy_user);
 		return -1;
 	}
 	dprintf(tty, "Proxy password for %s@%s: ", o->proxy_user, o->proxy);
@@ -51,7 +54,10 @@ static int proxy_password(void *ctx, char *buf, size_t len)
 	dprintf(tty, "\n");
 	close(tty);
 	if (n <= 0) {
-		cmd_error("nc", "no password read for proxy user %s", o->proxy_user);
+		if (o->prog)
+			nc_error(o, "Unable to read proxy passphrase");
+		else
+			nc_error(o, "no password read for proxy user %s", o->proxy_user);
 		return -1;
 	}
 	buf[n] = '\0';
@@ -61,9 +67,10 @@ static int proxy_password(void *ctx, char *buf, size_t len)
 
 static void say(void *ctx, int error, const char *line)
 {
-	(void)ctx;
+	const struct nc_cmd *c = ctx;
+
 	if (error)
-		cmd_error("nc", "%s", line);
+		nc_error(c->o, "%s", line);
 	else
 		fprintf(stderr, "%s\n", line);
 }
@@ -122,7 +129,7 @@ static int make_tls_ctx(struct nc_opts *o, const struct cmd_tls *tls)
 	return 0;
 }
 
-int cmd_nc(int argc, char **argv)
+int cmd_nc_as(int argc, char **argv, const char *prog)
 {
 	struct nc_opts *o = calloc(1, sizeof(*o));
 	struct nc_totals t = { .start = clock_now() };
@@ -134,10 +141,10 @@ int cmd_nc(int argc, char **argv)
 	int rc;
 
 	if (o == NULL) {
-		cmd_error("nc", "out of memory");
+		fprintf(stderr, "%s: out of memory\n", prog ? prog : "ncpv nc");
 		return NC_FAIL;
 	}
-	parsed = nc_parse_options(argc, argv, o, &tls);
+	parsed = nc_parse_options(argc, argv, prog, o, &tls);
 	if (parsed != CMD_PARSE_RUN) {
 		free(o);
 		return cmd_parse_exit(parsed, NC_FAIL);
@@ -153,7 +160,7 @@ int cmd_nc(int argc, char **argv)
 		progress_init(&c.meter, 1, 1, 0, clock_now());
 	rc = o->listen ? nc_listen_main(o, &ev, &t, err, sizeof(err)) : nc_connect_main(o, &ev, &t, err, sizeof(err));
 	if (rc < 0 && err[0])
-		cmd_error("nc", "%s", err);
+		nc_error(o, "%s", err);
 	rc = rc < 0 ? NC_FAIL : 0;
 	tick(&c, &t, 1);
 	if (o->json)
@@ -161,4 +168,9 @@ int cmd_nc(int argc, char **argv)
 	tls_ctx_free(o->tls_ctx);
 	free(o);
 	return rc;
+}
+
+int cmd_nc(int argc, char **argv)
+{
+	return cmd_nc_as(argc, argv, NULL);
 }

@@ -9,11 +9,19 @@
 
 /*
  * Parse argv into o (the commands' contract, cmd.h; CMD_PARSE_USAGE means nc's exit 1), having
- * printed help or a one-line error. Ports are expanded from lists, ranges ("20-30", either
+ * printed help or a one-line error. prog: the name nc was run as ("nc", "netcat": nc's prefix
+ * and words), or NULL for "ncpv nc"; kept in o->prog. Ports are expanded from lists, ranges ("20-30", either
  * order) and service names. The --ssl* options go to tls (o->ssl and o->ssl_name follow
  * them); the caller makes o->tls_ctx from it.
  */
-enum cmd_parse nc_parse_options(int argc, char **argv, struct nc_opts *o, struct cmd_tls *tls);
+enum cmd_parse nc_parse_options(int argc, char **argv, const char *prog, struct nc_opts *o, struct cmd_tls *tls);
+
+/* A one-line error: "PROG: message" when run as nc (o->prog), else "ncpv nc: message". */
+void nc_error(const struct nc_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The usage block (after a usage error) and -h's text on stderr, in o->prog's voice (nc_help.c). */
+void nc_usage(const struct nc_opts *o);
+void nc_help(const struct nc_opts *o);
 
 /* -T keywords (critical, lowdelay, af11, cs3, ef ...) or a number 0..255
  * (decimal or 0x hex) to a TOS byte; -1 if unknown. Pure. */

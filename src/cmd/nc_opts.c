@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_opts.c - "ncpv nc" command line: OpenBSD nc's options, checks and messages, parsed once. */
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -16,94 +17,49 @@
 
 enum { OPT_PROGRESS = 1000, OPT_JSON, OPT_HELP };
 
-static void usage(FILE *f)
+void nc_error(const struct nc_opts *o, const char *fmt, ...)
 {
-	fprintf(f,
-		"usage: nc [-46bCDdFhklNnrtUuvz] [-I length] [-i interval] [-M ttl]\n"
-		"\t  [-m minttl] [-O length] [-P proxy_username] [-p source_port]\n"
-		"\t  [-q seconds] [-s sourceaddr] [-T keyword] [-W recvlimit]\n"
-		"\t  [-w timeout] [-X proxy_protocol] [-x proxy_address[:port]]\n"
-		"\t  [--progress] [--json] [--ssl] [--ssl-cert file] [--ssl-key file]\n"
-		"\t  [--ssl-verify] [--ssl-trustfile file] [--ssl-servername name]\n"
-		"\t  [--ssl-alpn list] [destination] [port]\n");
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (o->prog) { /* run as nc: err(3)'s "PROGNAME: message" */
+		cmd_verror(o->prog, fmt, ap);
+	} else {
+		char msg[1024];
+
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		cmd_error("nc", "%s", msg);
+	}
+	va_end(ap);
 }
 
-static void help(void)
-{
-	usage(stderr);
-	fprintf(stderr,
-		"\tCommand Summary (OpenBSD netcat as Debian ships it, plus a meter):\n"
-		"\t\t-4\t\tUse IPv4\n"
-		"\t\t-6\t\tUse IPv6\n"
-		"\t\t-b\t\tAllow broadcast\n"
-		"\t\t-C\t\tSend CRLF as line-ending\n"
-		"\t\t-D\t\tEnable the debug socket option\n"
-		"\t\t-d\t\tDetach from stdin\n"
-		"\t\t-F\t\tPass socket fd\n"
-		"\t\t-h\t\tThis help text\n"
-		"\t\t-I length\tTCP receive buffer length\n"
-		"\t\t-i interval\tDelay interval for lines sent, ports scanned\n"
-		"\t\t-k\t\tKeep inbound sockets open for multiple connects\n"
-		"\t\t-l\t\tListen mode, for inbound connects\n"
-		"\t\t-M ttl\t\tOutgoing TTL / Hop Limit\n"
-		"\t\t-m minttl\tMinimum incoming TTL / Hop Limit\n"
-		"\t\t-N\t\tShutdown the network socket after EOF on stdin\n"
-		"\t\t-n\t\tSuppress name/port resolutions\n"
-		"\t\t-O length\tTCP send buffer length\n"
-		"\t\t-P proxyuser\tUsername for proxy authentication (HTTP CONNECT, SOCKS5);\n"
-		"\t\t\t\tthe password comes from NCPV_PROXY_PASSWORD or the terminal\n"
-		"\t\t-p port\t\tSpecify local port for remote connects\n"
-		"\t\t-q secs\t\tquit after EOF on stdin and delay of secs (implies -N)\n"
-		"\t\t-r\t\tRandomize remote ports\n"
-		"\t\t-s sourceaddr\tLocal source address\n"
-		"\t\t-T keyword\tTOS value\n"
-		"\t\t-t\t\tAnswer TELNET negotiation\n"
-		"\t\t-U\t\tUse UNIX domain socket ('@name': Linux abstract)\n"
-		"\t\t-u\t\tUDP mode\n"
-		"\t\t-v\t\tVerbose\n"
-		"\t\t-W recvlimit\tTerminate after receiving a number of packets\n"
-		"\t\t-w timeout\tTimeout for connects and final net reads\n"
-		"\t\t-X proto\tProxy protocol: \"4\", \"5\" (SOCKS) or \"connect\"\n"
-		"\t\t-x addr[:port]\tSpecify proxy address and port\n"
-		"\t\t-z\t\tZero-I/O mode [used for scanning]\n"
-		"\t\t--progress\tpv-style meter on stderr, counting both directions\n"
-		"\t\t--json\t\ta JSON summary on stderr at exit\n"
-		"\t\t--ssl\t\tTLS (1.2 or 1.3), as ncat; every --ssl-* option implies it\n"
-		"\t\t--ssl-cert file\tListen: certificate (PEM); default a self-signed one\n"
-		"\t\t--ssl-key file\tListen: its private key (PEM)\n"
-		"\t\t--ssl-verify\tConnect: verify the server's certificate and name\n"
-		"\t\t--ssl-trustfile file\tConnect: trust these CAs (implies --ssl-verify)\n"
-		"\t\t--ssl-servername name\tConnect: the name to send (SNI) and verify\n"
-		"\t\t--ssl-alpn list\tALPN protocols to offer or accept (comma-separated)\n"
-		"\tNot available in ncpv: -S (TCP MD5), -V (routing table), -Z (DCCP)\n"
-		"\tPort numbers can be individual or ranges: lo-hi [inclusive]\n");
-}
-
-static int fail(const char *fmt, const char *arg)
+static int fail(const struct nc_opts *o, const char *fmt, const char *arg)
 {
 	char msg[512];
 
 	snprintf(msg, sizeof(msg), fmt, arg);
-	cmd_error("nc", "%s", msg);
+	nc_error(o, "%s", msg);
 	return -1;
 }
 
-/* A bounded integer in nc's words: "WHAT invalid: ARG", "WHAT too large: ARG". */
-static int number(const char *what, const char *arg, long lo, long hi, long *out)
+/* A bounded integer in nc's words: "WHAT invalid: ARG", "WHAT too large: ARG"; run as nc, -M and
+ * -m say "ttl is too large" without the value, as nc does. */
+static int number(const struct nc_opts *o, const char *what, const char *arg, long lo, long hi, long *out)
 {
-	char msg[128];
+	const char *why = "invalid";
 
 	if (units_parse_long(arg, lo, hi, out) == 0)
 		return 0;
 	if (errno == ERANGE) {
 		char *end;
-		long v = strtol(arg, &end, 10);
 
-		snprintf(msg, sizeof(msg), "%s %s: %%s", what, v < lo ? "too small" : "too large");
-		return fail(msg, arg);
+		why = strtol(arg, &end, 10) < lo ? "too small" : "too large";
 	}
-	snprintf(msg, sizeof(msg), "%s invalid: %%s", what);
-	return fail(msg, arg);
+	if (o->prog && strstr(what, "ttl"))
+		nc_error(o, "%s is %s", what, why);
+	else
+		nc_error(o, "%s %s: %s", what, why, arg);
+	return -1;
 }
 
 int nc_parse_tos(const char *s)
@@ -137,7 +93,7 @@ int nc_parse_tos(const char *s)
 }
 
 /* One port or service name for proto: 1..65535, in nc's words on error. */
-static int one_port(const char *s, int udp)
+static int one_port(const struct nc_opts *o, const char *s)
 {
 	struct servent *sv;
 	int p;
@@ -147,12 +103,12 @@ static int one_port(const char *s, int udp)
 		if (p >= 1)
 			return p;
 		if (p == 0 || (p < 0 && errno == ERANGE))
-			return fail(p == 0 ? "port number too small: %s" : "port number too large: %s", s);
-		return fail("port number invalid: %s", s);
+			return fail(o, p == 0 ? "port number too small: %s" : "port number too large: %s", s);
+		return fail(o, "port number invalid: %s", s);
 	}
-	sv = getservbyname(s, udp ? "udp" : "tcp");
+	sv = getservbyname(s, o->udp ? "udp" : "tcp");
 	if (sv == NULL)
-		return fail("port number invalid: %s", s);
+		return fail(o, "port number invalid: %s", s);
 	return ntohs((uint16_t)sv->s_port);
 }
 
@@ -171,23 +127,23 @@ static int add_ports(struct nc_opts *o, const char *spec)
 		char a[16], b[16], range[40];
 
 		if ((size_t)(dash - spec) >= sizeof(a) || strlen(dash + 1) >= sizeof(b))
-			return fail("port range invalid: %s", spec);
+			return fail(o, "port range invalid: %s", spec);
 		memcpy(a, spec, (size_t)(dash - spec));
 		a[dash - spec] = '\0';
 		snprintf(b, sizeof(b), "%s", dash + 1);
-		if ((lo = one_port(a, o->udp)) < 0 || (hi = one_port(b, o->udp)) < 0)
+		if ((lo = one_port(o, a)) < 0 || (hi = one_port(o, b)) < 0)
 			return -1;
 		snprintf(range, sizeof(range), "%d-%d", lo < hi ? lo : hi, lo < hi ? hi : lo);
 		if (addr_parse_port_range(range, &lo, &hi) < 0)
-			return fail("port range invalid: %s", spec);
+			return fail(o, "port range invalid: %s", spec);
 	} else {
-		if ((lo = one_port(spec, o->udp)) < 0)
+		if ((lo = one_port(o, spec)) < 0)
 			return -1;
 		hi = lo;
 	}
 	for (int p = lo; p <= hi; p++) {
 		if (o->nports >= NC_MAX_PORTS)
-			return fail("too many ports: %s", spec);
+			return fail(o, "too many ports: %s", spec);
 		o->ports[o->nports++] = p;
 	}
 	return 0;
@@ -207,13 +163,16 @@ static void shuffle_ports(struct nc_opts *o)
 	}
 }
 
-static int refuse(int c)
+static int refuse(const struct nc_opts *o, int c)
 {
 	const char *what = c == 'S' ? "TCP MD5 signatures" : c == 'V' ? "routing tables" : "DCCP";
-	char msg[128];
 
-	snprintf(msg, sizeof(msg), "option -%c (%s) is not supported by ncpv nc", c, what);
-	cmd_error("nc", "%s", msg);
+	/* Run as nc: the words nc itself uses when built without the feature. */
+	if (o->prog)
+		nc_error(o, "no %s support available", c == 'S' ? "TCP MD5 signature"
+						       : c == 'V' ? "alternate routing table" : "DCCP");
+	else
+		nc_error(o, "option -%c (%s) is not supported by ncpv nc", c, what);
 	return -1;
 }
 
@@ -226,7 +185,7 @@ static int set_proxy_proto(struct nc_opts *o, const char *arg)
 	else if (strcasecmp(arg, "connect") == 0)
 		o->proxy_proto = PROXY_HTTP;
 	else
-		return fail("unsupported proxy protocol%s", "");
+		return fail(o, "unsupported proxy protocol%s", "");
 	return 0;
 }
 
@@ -254,34 +213,34 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 	case 'v': o->verbose = 1; break;
 	case 'z': o->scan = 1; break;
 	case 'I':
-		if (number("TCP receive window", arg, 1, 1 << 30, &v) < 0)
+		if (number(o, "TCP receive window", arg, 1, 1 << 30, &v) < 0)
 			return -1;
 		o->rcvbuf = (int)v;
 		break;
 	case 'O':
-		if (number("TCP send window", arg, 1, 1 << 30, &v) < 0)
+		if (number(o, "TCP send window", arg, 1, 1 << 30, &v) < 0)
 			return -1;
 		o->sndbuf = (int)v;
 		break;
 	case 'i':
 		if (units_parse_seconds(arg, &secs) < 0)
-			return fail("interval invalid: %s", arg);
+			return fail(o, o->prog && arg[0] == '-' ? "interval too small: %s" : "interval invalid: %s", arg);
 		o->interval = secs;
 		break;
 	case 'M':
-		if (number("ttl", arg, 0, 255, &v) < 0)
+		if (number(o, "ttl", arg, 0, 255, &v) < 0)
 			return -1;
 		o->ttl = (int)v;
 		break;
 	case 'm':
-		if (number("minttl", arg, 0, 255, &v) < 0)
+		if (number(o, "minttl", arg, 0, 255, &v) < 0)
 			return -1;
 		o->minttl = (int)v;
 		break;
 	case 'P': o->proxy_user = arg; break;
 	case 'p': o->source_port = arg; break;
 	case 'q':
-		if (number("quit timer", arg, -2147483647L, 2147483647L, &v) < 0)
+		if (number(o, "quit timer", arg, -2147483647L, 2147483647L, &v) < 0)
 			return -1;
 		o->quit_after = v < 0 ? -1 : (int)v;
 		if (v >= 0) /* Debian: a non-negative -q implies -N */
@@ -290,15 +249,15 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 	case 's': o->source = arg; break;
 	case 'T':
 		if ((o->tos = nc_parse_tos(arg)) < 0)
-			return fail("illegal tos value %s", arg);
+			return fail(o, "illegal tos value %s", arg);
 		break;
 	case 'W':
-		if (number("receive limit", arg, 1, 2147483647L, &v) < 0)
+		if (number(o, "receive limit", arg, 1, 2147483647L, &v) < 0)
 			return -1;
 		o->recvlimit = v;
 		break;
 	case 'w':
-		if (number("timeout", arg, 0, 2147483, &v) < 0)
+		if (number(o, "timeout", arg, 0, 2147483, &v) < 0)
 			return -1;
 		o->timeout_ms = v > 0 ? (int)(v * 1000) : -1;
 		break;
@@ -308,7 +267,7 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 	case 'S':
 	case 'V':
 	case 'Z':
-		return refuse(c);
+		return refuse(o, c);
 	case OPT_PROGRESS: o->progress = 1; break;
 	case OPT_JSON: o->json = 1; break;
 	default:
@@ -326,23 +285,23 @@ static int check_tls(const struct nc_opts *o, const struct cmd_tls *t)
 	if (!t->on)
 		return 0;
 	if (!TLS_AVAILABLE)
-		return fail("--ssl: this build has no TLS support (built without OpenSSL)%s", "");
+		return fail(o, "--ssl: this build has no TLS support (built without OpenSSL)%s", "");
 	if (o->udp)
-		return fail("cannot use --ssl and -u%s", "");
+		return fail(o, "cannot use --ssl and -u%s", "");
 	if (o->scan)
-		return fail("cannot use --ssl and -z%s", "");
+		return fail(o, "cannot use --ssl and -z%s", "");
 	if (o->fdpass)
-		return fail("cannot use --ssl and -F%s", "");
+		return fail(o, "cannot use --ssl and -F%s", "");
 	if (o->unix_sock)
-		return fail("cannot use --ssl and -U%s", "");
+		return fail(o, "cannot use --ssl and -U%s", "");
 	if (o->listen && (t->verify || t->cfg.ca_file || t->sni))
-		return fail("%s is for connect mode (client certificates are not checked)",
+		return fail(o, "%s is for connect mode (client certificates are not checked)",
 			    t->verify ? "--ssl-verify" : t->cfg.ca_file ? "--ssl-trustfile" : "--ssl-servername");
 	if (!o->listen && (t->cfg.cert_file || t->cfg.key_file))
-		return fail("%s is for listen mode (client certificates are not supported)",
+		return fail(o, "%s is for listen mode (client certificates are not supported)",
 			    t->cfg.cert_file ? "--ssl-cert" : "--ssl-key");
 	if (t->cfg.key_file && !t->cfg.cert_file)
-		return fail("--ssl-key needs --ssl-cert%s", "");
+		return fail(o, "--ssl-key needs --ssl-cert%s", "");
 	return 0;
 }
 
@@ -350,33 +309,45 @@ static int check_tls(const struct nc_opts *o, const struct cmd_tls *t)
 static int check_conflicts(const struct nc_opts *o)
 {
 	if (o->listen && o->scan)
-		return fail("cannot use -z and -l%s", "");
+		return fail(o, "cannot use -z and -l%s", "");
 	if (o->keep && !o->listen)
-		return fail("must use -l with -k%s", "");
+		return fail(o, "must use -l with -k%s", "");
 	if (o->fdpass && o->unix_sock)
-		return fail("cannot use -F and -U%s", "");
-	if (o->fdpass && o->listen)
-		return fail("cannot use -F and -l%s", "");
+		return fail(o, "cannot use -F and -U%s", "");
 	if (o->proxy && o->listen)
-		return fail("no proxy support for listen%s", "");
+		return fail(o, "no proxy support for listen%s", "");
 	if (o->proxy && o->udp)
-		return fail("no proxy support for UDP mode%s", "");
+		return fail(o, "no proxy support for UDP mode%s", "");
 	if (o->proxy && o->unix_sock)
-		return fail("no proxy support for unix sockets%s", "");
+		return fail(o, "no proxy support for unix sockets%s", "");
 	if (o->proxy && o->source)
-		return fail("no proxy support for local source address%s", "");
+		return fail(o, "no proxy support for local source address%s", "");
+	if (o->proxy && o->prog && o->proxy[0] == '[') { /* nc's own checks of "[v6]:port" */
+		const char *close = strchr(o->proxy, ']');
+
+		if (close == NULL)
+			return fail(o, "missing closing bracket in proxy%s", "");
+		if (close[1] != '\0' && close[1] != ':')
+			return fail(o, "garbage proxy port delimiter%s", "");
+	}
 	return 0;
 }
 
 static int parse_operands(struct nc_opts *o, int argc, char **argv)
 {
 	if (o->unix_sock) {
+		if (argc < 1 && o->prog) { /* nc's words */
+			nc_usage(o);
+			return -1;
+		}
+		if (argc > 1 && o->prog)
+			return fail(o, "cannot use port with -U%s", "");
 		if (argc < 1)
-			return fail("missing socket pathname%s", "");
+			return fail(o, "missing socket pathname%s", "");
 		if (argc > 1)
-			return fail("too many arguments: %s", argv[1]);
+			return fail(o, "too many arguments: %s", argv[1]);
 		if (o->source && !o->udp) { /* Debian's nc: -s names only a datagram client */
-			usage(stderr);
+			nc_usage(o);
 			return -1;
 		}
 		o->host = argv[0];
@@ -385,11 +356,11 @@ static int parse_operands(struct nc_opts *o, int argc, char **argv)
 	if (o->listen) {
 		/* Debian's nc: -l [host] port, or -s host / -p port in their place, never both. */
 		if ((o->source || o->source_port) && argc > 0) {
-			usage(stderr);
+			nc_usage(o);
 			return -1;
 		}
 		if (argc > 2)
-			return fail("too many arguments: %s", argv[2]);
+			return fail(o, "too many arguments: %s", argv[2]);
 		if (argc == 2) {
 			o->host = argv[0];
 			argv++;
@@ -399,19 +370,19 @@ static int parse_operands(struct nc_opts *o, int argc, char **argv)
 		}
 		/* A listener has one port: nc hands a list or range to getaddrinfo, which says this. */
 		if (argc == 1 && strpbrk(argv[0], ",-") != NULL && argv[0][strspn(argv[0], "0123456789,-")] == '\0')
-			return fail("getaddrinfo: Servname not supported for ai_socktype%s", "");
+			return fail(o, "getaddrinfo: Servname not supported for ai_socktype%s", "");
 		if (argc == 1)
 			return add_ports(o, argv[0]);
 		if (o->source_port)
 			return add_ports(o, o->source_port);
-		return fail("missing port number%s", "");
+		return fail(o, "missing port number%s", "");
 	}
 	if (argc < 1) {
-		usage(stderr);
+		nc_usage(o);
 		return -1;
 	}
 	if (argc < 2)
-		return fail("missing port number%s", "");
+		return fail(o, "missing port number%s", "");
 	o->host = argv[0];
 	for (int i = 1; i < argc; i++)
 		if (add_ports(o, argv[i]) < 0)
@@ -421,7 +392,16 @@ static int parse_operands(struct nc_opts *o, int argc, char **argv)
 	return 0;
 }
 
-enum cmd_parse nc_parse_options(int argc, char **argv, struct nc_opts *o, struct cmd_tls *tls)
+/* getopt's complaint. Run as nc, glibc's getopt names the program as it was run, path and all. */
+static void getopt_error(const struct nc_opts *o, const char *argv0, const char *what, int c)
+{
+	if (o->prog)
+		fprintf(stderr, "%s: %s -- '%c'\n", argv0 ? argv0 : o->prog, what, c);
+	else
+		nc_error(o, "%s -- '%c'", what, c);
+}
+
+enum cmd_parse nc_parse_options(int argc, char **argv, const char *prog, struct nc_opts *o, struct cmd_tls *tls)
 {
 	static const struct option longopts[] = {
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -434,6 +414,7 @@ enum cmd_parse nc_parse_options(int argc, char **argv, struct nc_opts *o, struct
 
 	memset(o, 0, sizeof(*o));
 	memset(tls, 0, sizeof(*tls));
+	o->prog = prog;
 	o->family = AF_UNSPEC;
 	o->ttl = o->minttl = o->tos = -1;
 	o->quit_after = -1;
@@ -443,20 +424,20 @@ enum cmd_parse nc_parse_options(int argc, char **argv, struct nc_opts *o, struct
 	while ((c = getopt_long(argc, argv, ":46bCDdFhI:i:klM:m:NnO:P:p:q:rSs:T:tUuV:vW:w:X:x:Zz",
 				longopts, NULL)) != -1) {
 		if (c == 'h' || c == OPT_HELP) {
-			help();
+			nc_help(o);
 			return CMD_PARSE_DONE;
 		}
 		if (c == ':') {
-			cmd_error("nc", "option requires an argument -- '%c'", optopt);
-			usage(stderr);
+			getopt_error(o, argv[0], "option requires an argument", optopt);
+			nc_usage(o);
 			return CMD_PARSE_USAGE;
 		}
 		if (c == '?') {
 			if (optopt)
-				cmd_error("nc", "invalid option -- '%c'", optopt);
+				getopt_error(o, argv[0], "invalid option", optopt);
 			else
-				cmd_error("nc", "unrecognized option '%s'", argv[optind - 1]);
-			usage(stderr);
+				nc_error(o, "unrecognized option '%s'", argv[optind - 1]);
+			nc_usage(o);
 			return CMD_PARSE_USAGE;
 		}
 		if (parse_flag(o, tls, c, optarg) < 0)

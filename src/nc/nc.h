@@ -23,7 +23,8 @@ struct nc_opts {
 	int udp, unix_sock, listen, keep, scan, verbose, numeric;
 	int no_stdin;	      /* -d */
 	int shutdown_on_eof;  /* -N (and -q >= 0, as Debian's nc) */
-	int broadcast, debug, crlf, telnet, random_order, fdpass;
+	int broadcast, debug, crlf, telnet, random_order;
+	int fdpass;	      /* -F: a client passes its socket; a listener, as Debian's nc, ignores it */
 	int rcvbuf, sndbuf;   /* -I / -O; 0 unset */
 	int ttl, minttl, tos; /* -M / -m / -T; -1 unset */
 	double interval;      /* -i seconds, 0 none */
@@ -36,6 +37,7 @@ struct nc_opts {
 	const char *proxy;    /* -x host[:port] */
 	const char *proxy_user; /* -P */
 	int progress, json;   /* --progress, --json */
+	const char *prog;     /* run as nc or netcat: that name, and nc's exact words; NULL: ncpv's */
 	const char *host;     /* destination, listen address, or Unix path */
 	int ssl;	      /* --ssl (ncat's; any --ssl-* option implies it) */
 	const char *ssl_name; /* --ssl-servername: the name sent and verified (NULL: host) */
@@ -145,6 +147,15 @@ void nc_report_peer(const struct nc_opts *o, const struct nc_events *ev, const s
 		    socklen_t len);
 void nc_report_connected(const struct nc_opts *o, const struct nc_events *ev, int fd, const char *host,
 			 int port);
+
+/*
+ * Run as nc (o->prog), failures in OpenBSD nc's words (nc_words.c, pure):
+ * nc_words_proxy: a failed proxy handshake (why, from proxy_handshake) as nc says it, or err
+ *   where nc has no such message; into out.
+ * nc_words_gai: the resolver's reason at the end of a net_* "...: REASON" line (borrowed).
+ */
+void nc_words_proxy(const struct proxy_failure *why, const char *err, char *out, size_t outlen);
+const char *nc_words_gai(const char *err);
 
 /* -F: send fd over stdout (SCM_RIGHTS). 0, or -1 with why in err. */
 int nc_pass_fd(int fd, char *err, size_t errlen);

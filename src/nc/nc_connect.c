@@ -16,12 +16,38 @@
 
 #define UDP_SCAN_SECONDS 3
 
+/* A failed connect with -v, as nc words it: "connect to HOST [(IP) ]port PORT (tcp) failed: WHY".
+ * The IP is named when HOST is a name (not with -n); nc's own timeout says "timed out" and the
+ * errno it is left with. Run as "ncpv nc", a timeout is "failed: Connection timed out". */
+static void say_connect_failed(const struct nc_opts *o, const struct nc_events *ev, const char *host,
+			       const char *port, int code, int err_no)
+{
+	struct net_opts no = { .family = o->family, .socktype = o->udp ? SOCK_DGRAM : SOCK_STREAM,
+			       .numeric = o->numeric };
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char ip[NI_MAXHOST] = "", ipwords[NI_MAXHOST + 4] = "", unused[256];
+	const char *proto = o->udp ? "udp" : "tcp";
+
+	if (!o->numeric && net_resolve(host, port, &no, &ss, &len, unused, sizeof(unused)) == 0 &&
+	    getnameinfo((struct sockaddr *)&ss, len, ip, sizeof(ip), NULL, 0, NI_NUMERICHOST) == 0 &&
+	    strcmp(ip, host) != 0)
+		snprintf(ipwords, sizeof(ipwords), "(%s) ", ip);
+	if (code == NET_ETIMEDOUT && o->prog)
+		nc_say(ev, 1, "connect to %s %sport %s (%s) timed out: %s", host, ipwords, port, proto,
+		       strerror(EINPROGRESS));
+	else
+		nc_say(ev, 1, "connect to %s %sport %s (%s) failed: %s", host, ipwords, port, proto,
+		       strerror(code == NET_ETIMEDOUT ? ETIMEDOUT : err_no));
+}
+
 /* Connect through -x: to the proxy first, then ask it for host:port. */
 static int connect_proxy(const struct nc_opts *o, const struct nc_events *ev, struct net_opts *no, int port,
 			 uint8_t *extra, size_t extracap, size_t *extralen)
 {
 	struct addr_spec at;
 	struct proxy_target t;
+	struct proxy_failure why;
 	char err[512], pass[256] = "";
 	int fd;
 
@@ -33,6 +59,13 @@ static int connect_proxy(const struct nc_opts *o, const struct nc_events *ev, st
 	if (o->proxy_user && (ev == NULL || ev->password == NULL || ev->password(ev->ctx, pass, sizeof(pass)) < 0))
 		return -1;
 	fd = net_connect(at.host, at.port, no, err, sizeof(err));
+	if (fd < 0 && o->prog) { /* nc connects to the proxy as to any host, and says so alike */
+		if (fd == NET_ERESOLVE)
+			nc_say(ev, 1, "getaddrinfo for host \"%s\" port %s: %s", at.host, at.port, nc_words_gai(err));
+		else if (o->verbose)
+			say_connect_failed(o, ev, at.host, at.port, fd, errno);
+		return -1;
+	}
 	if (fd < 0) {
 		if (o->verbose || fd == NET_ERESOLVE)
 			nc_say(ev, 1, "proxy %s", err);
@@ -46,8 +79,12 @@ static int connect_proxy(const struct nc_opts *o, const struct nc_events *ev, st
 	t.pass = pass;
 	t.numeric = o->numeric;
 	t.timeout_ms = o->timeout_ms;
-	if (proxy_handshake(fd, &t, extra, extracap, extralen, err, sizeof(err)) < 0) {
-		nc_say(ev, 1, "%s", err);
+	if (proxy_handshake(fd, &t, extra, extracap, extralen, err, sizeof(err), &why) < 0) {
+		char words[512];
+
+		if (o->prog)
+			nc_words_proxy(&why, err, words, sizeof(words));
+		nc_say(ev, 1, "%s", o->prog ? words : err);
 		close(fd);
 		return -1;
 	}
@@ -167,10 +204,8 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 			return -2;
 		fd = net_connect(o->host, ps, &no, err, sizeof(err));
 		if (fd == NET_ERESOLVE) {
-			const char *why = strstr(err, ": ");
-
 			snprintf(fatal, fatallen, "getaddrinfo for host \"%s\" port %s: %s", o->host, ps,
-				 why ? why + 2 : err);
+				 nc_words_gai(err));
 			return -2;
 		}
 		if (fd < 0 && (o->source || o->source_port) && (errno == EADDRINUSE || errno == EADDRNOTAVAIL)) {
@@ -182,8 +217,7 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 			if (hook.failed)
 				nc_say(ev, 1, "%s", hook.err);
 			else if (o->verbose)
-				nc_say(ev, 1, "connect to %s port %s (%s) failed: %s", o->host, ps, o->udp ? "udp" : "tcp",
-				       fd == NET_ETIMEDOUT ? strerror(ETIMEDOUT) : strerror(errno));
+				say_connect_failed(o, ev, o->host, ps, fd, errno);
 			return -1;
 		}
 		/* As Debian's nc: -v probes a UDP port with "X" datagrams (a closed one fails, silently);

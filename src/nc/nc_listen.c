@@ -108,6 +108,8 @@ static int listen_unix(const struct nc_opts *o, const struct nc_events *ev, stru
 		unlink(o->host);
 	}
 	fd = net_unix_listen(o->host, o->udp ? SOCK_DGRAM : SOCK_STREAM, err, errlen);
+	if (fd < 0 && o->prog) /* nc's words: the reason alone */
+		snprintf(err, errlen, "%s", strerror(errno));
 	if (fd < 0)
 		return -1;
 	if (o->verbose)
@@ -137,8 +139,14 @@ int nc_listen_main(const struct nc_opts *o, const struct nc_events *ev, struct n
 	snprintf(port, sizeof(port), "%d", o->ports[0]);
 	fd = net_listen(o->host, port, &no, err, errlen);
 	if (fd < 0) {
+		int err_no = errno;
+
 		if (hook.failed)
 			snprintf(err, errlen, "%s", hook.err);
+		else if (o->prog && fd == NET_ERESOLVE) /* nc's words */
+			snprintf(err, errlen, "getaddrinfo: %s", nc_words_gai(err));
+		else if (o->prog)
+			snprintf(err, errlen, "%s", strerror(err_no));
 		return -1;
 	}
 	if (o->udp) {

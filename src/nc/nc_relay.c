@@ -41,6 +41,7 @@ struct relay {
 	struct nc_totals *t;
 	const struct nc_events *ev;
 	double next_tick;   /* when ev->tick wants its next call, 0 any time */
+	size_t send_max;    /* -O: the most one send() may offer (0: no limit) */
 };
 
 size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *out, size_t outcap)
@@ -186,6 +187,8 @@ static int drain_to_net(struct relay *r)
 
 	if (r->o->interval > 0 && (lf = memchr(b->data + b->off, '\n', b->len)) != NULL)
 		n = (size_t)(lf - (b->data + b->off)) + 1;
+	if (r->send_max > 0 && n > r->send_max)
+		n = r->send_max;
 	w = r->io->send(r->io->ctx, r->pfd[P_NETOUT].fd, b->data + b->off, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (w < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -1;
@@ -410,6 +413,19 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 		memcpy(r.down.data, initial, initlen);
 	r.down.len = initlen;
 	t->received += initlen;
+	if (o->sndbuf > 0 && !o->udp) {
+		/*
+		 * -O fixes the send buffer (the kernel doubles the value and stops autotuning it). An
+		 * offer larger than that buffer is taken as one segment as large as loopback's MSS, and
+		 * the room for the next send then waits for the peer's delayed ACK (40 ms): 40 MB took
+		 * 18 s. Offering at most the buffer's size keeps the ACKs flowing (docs/BENCHMARKS.md).
+		 */
+		int sb = 0;
+		socklen_t sl = sizeof(sb);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sb, &sl) == 0 && sb > 0)
+			r.send_max = (size_t)sb;
+	}
 	r.pfd[P_STDIN].fd = o->no_stdin ? -1 : r.io->in_fd;
 	r.pfd[P_NETOUT].fd = fd;
 	r.pfd[P_NETIN].fd = fd;

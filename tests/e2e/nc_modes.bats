@@ -242,6 +242,28 @@ print(p.wait(), n)' "$NCPV" "$SERVE_PORT"
 	[[ "$output" == *"cannot use -F and -U"* ]]
 }
 
+# Issue 19: Debian's nc takes -F with -l (ncpv refused "cannot use -F and -l") and, listening,
+# passes nothing: it is a plain listener. Both tools in the same run, both directions, sha256.
+@test "-F -l is a listener as in Debian's nc: both directions byte-exact, exit 0, like nc.openbsd" {
+	head -c 3000007 /dev/urandom >"$SCRATCH/up"
+	head -c 100003 /dev/urandom >"$SCRATCH/down"
+	local tool port pid rc
+	for tool in nc.openbsd "$NCPV nc"; do
+		port=$(free_port)
+		$tool -F -l 127.0.0.1 "$port" <"$SCRATCH/down" >"$SCRATCH/got.up" 2>"$SCRATCH/err" &
+		pid=$!
+		wait_port_quiet "$port"
+		timeout 20 nc.openbsd -N 127.0.0.1 "$port" <"$SCRATCH/up" >"$SCRATCH/got.down"
+		rc=0
+		wait "$pid" || rc=$?
+		echo "$tool: exit $rc, stderr: $(cat "$SCRATCH/err")"
+		[ "$rc" -eq 0 ]
+		[ ! -s "$SCRATCH/err" ]
+		[ "$(sha "$SCRATCH/got.up")" = "$(sha "$SCRATCH/up")" ]
+		[ "$(sha "$SCRATCH/got.down")" = "$(sha "$SCRATCH/down")" ]
+	done
+}
+
 @test "IPv6: ncpv nc -6 listener on ::1 receives from nc.openbsd -6" {
 	"$NCPV" nc -6 -lvn ::1 0 >"$SCRATCH/l.out" 2>"$SCRATCH/l.log" </dev/null &
 	L_PID=$!

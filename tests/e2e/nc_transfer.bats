@@ -107,3 +107,20 @@ ncpv_listener_vs() {
 @test "listener sends to bash /dev/tcp" { ncpv_listener_vs devtcp send; }
 @test "client sends to bash's accept loadable" { ncpv_client_vs accept send; }
 @test "client receives from bash's accept loadable" { ncpv_client_vs accept recv; }
+
+# Issue 19: with a small fixed send buffer (-O), each send offered more than the buffer holds went
+# out as one loopback-MSS segment whose ACK the receiver delayed 40 ms: 40 MB took 18-25 s against
+# nc.openbsd's 0.05 s. 20 MB must now arrive byte-exact well inside 5 s (it took ~12 s before).
+@test "client with -O 8192 sends 20 MB byte-exact, not one delayed ACK per send" {
+	head -c 20000000 /dev/urandom >"$SCRATCH/in"
+	timeout 60 "$NCPV" nc -lv 127.0.0.1 0 >"$SCRATCH/out" </dev/null 2>"$SCRATCH/log" &
+	local pid=$! start end
+	wait_listening "$SCRATCH/log"
+	start=$EPOCHREALTIME
+	timeout 60 "$NCPV" nc -N -O 8192 127.0.0.1 "$NC_PORT" <"$SCRATCH/in" >/dev/null
+	wait "$pid"
+	end=$EPOCHREALTIME
+	[ "$(sha "$SCRATCH/out")" = "$(sha "$SCRATCH/in")" ]
+	echo "took $(echo "$end - $start" | bc) s"
+	[ "$(echo "$end - $start < 5" | bc)" = 1 ]
+}

@@ -22,7 +22,7 @@ static int parse(struct nc_opts *o, const char *line)
 	for (char *tok = strtok(buf, " "); tok && argc < 31; tok = strtok(NULL, " "))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	switch (nc_parse_options(argc, argv, o, &tls)) {
+	switch (nc_parse_options(argc, argv, NULL, o, &tls)) {
 	case CMD_PARSE_RUN:
 		return 0;
 	case CMD_PARSE_DONE:

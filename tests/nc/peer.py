@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+"""peer.py - the loopback situations tests/nc/messages.tsv's triggers need, held for one command.
+
+usage: peer.py SETUP PORTFILE -- COMMAND...   (runs COMMAND with {PORT} in its words replaced and
+       writes the port to PORTFILE; prints nothing of its own; exits with COMMAND's status;
+       COMMAND's stdio are this process's)
+SETUP:
+  none        no peer; {PORT} is a port nothing listens on
+  refused     the same: a loopback port nothing listens on
+  busy        {PORT} is held by a listener without SO_REUSEPORT (a second listener fails)
+  full        {PORT} is a listener whose accept queue is full (a connect times out)
+  peer:HEX    {PORT} answers every connection with the bytes HEX once something arrives,
+              then keeps reading until the client closes (5 s at most)
+  cut:HEX     the same, but ends its sending side after HEX: a reply cut short
+Every wait is bounded; the peer stops when COMMAND ends."""
+import os, socket, subprocess, sys, threading, time
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def answer(conn, reply, cut):
+    conn.settimeout(5)
+    try:
+        first = conn.recv(4096)
+        if first and reply:
+            time.sleep(0.05)  # let a greeting and its request both arrive before the reply
+            conn.sendall(reply)
+        if first and cut:
+            conn.shutdown(socket.SHUT_WR)
+        deadline = time.time() + 5
+        while first and time.time() < deadline:
+            if not conn.recv(4096):
+                break
+    except OSError:
+        pass
+    conn.close()
+
+
+def serve(ls, reply, cut):
+    while True:
+        try:
+            conn, _ = ls.accept()
+        except OSError:
+            return
+        threading.Thread(target=answer, args=(conn, reply, cut), daemon=True).start()
+
+
+def main():
+    setup, port_file, cmd = sys.argv[1], sys.argv[2], sys.argv[4:]
+    keep = []
+    if setup in ("none", "refused"):
+        port = free_port()
+    else:
+        ls = socket.socket()
+        ls.bind(("127.0.0.1", 0))
+        port = ls.getsockname()[1]
+        keep.append(ls)
+        if setup == "busy":
+            ls.listen(1)
+        elif setup == "full":
+            ls.listen(0)
+            # Fill the accept queue (and the SYN queue's one slot): later SYNs are dropped.
+            for _ in range(3):
+                c = socket.socket()
+                c.setblocking(False)
+                try:
+                    c.connect(("127.0.0.1", port))
+                except BlockingIOError:
+                    pass
+                keep.append(c)
+            time.sleep(0.1)
+        elif setup.startswith(("peer:", "cut:")):
+            kind, _, hexbytes = setup.partition(":")
+            ls.listen(8)
+            threading.Thread(target=serve, args=(ls, bytes.fromhex(hexbytes), kind == "cut"), daemon=True).start()
+        else:
+            sys.exit("peer.py: unknown setup " + setup)
+    with open(port_file, "w") as f:
+        f.write("%d\n" % port)
+    words = [w.replace("{PORT}", str(port)) for w in cmd]
+    try:
+        rc = subprocess.run(words, timeout=20).returncode
+    except subprocess.TimeoutExpired:
+        rc = 124
+    sys.exit(rc)
+
+
+if __name__ == "__main__":
+    main()
