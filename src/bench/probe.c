@@ -26,6 +26,15 @@ struct probe_record {
 	double sent, rtt;
 };
 
+double probe_interval(double bits)
+{
+	double interval = bits > 0 ? PROBE_WIRE_BYTES * 8.0 / (bits * PROBE_SHARE) : 0;
+
+	if (interval > PROBE_INTERVAL_MAX)
+		return -1;
+	return interval > PROBE_INTERVAL ? interval : PROBE_INTERVAL;
+}
+
 void probe_init(struct bench_probe *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -126,9 +135,9 @@ int probe_start_echo(struct bench_probe *p, const char *host, char *err, size_t 
 	return 0;
 }
 
-/* The pinger: send 8 bytes, wait for them back, report; every
- * PROBE_INTERVAL, or at once when the last round trip took longer. */
-static void ping_loop(int fd, int out)
+/* The pinger: send 8 bytes, wait for them back, report; every interval
+ * seconds, or at once when the last round trip took longer. */
+static void ping_loop(int fd, int out, double interval)
 {
 	double next = clock_now();
 
@@ -141,7 +150,7 @@ static void ping_loop(int fd, int out)
 		if (next > now)
 			clock_sleep(next - now);
 		rec.sent = clock_now();
-		next = rec.sent + PROBE_INTERVAL;
+		next = rec.sent + interval;
 		if (write_all(fd, &seq, sizeof(seq)) < 0)
 			return;
 		while (got < sizeof(back)) {
@@ -162,13 +171,15 @@ static void ping_loop(int fd, int out)
 	}
 }
 
-int probe_start_pinger(struct bench_probe *p, const char *host, char *err, size_t errlen)
+int probe_start_pinger(struct bench_probe *p, const char *host, double interval, char *err, size_t errlen)
 {
 	struct net_opts o = { .timeout_ms = 5000 };
 	char port[16];
 	int pfd[2], fd;
 	pid_t parent = getpid();
 
+	p->interval = interval;
+	p->idle = PROBE_IDLE_TRIPS * interval > PROBE_IDLE ? PROBE_IDLE_TRIPS * interval : PROBE_IDLE;
 	snprintf(port, sizeof(port), "%d", p->port);
 	if ((fd = net_connect(host, port, &o, err, errlen)) < 0)
 		return -1;
@@ -183,7 +194,7 @@ int probe_start_pinger(struct bench_probe *p, const char *host, char *err, size_
 		close(pfd[0]);
 		net_set_nonblock(fd, 0);
 		no_delay(fd);
-		ping_loop(fd, pfd[1]);
+		ping_loop(fd, pfd[1], interval);
 		_exit(0);
 	}
 	close(fd);
@@ -234,7 +245,7 @@ size_t probe_idle(struct bench_probe *p, struct bench_series *sink, const volati
 		return 0;
 	probe_drain(p, NULL, 0, 0);
 	from = clock_now();
-	end = from + PROBE_IDLE;
+	end = from + p->idle;
 	while (!*stop && clock_now() < end && !p->ended) {
 		net_wait(p->fd, POLLIN, net_ms_until(end, clock_now()));
 		kept += probe_drain(p, sink, from, end);

@@ -30,6 +30,7 @@ struct bench_info {
 	int shuffle;		/* methods in random order in each round, from seed */
 	unsigned seed;
 	const char *no_probe;	/* why the stream test had no latency probe, or NULL */
+	double probe_interval, probe_idle; /* its seconds between round trips, and idle before each run */
 };
 
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);

@@ -431,11 +431,14 @@ static void detail_table(FILE *f, const struct bench_info *info, const struct be
 	int stream = t->test == BENCH_STREAM;
 	char c[32];
 
-	fprintf(f, "<p>%s</p>\n<table class=\"detail %s\"><tr><th>Method</th><th>Retransmits per run</th><th>RTT</th>%s</tr>\n",
-		stream ? "TCP's view (the server's sockets at the end of each run) and latency under load: round trips "
-			 "of a ping-pong over a second connection, idle just before each run and while it ran."
-		       : "TCP's view (tcp_info of each download as the server closed it) and the latency of each "
-			 "download (server side, accept to close).",
+	if (stream)
+		fprintf(f, "<p>TCP's view (the server's sockets at the end of each run) and latency under load: round "
+			   "trips of a ping-pong over a second connection, one per %.3g ms, idle (%.3g s before each run) "
+			   "and under load (while it ran).</p>\n", info->probe_interval * 1000, info->probe_idle);
+	else
+		fputs("<p>TCP's view (tcp_info of each download as the server closed it) and the latency of each "
+		      "download (server side, accept to close).</p>\n", f);
+	fprintf(f, "<table class=\"detail %s\"><tr><th>Method</th><th>Retransmits per run</th><th>RTT</th>%s</tr>\n",
 		bench_test_name(t->test),
 		stream ? "<th>Latency idle p50</th><th>under load p50</th><th>p90</th><th>p99</th><th>Round trips "
 			 "(idle/load)</th>"

@@ -176,6 +176,8 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 		json_string(&j, "test", bench_test_name(t->test));
 		if (t->test == BENCH_STREAM) {
 			json_general(&j, "duration", info->duration, 6);
+			json_general(&j, "probe_interval", info->probe_interval, 6);
+			json_general(&j, "probe_idle", info->probe_idle, 6);
 		} else {
 			json_uint(&j, "count", info->count);
 			json_uint(&j, "size", info->size);

@@ -189,8 +189,15 @@ static void load_table(FILE *f, const struct bench_info *info, const struct benc
 {
 	char name[80], p[4][32], retrans[32], rtt[32], count[48];
 
-	fprintf(f, "\nTCP's view (retransmits per run, RTT) and latency under load: round trips of\n"
-		   "a ping-pong over a second connection, idle just before and while each ran:\n");
+	char head[400];
+
+	if (info->probe_interval > 0)
+		snprintf(head, sizeof(head), "\nTCP's view (retransmits per run, RTT) and latency under load: round trips of "
+			 "a ping-pong over a second connection, one per %.3g ms, idle (%.3g s before each run) and under "
+			 "load (while it ran):", info->probe_interval * 1000, info->probe_idle);
+	else
+		snprintf(head, sizeof(head), "\nTCP's view (retransmits per run, RTT) and latency under load:");
+	wrap(f, head);
 	fprintf(f, "%-13s %7s %8s %8s %8s %8s %8s %10s\n", "Method", "Retrans", "RTT", "idle p50", "load p50", "p90",
 		"p99", "samples");
 	for (size_t i = 0; i < t->n; i++) {

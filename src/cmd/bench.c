@@ -378,7 +378,8 @@ static int setup(struct bench_state *st)
 		}
 		st->stream_port = st->stream_srv.port;
 		/* The latency probe's echo, beside the stream's server. */
-		if (!o->no_latency && probe_start_echo(&st->probe, st->host, err, sizeof(err)) < 0) {
+		if (!o->no_latency && probe_interval(o->link ? o->link_bits : 0) > 0 &&
+		    probe_start_echo(&st->probe, st->host, err, sizeof(err)) < 0) {
 			cmd_error("bench", "%s (--no-latency runs without the probe)", err);
 			return NCPV_EXIT_LISTEN;
 		}
@@ -398,7 +399,8 @@ static int setup(struct bench_state *st)
 	} else {
 		st->client_diag = st->server_diag;
 	}
-	if (st->probe.echo_pid > 0 && probe_start_pinger(&st->probe, st->host, err, sizeof(err)) < 0) {
+	if (st->probe.echo_pid > 0 &&
+	    probe_start_pinger(&st->probe, st->host, probe_interval(o->link ? o->link_bits : 0), err, sizeof(err)) < 0) {
 		cmd_error("bench", "the latency probe: %s (--no-latency runs without it)", err);
 		return NCPV_EXIT_LISTEN;
 	}
@@ -482,6 +484,10 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 		info->no_probe = "--no-latency";
 	else if (o->connect)
 		info->no_probe = "with --connect there is no echo server at the far end";
+	else if (probe_interval(o->link ? o->link_bits : 0) < 0)
+		info->no_probe = "the link is too slow for the probe to take under 1% of it";
+	info->probe_interval = st->probe.interval;
+	info->probe_idle = st->probe.idle;
 }
 
 /* How long the runs will take, before they start (a 60 s, 8-method, 5-run

@@ -371,10 +371,17 @@ running_with() {
 	need_netns
 	"$NCPV" bench -q --json -T stream -d 4 -r 1 -M ncpv --link 1mbit >"$SCRATCH/out.json"
 	jq -e '.tests[0].methods[0] | .status == "ok" and .median <= 120667 + 362 and .median > 60000' "$SCRATCH/out.json"
+	# The latency probe slows down to take 1% of the link (120 bytes a round trip: 96 ms at 1 Mbit/s).
+	jq -e '.tests[0] | .probe_interval == 0.096 and .probe_idle == 0.5 and
+		(.methods[0].latency_under_load | .load.samples > 0 and .load.samples <= 4 / 0.096 + 2 and
+		 .idle.samples <= 0.5 / 0.096 + 1)' "$SCRATCH/out.json"
 	# A run too short to move more than a few segments says so, with the duration it needs.
 	run "$NCPV" bench -q --json -T stream -d 0.5 -r 1 -M ncpv --link 100kbit
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "ncpv bench: --link 100kbit: a 0.5 s run moves only about 6250 bytes: use -d 3 or more for a rate this low" ]
+	# Below 480 kbit/s the probe would take more than 1% of the link: none, and the report says why.
+	printf '%s\n' "${lines[@]:1}" | jq -e '.tests[0] | .probe_interval == 0 and
+		(.methods[0].latency_under_load.unavailable | test("too slow"))'
 }
 
 @test "--link as an ordinary user works, or says why in one line and stops" {

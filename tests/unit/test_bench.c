@@ -14,6 +14,7 @@
 
 #include "bench/link.h"
 #include "bench/method.h"
+#include "bench/probe.h"
 #include "bench/report.h"
 #include "bench/result.h"
 
@@ -325,6 +326,32 @@ static void test_probe_round_trips_pool_the_good_runs(void **state)
 	}
 }
 
+/* The probe's pace: 10 ms on loopback and fast links, slower where its
+ * 120 bytes a round trip would take more than 1% of the link, none where
+ * even 200 ms would; rates drawn at random across the whole range. */
+static void test_probe_interval_keeps_to_one_percent_of_the_link(void **state)
+{
+	unsigned seed = 17;
+
+	(void)state;
+	assert_float_equal(probe_interval(0), 0.010, 1e-12);
+	assert_float_equal(probe_interval(1e6), 0.096, 1e-12);
+	assert_float_equal(probe_interval(480e3), 0.2, 1e-12);
+	assert_true(probe_interval(479e3) < 0);
+	for (int k = 0; k < 1000; k++) {
+		double bits = pow(10, 3 + (rand_r(&seed) % 7000) / 1000.0), iv = probe_interval(bits);
+
+		if (iv < 0) {
+			assert_true(PROBE_WIRE_BYTES * 8 / (bits * PROBE_SHARE) > PROBE_INTERVAL_MAX);
+			continue;
+		}
+		assert_true(iv >= PROBE_INTERVAL && iv <= PROBE_INTERVAL_MAX);
+		/* Within its share of the link, and no slower than that needs. */
+		assert_true(PROBE_WIRE_BYTES * 8 / iv <= bits * PROBE_SHARE * (1 + 1e-9));
+		assert_true(iv == PROBE_INTERVAL || PROBE_WIRE_BYTES * 8 / iv >= bits * PROBE_SHARE * (1 - 1e-9));
+	}
+}
+
 /* Issue 16, case 1: runs that cannot reach significance give no verdict. */
 static void test_too_few_runs_give_no_verdict(void **state)
 {
@@ -436,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_axis_ticks_are_round),
 		cmocka_unit_test(test_latency_percentiles_pool_the_good_runs),
 		cmocka_unit_test(test_probe_round_trips_pool_the_good_runs),
+		cmocka_unit_test(test_probe_interval_keeps_to_one_percent_of_the_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
