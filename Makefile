@@ -103,9 +103,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libncpv.a
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-# E2E_TESTS picks bats files (default: all of tests/e2e), e.g. make asan E2E_TESTS=tests/e2e/nc_transfer.bats
+# E2E_TESTS picks bats files (default: all of tests/e2e), e.g. make asan E2E_TESTS=tests/e2e/nc_transfer.bats;
+# E2E_JOBS=N runs N bats files at once (needs GNU parallel).
+E2E_JOBS ?= 1
 e2e: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
-	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/run-e2e $(E2E_TESTS)
+	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) E2E_JOBS=$(E2E_JOBS) tests/run-e2e $(E2E_TESTS)
 
 # The load generator for tests/e2e/stress.bats and `make stress`.
 $(BUILD)/tests/stressor: tests/stress/stressor.c

@@ -44,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.name = data[1] >> 3 & 1 ? "name" : NULL;
 	o.width = (int)(int8_t)data[2] * 4; /* negative, zero, narrow and wide terminals */
 	o.last_written = data[3] % (DISPLAY_LAST_MAX + 1);
+	o.fit = data[1] >> 6 & 1 ? data[3] % 201 : 0; /* a terminal of 0 (none) to 200 columns */
 
 	fmt = fuzz_string(data + HEADER, size - HEADER);
 	/* pv refuses an unknown %{name} before it draws anything; only checked formats render. */
@@ -70,6 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n = display_line(&d, &f, line, sizeof(line));
 		if (n >= sizeof(line) || n != strlen(line))
 			abort(); /* the header promises the length written, at most len - 1 */
+		if (o.fit > 0 && display_columns(line, n) > (size_t)o.fit)
+			abort(); /* a line fitted to a terminal never wraps */
 		n = display_line(&d, &f, small, sizeof(small));
 		if (n >= sizeof(small))
 			abort();

@@ -30,6 +30,19 @@ int addr_parse_port(const char *s)
 	return (int)v;
 }
 
+int addr_check_family(const char *host, int family, char *err, size_t errlen)
+{
+	unsigned char a[16];
+	int other = family == AF_INET ? AF_INET6 : AF_INET;
+
+	if ((family != AF_INET && family != AF_INET6) || inet_pton(other, host, a) != 1)
+		return 0;
+	snprintf(err, errlen, "%s is an IPv%c address, but %s asks for IPv%c only", host,
+		 other == AF_INET ? '4' : '6', family == AF_INET ? "-4" : "-6", family == AF_INET ? '4' : '6');
+	errno = EINVAL;
+	return -1;
+}
+
 int addr_parse_port_range(const char *s, int *lo, int *hi)
 {
 	char first[8];

@@ -27,6 +27,13 @@ int addr_parse(const char *spec, const char *default_host, const char *default_p
 	       struct addr_spec *out, char *err, size_t errlen);
 
 /*
+ * With -4 or -6 (family AF_INET or AF_INET6; anything else passes), an address
+ * literal of the other family can never be reached. Returns 0 when host is not
+ * one, else -1 with a one-line reason in err naming the option.
+ */
+int addr_check_family(const char *host, int family, char *err, size_t errlen);
+
+/*
  * Parse a numeric port "0".."65535". Returns the port, or -1 (errno
  * EINVAL for a non-number, ERANGE for one out of range).
  */

@@ -601,14 +601,15 @@ static void advance_bounce(struct display *d, const struct display_frame *f)
 }
 
 /* Two passes over a format: the width of everything but the bars, then the line with each
- * bar filling what is left of width columns. Returns the length written (at most len - 1). */
+ * bar filling what is left of width columns; with fit, no piece passes width. Returns the
+ * length written (at most len - 1). */
 static size_t render(const struct display *d, const struct display_frame *f, const char *s, int width,
-		     char *buf, size_t len)
+		     int fit, char *buf, size_t len)
 {
 	char parts[DISPLAY_LINE_MAX];
 	struct piece p;
 	int fixed = 0, bars = 0, sgr_on = 0;
-	size_t n = 0;
+	size_t n = 0, cols = 0;
 
 	/* Wider than a line can hold (-w 5000): draw the widest line that fits, rather than
 	 * dropping the bar or cutting off what follows it. */
@@ -636,6 +637,16 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 			format_bar(d, p.item, f, (width - fixed) / (bars > 1 ? bars : 1), parts, sizeof(parts));
 		else
 			format_item(d, &p, f, parts, sizeof(parts));
+		if (fit) {
+			/* As pv 1.6: the first piece that would pass the edge ends the line there (a bar
+			 * without room is already empty), so ETA goes before the rate, the rate before the
+			 * timer; a wrapped line would leave a copy behind at every refresh. */
+			size_t w = display_columns(parts, strlen(parts));
+
+			if (w > 0 && cols + w > (size_t)width)
+				break;
+			cols += w;
+		}
 		if (p.item == ITEM_SGR && parts[0] != '\0') {
 			/* The last code decides: 0 is itself a reset, anything else stays on. */
 			const char *last = parts + strcspn(parts, "0123456789");
@@ -656,6 +667,25 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 	return n;
 }
 
+size_t display_columns(const char *line, size_t len)
+{
+	size_t cols = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+
+		if (c == 0x1b && i + 1 < len && line[i + 1] == '[') {
+			/* CSI: parameters up to a final byte from '@' to '~'. */
+			for (i += 2; i < len && !(line[i] >= 0x40 && line[i] <= 0x7e); i++)
+				;
+			continue;
+		}
+		/* UTF-8 continuation bytes share their character's column. */
+		cols += (c & 0xc0) != 0x80;
+	}
+	return cols;
+}
+
 size_t display_line(struct display *d, const struct display_frame *f, char *buf, size_t len)
 {
 	char fmt[DISPLAY_LINE_MAX];
@@ -670,7 +700,9 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 		default_format(&d->o, f->size, fmt, sizeof(fmt));
 		s = fmt;
 	}
-	n = render(d, f, s, width, buf, len);
+	if (d->o.fit > 0 && d->o.fit < width)
+		width = d->o.fit;
+	n = render(d, f, s, width, d->o.fit > 0, buf, len);
 	/* Blank what the previous line left, but never past the (maybe narrower) terminal. */
 	while (n < d->prev_len && n < (size_t)width && n + 1 < len)
 		buf[n++] = ' ';
@@ -697,7 +729,8 @@ size_t display_numeric(struct display *d, const struct display_frame *f, char *b
 			 o->bytes || o->rate ? "" : "%{progress-amount-only}");
 		s = fmt;
 	}
-	n = render(d, f, s, d->o.width > 0 ? d->o.width : 80, buf, len - 1);
+	/* A numeric line ends with a newline: it cannot wrap over itself, and pv 1.10 never cuts it. */
+	n = render(d, f, s, d->o.width > 0 ? d->o.width : 80, 0, buf, len - 1);
 	buf[n++] = '\n';
 	buf[n] = '\0';
 	return n;

@@ -23,6 +23,9 @@ struct display_opts {
 	int bits;		/* count bits: rates in b/s, totals in b */
 	int si;			/* powers of 1000 instead of 1024 */
 	int width;		/* columns; <= 0 means 80 */
+	int fit;		/* > 0: the line never passes this many columns (nor width): the
+				 * bar shrinks or goes, then whole items from the right, as pv 1.6
+				 * does; 0: pv 1.10's line, which runs past a width too narrow */
 	const char *name;	/* -N prefix, or NULL (borrowed) */
 	const char *format;	/* -F format string overriding the flags, or NULL (borrowed) */
 	int numeric;		/* -n: raw numbers, items joined as pv 1.10's numeric mode does */
@@ -85,9 +88,13 @@ char *display_amount(char *buf, size_t len, double amount, int decimal, const ch
  * in IEC units, so that the width never changes at a prefix boundary). */
 char *display_amount_pv110(char *buf, size_t len, double amount, int decimal, const char *suffix);
 
+/* The columns a rendered line takes on a terminal: escape sequences take none. */
+size_t display_columns(const char *line, size_t len);
+
 /*
  * Render one status line (no "\r" or "\n"), padded with spaces to the
  * previous line's length so that a shorter line hides the longer one.
+ * With o.fit, it takes at most min(width, fit) columns.
  * Advances the bouncing bar when the count moved. Returns the length
  * written (at most len - 1).
  */

@@ -179,6 +179,12 @@ void json_bool(struct json *j, const char *key, int v)
 	put(j, v ? "true" : "false", v ? 4 : 5);
 }
 
+void json_null(struct json *j, const char *key)
+{
+	begin_value(j, key);
+	put(j, "null", 4);
+}
+
 void json_fixed(struct json *j, const char *key, double v, int decimals)
 {
 	begin_value(j, key);

@@ -32,6 +32,7 @@ void json_string(struct json *j, const char *key, const char *s); /* NULL writes
 void json_uint(struct json *j, const char *key, unsigned long long v);
 void json_int(struct json *j, const char *key, long long v);
 void json_bool(struct json *j, const char *key, int v);
+void json_null(struct json *j, const char *key); /* a value not measured */
 /* A number with `decimals` digits after the point ("%.*f"), or `digits` significant ones ("%.*g").
  * JSON has no NaN or infinity: those are written as 0. */
 void json_fixed(struct json *j, const char *key, double v, int decimals);

@@ -51,9 +51,12 @@ static void usage(FILE *f)
 		fprintf(f, "  %-*s  %s\n", width, commands[i].name, commands[i].summary);
 	fprintf(f, "\n\"The seed\" is the blog post \"TCP (Client) Networking in Pure Bash\", whose\n"
 		   "nc | pv and pv </dev/tcp tests ncpv repeats and measures properly.\n"
-		   "'ncpv COMMAND --help' describes each command.\n"
+		   "'ncpv COMMAND --help' describes each command, the manual all of them\n"
+		   "(man ncpv once installed; man ./doc/ncpv.1 in the source tree).\n\n"
+		   "Options:\n"
 		   "  -h, --help     show this help\n"
-		   "  -V, --version  show the version and build features\n");
+		   "  -V, --version  show the version and build features\n\n"
+		   "Exit status: the command's (see the manual); 2 for an unknown command or option.\n");
 }
 
 static const struct command *find(const char *name)

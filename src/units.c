@@ -231,6 +231,18 @@ char *units_format_iec(char *buf, size_t len, double bytes)
 	return buf;
 }
 
+char *units_format_count(char *buf, size_t len, uint64_t bytes)
+{
+	char iec[32];
+
+	if (bytes < 1024)
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%llu B (%s)", (unsigned long long)bytes,
+			 units_format_iec(iec, sizeof(iec), (double)bytes));
+	return buf;
+}
+
 static int pv_digit(char c)
 {
 	return c >= '0' && c <= '9';

@@ -70,4 +70,8 @@ double units_pv_decimal(const char *s);
  * "652MiB" or "4.00KiB", for summaries. Returns buf. */
 char *units_format_iec(char *buf, size_t len, double bytes);
 
+/* A summary's byte count: exact, and in IEC units too from 1 KiB on, when that says
+ * more: "0 B", "1000 B", "1048576 B (1.00MiB)". Returns buf. */
+char *units_format_count(char *buf, size_t len, uint64_t bytes);
+
 #endif

@@ -71,7 +71,11 @@ static void usage(FILE *f)
 		"      --pin SHA256     accept exactly the certificate with this fingerprint\n"
 		"      --sni NAME       the server name to send and to verify (default HOST)\n"
 		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
-		"  -h, --help           show this help\n");
+		"  -h, --help           show this help\n\n"
+		"Exit status: 0 done (a single transfer also when interrupted), 1 it failed or\n"
+		"ended short (or --count was interrupted), 2 bad option, 3 name or port not\n"
+		"resolved, 4 refused or unreachable, 5 timed out (-w), 6 a local file (-o,\n"
+		"--source), 8-13 TLS (handshake, CA, expiry, host, --pin, -w).\n");
 }
 
 static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
@@ -207,6 +211,16 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 	}
 	if (o->at.host[0] == '\0') {
 		cmd_error("get", "missing host in '%s'", argv[optind]);
+		return CMD_PARSE_USAGE;
+	}
+	/* Port 0 means "any" to a listener; a connect to it can only be refused. */
+	if (addr_parse_port(o->at.port) == 0) {
+		cmd_error("get", "invalid port '%s': port 0 cannot be connected to, expected 1 to 65535",
+			  o->at.port);
+		return CMD_PARSE_USAGE;
+	}
+	if (addr_check_family(o->at.host, o->net.family, err, sizeof(err)) < 0) {
+		cmd_error("get", "%s", err);
 		return CMD_PARSE_USAGE;
 	}
 	if (o->parallel && !o->count) {
@@ -507,7 +521,7 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 			  const struct tls_conn *tls)
 {
 	double rate = res->seconds > 0 ? (double)res->bytes / res->seconds : 0;
-	char amount[32], r[32], line[1024], over[160] = "";
+	char amount[64], r[32], line[1024], over[160] = "";
 	FILE *jf = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
 	struct json j;
 
@@ -532,9 +546,9 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 		memcpy(over, " over ", 7);
 		tls_conn_describe(tls, over + 6, sizeof(over) - 6);
 	}
-	fprintf(stderr, "%s %llu B (%s) in %.3f s = %s/s (%.1f Mbit/s) %s %s%s\n",
-		strcmp(dir, "send") == 0 ? "sent" : "received", (unsigned long long)res->bytes,
-		units_format_iec(amount, sizeof(amount), (double)res->bytes), res->seconds,
+	fprintf(stderr, "%s %s in %.3f s = %s/s (%.1f Mbit/s) %s %s%s\n",
+		strcmp(dir, "send") == 0 ? "sent" : "received",
+		units_format_count(amount, sizeof(amount), res->bytes), res->seconds,
 		units_format_iec(r, sizeof(r), rate), rate * 8 / 1e6,
 		strcmp(dir, "send") == 0 ? "to" : "from", res->peer, over);
 }

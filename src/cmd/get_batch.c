@@ -344,12 +344,16 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 		json_fixed(&j, "seconds", elapsed, 6);
 		json_fixed(&j, "transfers_per_s", elapsed > 0 ? b.done / elapsed : 0, 1);
 		json_fixed(&j, "rate", elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, 0);
-		json_object(&j, "latency_ms");
-		json_fixed(&j, "p50", lat.median * 1e3, 3);
-		json_fixed(&j, "p90", lat.p90 * 1e3, 3);
-		json_fixed(&j, "p99", lat.p99 * 1e3, 3);
-		json_fixed(&j, "max", lat.max * 1e3, 3);
-		json_end(&j);
+		if (b.done > 0) {
+			json_object(&j, "latency_ms");
+			json_fixed(&j, "p50", lat.median * 1e3, 3);
+			json_fixed(&j, "p90", lat.p90 * 1e3, 3);
+			json_fixed(&j, "p99", lat.p99 * 1e3, 3);
+			json_fixed(&j, "max", lat.max * 1e3, 3);
+			json_end(&j);
+		} else {
+			json_null(&j, "latency_ms"); /* as on stderr: no transfer finished, nothing measured */
+		}
 		json_int(&j, "cut", b.cut);
 		if (b.tls) {
 			json_object(&j, "tls");

@@ -32,6 +32,7 @@ void progress_draw(struct progress *p, double now, int final)
 	/* The terminal's width now: one ioctl a refresh follows a resize without a SIGWINCH
 	 * handler (get's and nc's waits would see its EINTR). 80 columns off a terminal. */
 	p->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
+	p->disp.o.fit = p->disp.o.width;
 	meter_read(&p->meter, now, &r);
 	status_render(&p->disp, &r, p->size, final, 0, NULL, time(NULL), line, sizeof(line));
 	fprintf(stderr, "%s%s", line, final ? "\n" : "");

@@ -219,9 +219,11 @@ static void draw(struct pv_run *r, double now, int final)
 	x.buffer_percent = pv_xfer_buffer_percent(r->x);
 	x.last = pv_xfer_last(r->x, &x.last_len);
 	x.max_rate = r->max_rate;
-	if (!o->has_width && resized) {
+	if (resized) {
 		resized = 0;
-		r->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
+		if (!o->has_width)
+			r->disp.o.width = pv_tty_width(STDERR_FILENO, 80);
+		r->disp.o.fit = pv_tty_width(STDERR_FILENO, 0);
 	}
 	n = status_render(&r->disp, &mr, r->size, final, o->numeric, &x, time(NULL), line, sizeof(line));
 	if (r->cursor && !o->numeric) {
@@ -751,11 +753,14 @@ int cmd_pv(int argc, char **argv)
 
 	if (!o.has_width)
 		o.disp.width = pv_tty_width(STDERR_FILENO, 80);
+	/* On a terminal the line never wraps (even with a wider -w); elsewhere, as pv 1.10. */
+	o.disp.fit = pv_tty_width(STDERR_FILENO, 0);
 	display_init(&r.disp, &o.disp);
 	if (o.window_title) {
 		struct display_opts t = o.disp;
 
 		t.numeric = 0;
+		t.fit = 0; /* a title is no line of the terminal: as long as pv 1.10's */
 		if (o.extra_format)
 			t.format = o.extra_format;
 		display_init(&r.title, &t);

@@ -115,6 +115,7 @@ int cmd_pv_query(const struct pv_opts *o, int show)
 		}
 		meter_read(&meter, clock_now(), &mr);
 		disp.o.width = o->has_width ? o->disp.width : pv_tty_width(STDERR_FILENO, 80);
+		disp.o.fit = pv_tty_width(STDERR_FILENO, 0);
 		n = status_render(&disp, &mr, s.size, final, o->numeric, NULL, time(NULL), line, sizeof(line) - 1);
 		if (final && !o->numeric)
 			line[n++] = '\n'; /* the last line stays */

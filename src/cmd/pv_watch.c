@@ -70,6 +70,7 @@ static size_t line_of(struct watched *s, int width, double now, int final, char 
 	}
 	meter_read(&s->meter, now, &mr);
 	s->disp.o.width = width;
+	s->disp.o.fit = pv_tty_width(STDERR_FILENO, 0);
 	n = status_render(&s->disp, &mr, s->w.size, final, s->disp.o.numeric, NULL, time(NULL), buf, len);
 	return !s->disp.o.numeric && n > 0 ? n - 1 : n;
 }

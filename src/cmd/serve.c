@@ -64,7 +64,10 @@ static void usage(FILE *f)
 		"  -j, --json           log one JSON object per line\n"
 		"  -h, --help           show this help\n\n"
 		"Each connection ends with a line on stderr; SIGINT or SIGTERM stops the\n"
-		"server with a summary and exit status 0.\n");
+		"server with a summary.\n"
+		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the event loop failed, 2 bad\n"
+		"option, 3 address not resolved, 6 source (or --cert, --key) unreadable,\n"
+		"7 cannot listen (address in use, no permission).\n");
 }
 
 static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
@@ -163,6 +166,10 @@ static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 	if (o->net.family == AF_INET6 && strcmp(o->at.host, "127.0.0.1") == 0 &&
 	    (optind >= argc || strchr(argv[optind], '.') == NULL))
 		snprintf(o->at.host, sizeof(o->at.host), "::1");
+	if (addr_check_family(o->at.host, o->net.family, err, sizeof(err)) < 0) {
+		cmd_error("serve", "%s", err);
+		return CMD_PARSE_USAGE;
+	}
 	return CMD_PARSE_RUN;
 }
 
@@ -229,7 +236,7 @@ static void log_refuse(void *ctx, const char *peer, const char *why)
 
 static void summary(const struct serve_opts *o, const struct server_stats *st, int endless)
 {
-	char sent[32], recvd[32], line[512];
+	char sent[64], recvd[64], line[512];
 	const uint64_t *n = st->ended;
 	struct json j;
 	char tls[96] = "";
@@ -264,14 +271,13 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 	fprintf(stderr,
 		"ncpv serve: stopped after %.1f s: %llu connections (%llu completed, %llu refused; "
 		"%llu ended by the client, %llu by a limit, %llu reset or failed, %llu cut short by the server), "
-		"sent %llu B (%s), received %llu B (%s)%s%s\n",
+		"sent %s, received %s%s%s\n",
 		st->seconds, (unsigned long long)st->accepted, (unsigned long long)n[SERVER_COMPLETE],
 		(unsigned long long)st->refused, (unsigned long long)n[SERVER_CLIENT],
 		(unsigned long long)n[SERVER_LIMIT], (unsigned long long)n[SERVER_RESET],
 		(unsigned long long)n[SERVER_CUT],
-		(unsigned long long)st->bytes_sent, units_format_iec(sent, sizeof(sent), (double)st->bytes_sent),
-		(unsigned long long)st->bytes_received,
-		units_format_iec(recvd, sizeof(recvd), (double)st->bytes_received), tls,
+		units_format_count(sent, sizeof(sent), st->bytes_sent),
+		units_format_count(recvd, sizeof(recvd), st->bytes_received), tls,
 		/* Said last, as its own clause, and only when there was a connection to explain. */
 		endless && st->accepted > 0 ?
 			"; 0 completed because the source is endless: a transfer ends only when its client closes it" :

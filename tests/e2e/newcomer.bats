@@ -62,7 +62,60 @@ established_to() {
 	kill -INT "$SERVE_PID"
 	wait_for "$SERVE_LOG" 'stopped after'
 	cat "$SERVE_LOG"
-	grep -Eq 'received 0 B \(0 B\); 0 completed because the source is endless: .*client closes it$' "$SERVE_LOG"
+	grep -Eq 'received 0 B; 0 completed because the source is endless: .*client closes it$' "$SERVE_LOG"
+}
+
+@test "get --json --count gives latency_ms null, not zeros, when no transfer finished" {
+	start_serve --quiet
+	run "$NCPV" get -q --json -n 2 -P 2 -t 0.5 "127.0.0.1:$SERVE_PORT"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	head -1 <<<"$output" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["transfers"] == 0 and d["cut"] == 2, d
+assert d["latency_ms"] is None, d'
+}
+
+@test "summaries give a count's IEC size only from 1 KiB on: no '0 B (0 B)'" {
+	for size in 0 1 1023 1024 5000; do
+		start_serve --size "$size"
+		run "$NCPV" get "127.0.0.1:$SERVE_PORT"
+		echo "$size: $output"
+		[ "$status" -eq 0 ]
+		if [ "$size" -lt 1024 ]; then
+			[[ $output == "received $size B in "* ]]
+		else
+			[[ $output =~ ^received\ $size\ B\ \([0-9.]+KiB\)\ in\  ]]
+		fi
+		kill -INT "$SERVE_PID"
+		wait_for "$SERVE_LOG" 'stopped after'
+		grep -q "sent $size B[ ,;(]" "$SERVE_LOG"
+		! grep -q '(0 B)' "$SERVE_LOG"
+	done
+}
+
+# exit_codes TEXT: the exit codes a help text or manual section lists, one a line ("8-13" expanded).
+exit_codes() {
+	python3 -c '
+import re, sys
+t = sys.stdin.read()
+out = set()
+for a, b in re.findall(r"(?<![\w.-])(\d+)(?:-(\d+))?(?= )", t):
+    out.update(range(int(a), int(b or a) + 1))
+print("\n".join(map(str, sorted(out))))'
+}
+
+@test "get's and serve's --help list the exit codes of the manual's Exit status section" {
+	for c in get serve; do
+		run "$NCPV" "$c" --help
+		help=$(sed -n '/^Exit status:/,$p' <<<"$output" | exit_codes)
+		man=$(sed -n "/^\.SH \"NCPV ${c^^}\"/,/^\.SH /p" "$BATS_TEST_DIRNAME/../../doc/ncpv.1" |
+			sed -n '/^\.SS "Exit status"/,/^\.SS /p' | sed -n 's/^\.B \([0-9][0-9]*\)$/\1 /p' | exit_codes)
+		echo "$c: help [$help] manual [$man]"
+		[ -n "$help" ]
+		[ "$help" = "$man" ]
+	done
 }
 
 @test "a link delay or jitter without its unit is refused (mm-delay reads 20 as ms, tc as us)" {
@@ -106,4 +159,15 @@ established_to() {
 	run "$NCPV" $'x\e[31my'
 	[ "$status" -eq 2 ]
 	[ "$output" = "ncpv: unknown command 'x?[31my' (try 'ncpv --help')" ]
+}
+
+@test "ncpv --help puts its options under a heading, says where the manual is and its exit status" {
+	run "$NCPV" --help
+	[ "$status" -eq 0 ]
+	grep -A1 '^Options:$' <<<"$output" | grep -q -- '^  -h, --help'
+	grep -q 'man ./doc/ncpv.1' <<<"$output"
+	grep -q '^Exit status: .*2 for an unknown command or option' <<<"$output"
+	run "$NCPV" frob
+	[ "$status" -eq 2 ]
+	[ -f "$BATS_TEST_DIRNAME/../../doc/ncpv.1" ]
 }

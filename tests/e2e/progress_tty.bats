@@ -49,3 +49,12 @@ check_width() {
 @test "nc --progress's status line fits a 50-column pane and follows a resize" {
 	check_width nc --progress 127.0.0.1 "$SERVE_PORT"
 }
+
+@test "no status line of get, nc --progress or pv is wider than its terminal, at any width" {
+	# A table: each command and state (start, middle, last line; size known, unknown, huge)
+	# on ptys from 1 to 200 columns. Items go from the right as pv 1.6 drops them.
+	run "$BATS_TEST_DIRNAME/progress_width.py" "$NCPV"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *" runs, 0 failures" ]]
+}

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <sys/socket.h>
 
 #include "addr.h"
 
@@ -98,6 +99,31 @@ static void test_ports(void **state)
 	assert_int_equal(addr_parse_port_range("5-", &lo, &hi), -1);
 }
 
+/* -4 or -6 with a literal of the other family is named; names and the right family pass. */
+static void test_family_conflicts(void **state)
+{
+	static const struct {
+		const char *host;
+		int family, ok;
+	} cases[] = {
+		{ "127.0.0.1", AF_INET6, 0 }, { "::1", AF_INET, 0 },	  { "::ffff:1.2.3.4", AF_INET, 0 },
+		{ "127.0.0.1", AF_INET, 1 },  { "::1", AF_INET6, 1 },	  { "localhost", AF_INET6, 1 },
+		{ "127.0.0.1", AF_UNSPEC, 1 }, { "::1", AF_UNSPEC, 1 },	  { "", AF_INET6, 1 },
+		{ "1.2.3", AF_INET6, 1 },     { "fe80::1%lo", AF_INET, 1 },
+	};
+	char err[128];
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(addr_check_family(cases[i].host, cases[i].family, err, sizeof(err)),
+				 cases[i].ok ? 0 : -1);
+		if (!cases[i].ok)
+			assert_non_null(strstr(err, cases[i].family == AF_INET ? "-4 asks for IPv4" : "-6 asks for IPv6"));
+	}
+	assert_int_equal(addr_check_family("127.0.0.1", AF_INET6, err, sizeof(err)), -1);
+	assert_string_equal(err, "127.0.0.1 is an IPv4 address, but -6 asks for IPv6 only");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -105,6 +131,7 @@ int main(void)
 		cmocka_unit_test(test_bad_specs),
 		cmocka_unit_test(test_ambiguous_v6),
 		cmocka_unit_test(test_ports),
+		cmocka_unit_test(test_family_conflicts),
 	};
 
 	return cmocka_run_group_tests_name("addr", tests, NULL, NULL);

@@ -275,6 +275,120 @@ static void test_percent_and_eta(void **state)
 	assert_true(display_eta_seconds(1, 1ULL << 62, 0.01) <= DISPLAY_ETA_MAX);
 }
 
+/* The layouts get, nc --progress and pv draw, against every width from 1 to 200 and every
+ * state: with fit, no line takes more columns than the terminal; a line that fits anyway is
+ * drawn as pv 1.10 draws it; a narrower one keeps the items on the left (pv 1.6's order). */
+static void test_line_fits_every_width(void **state)
+{
+	static const char *const formats[] = {
+		NULL, "%N %b %t %r %a %p %e %I %T %5A", "%{sgr:red}%b%{sgr:reset} %p %{progress-bar-only}%p",
+		"x %{progress-amount-only} %t %L", "%e %t %r",
+	};
+	struct display_frame frames[6];
+	size_t nframes = 0;
+	(void)state;
+	for (int kind = 0; kind < 6; kind++) {
+		struct display_frame *f = &frames[nframes++];
+
+		memset(f, 0, sizeof(*f));
+		f->now = 1700000000;
+		f->buffer_percent = -1;
+		f->size = 1000000;
+		if (kind == 1 || kind == 2) { /* the middle; the last line */
+			f->count = 400000, f->elapsed = 3.5, f->rate = f->average = 114285;
+			f->final = kind == 2;
+		} else if (kind == 3) { /* no size */
+			f->size = 0, f->count = 123456789, f->elapsed = 61, f->rate = f->average = 2e6;
+		} else if (kind == 4) { /* huge: everything at its widest */
+			f->size = UINT64_MAX, f->count = UINT64_MAX / 3, f->elapsed = 4e8;
+			f->rate = 1e-3, f->average = 1e21;
+		} else if (kind == 5) { /* far past the size */
+			f->size = 1, f->count = UINT64_MAX, f->elapsed = 9, f->rate = f->average = 1e18;
+		}
+	}
+	for (size_t fi = 0; fi < sizeof(formats) / sizeof(formats[0]); fi++) {
+		for (int pv110 = 0; pv110 < 2; pv110++) {
+			for (size_t k = 0; k < nframes; k++) {
+				for (int width = 1; width <= 200; width++) {
+					struct display_opts o;
+					struct display d;
+					char wide[DISPLAY_LINE_MAX], line[DISPLAY_LINE_MAX];
+					size_t n;
+
+					display_defaults(&o);
+					o.format = formats[fi];
+					o.name = fi == 0 && width % 2 ? "name" : "a-longer-name";
+					o.pv110 = pv110;
+					o.width = width;
+					display_init(&d, &o);
+					n = display_line(&d, &frames[k], wide, sizeof(wide));
+					o.fit = width;
+					display_init(&d, &o);
+					display_line(&d, &frames[k], line, sizeof(line));
+					if (display_columns(line, strlen(line)) > (size_t)width ||
+					    (display_columns(wide, n) <= (size_t)width && strcmp(line, wide) != 0)) {
+						print_error("format %zu pv110 %d frame %zu width %d:\n[%s]\n[%s]\n", fi,
+							    pv110, k, width, line, wide);
+						fail();
+					}
+					/* What is left is the start of the full line (but for the colour's reset). */
+					if (formats[fi] == NULL || strstr(formats[fi], "sgr") == NULL)
+						assert_memory_equal(line, wide, strlen(line));
+				}
+			}
+		}
+	}
+	/* The narrower of width (pv -w) and fit (the terminal) is the limit. */
+	{
+		struct display_opts o;
+		struct display d;
+		char line[DISPLAY_LINE_MAX];
+
+		display_defaults(&o);
+		o.width = 30;
+		o.fit = 200;
+		display_init(&d, &o);
+		display_line(&d, &frames[1], line, sizeof(line));
+		assert_string_equal(line, " 390KiB 0:00:03 [ 111KiB/s]  ");
+		o.width = 200;
+		o.fit = 30;
+		display_init(&d, &o);
+		display_line(&d, &frames[1], line, sizeof(line));
+		assert_string_equal(line, " 390KiB 0:00:03 [ 111KiB/s]  ");
+	}
+}
+
+/* -n lines end with a newline and never wrap over themselves: fit leaves them whole. */
+static void test_numeric_lines_ignore_fit(void **state)
+{
+	struct display_frame f;
+	struct display_opts o;
+	struct display d;
+	char whole[256], fitted[256];
+	(void)state;
+	memset(&f, 0, sizeof(f));
+	f.count = 123456789, f.size = 1000000000, f.elapsed = 12.5, f.rate = 9876543.2;
+	display_defaults(&o);
+	o.format = "%t %b %r %{progress-amount-only}";
+	o.width = 80;
+	display_init(&d, &o);
+	display_numeric(&d, &f, whole, sizeof(whole));
+	o.fit = 5;
+	display_init(&d, &o);
+	display_numeric(&d, &f, fitted, sizeof(fitted));
+	assert_string_equal(fitted, whole);
+	assert_true(strlen(whole) > 5);
+}
+
+static void test_columns_skip_escapes_and_utf8(void **state)
+{
+	(void)state;
+	assert_int_equal(display_columns("abc", 3), 3);
+	assert_int_equal(display_columns("\033[31;1mab\033[m", 12), 2);
+	assert_int_equal(display_columns("\xe2\x86\x92x", 4), 2);
+	assert_int_equal(display_columns("", 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +403,9 @@ int main(void)
 		cmocka_unit_test(test_format_sequences),
 		cmocka_unit_test(test_numeric_lines),
 		cmocka_unit_test(test_percent_and_eta),
+		cmocka_unit_test(test_line_fits_every_width),
+		cmocka_unit_test(test_columns_skip_escapes_and_utf8),
+		cmocka_unit_test(test_numeric_lines_ignore_fit),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,6 +143,20 @@ static void test_iec(void **state)
 	assert_string_equal(units_format_iec(buf, sizeof(buf), 11744051.2), "11.2MiB");
 }
 
+/* A summary's count says its IEC size only where that adds something: no "0 B (0 B)". */
+static void test_count(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(units_format_count(buf, sizeof(buf), 0), "0 B");
+	assert_string_equal(units_format_count(buf, sizeof(buf), 1023), "1023 B");
+	assert_string_equal(units_format_count(buf, sizeof(buf), 1024), "1024 B (1.00KiB)");
+	assert_string_equal(units_format_count(buf, sizeof(buf), 10485760), "10485760 B (10.0MiB)");
+	assert_string_equal(units_format_count(buf, sizeof(buf), UINT64_MAX),
+			    "18446744073709551615 B (16384PiB)");
+}
+
 /* pv 1.10's number rules: what it accepts, and what it reads from it. */
 static void test_pv_numbers(void **state)
 {
@@ -181,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_hms),
 		cmocka_unit_test(test_iec),
 		cmocka_unit_test(test_pv_numbers),
+		cmocka_unit_test(test_count),
 	};
 
 	return cmocka_run_group_tests_name("units", tests, NULL, NULL);
