@@ -266,13 +266,15 @@ void bench_series_pcts(const struct bench_result *r, const struct bench_run *onl
 			n += series_of(&r->runs[i], kind)->n;
 	if (n == 0 || (v = malloc(n * sizeof(double))) == NULL)
 		return;
-	for (size_t i = 0; i < r->nruns; i++)
-		if (r->runs[i].ok && (only_run == NULL || only_run == &r->runs[i])) {
-			const struct bench_series *s = series_of(&r->runs[i], kind);
+	for (size_t i = 0; i < r->nruns; i++) {
+		const struct bench_series *s = series_of(&r->runs[i], kind);
 
+		/* A run without any has no array at all: memcpy must not see its NULL. */
+		if (r->runs[i].ok && (only_run == NULL || only_run == &r->runs[i]) && s->n > 0) {
 			memcpy(v + k, s->v, s->n * sizeof(double));
 			k += s->n;
 		}
+	}
 	qsort(v, n, sizeof(double), cmp_double);
 	out->n = n;
 	out->min = v[0];

@@ -800,10 +800,12 @@ wait_all_gone() {
 	bench_json -T stream -d "$d" -r "$r" -M ncpv,nc-pv,bash-read
 	[ "$status" -eq 0 ]
 	# One round trip per 10 ms at most: 0.5 s idle is 51, d s under load d/0.01 + 1 (+ slack).
+	# Under load the slowest round trips are no faster than the fastest idle one; the p50 may
+	# be (an idle VM wakes a sleeping CPU for each round trip, a loaded one has them awake).
 	jq -e --argjson d "$d" '[.tests[0].methods[] | select(.status == "ok") | .latency_under_load as $m |
 		($m | has("unavailable") | not) and $m.idle.samples > 0 and $m.load.samples > 0 and
 		all($m.idle, $m.load; .min > 0 and .min <= .p50 and .p50 <= .p90 and .p90 <= .p99) and
-		$m.load.p50 >= $m.idle.min and
+		$m.load.p99 >= $m.idle.min and
 		$m.idle.samples == ([.runs[].latency_under_load.idle.samples] | add) and
 		$m.load.samples == ([.runs[].latency_under_load.load.samples] | add) and
 		all(.runs[].latency_under_load; .idle.samples > 0 and .idle.samples <= 51 and
