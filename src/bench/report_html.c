@@ -382,7 +382,7 @@ static void tcp_cells(FILE *f, const struct bench_result *r)
 	else
 		fputs("<td>-</td>", f);
 	if (r->rtt_ms >= 0)
-		fprintf(f, "<td>%.3g ms</td>", r->rtt_ms);
+		fprintf(f, "<td>%.3g&nbsp;ms</td>", r->rtt_ms);
 	else
 		fputs("<td>-</td>", f);
 }

@@ -780,7 +780,7 @@ wait_all_gone() {
 		all(.runs[]; .retrans >= 0 and .rtt_ms > 0)] | all' "$SCRATCH/out.json"
 	grep -q '<table class="detail stream"><tr><th>Method</th><th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
 	# Each method's row of the second table: a count, then a time.
-	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9]+</td><td>[0-9.]+ ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
+	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9]+</td><td>[0-9.]+&nbsp;ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
 	need_netns
 	# A shaped link queues: its RTT is far above loopback's.
 	bench_json -T stream -d 1 -r 1 -M ncpv --link 20mbit
@@ -847,5 +847,5 @@ wait_all_gone() {
 	jq -e '[.tests[0].methods[] | .status == "ok" and .retrans >= 0 and .rtt_ms > 0 and
 		all(.runs[]; .retrans >= 0 and .rtt_ms > 0)] | length == 2 and all' "$SCRATCH/out.json"
 	grep -q '<table class="detail files"><tr><th>Method</th><th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
-	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9]+</td><td>[0-9.]+ ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
+	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9]+</td><td>[0-9.]+&nbsp;ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
 }
