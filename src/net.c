@@ -408,6 +408,20 @@ uint64_t net_unsent(int fd)
 	return ti.tcpi_notsent_bytes;
 }
 
+int net_tcp_stats(int fd, uint32_t *rtt_us, uint32_t *retrans)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+	    len < offsetof(struct tcp_info, tcpi_total_retrans) + sizeof(ti.tcpi_total_retrans))
+		return -1;
+	*rtt_us = ti.tcpi_rtt;
+	*retrans = ti.tcpi_total_retrans;
+	return 0;
+}
+
 int net_set_nonblock(int fd, int on)
 {
 	int fl = fcntl(fd, F_GETFL);

@@ -97,6 +97,10 @@ uint64_t net_unacked(int fd);
 /* Of those, the bytes not even sent yet (the FIN likewise). */
 uint64_t net_unsent(int fd);
 
+/* TCP's view of a connection: its smoothed round trip (microseconds) and
+ * the segments it sent again. Returns 0, or -1 (not TCP, or an old kernel). */
+int net_tcp_stats(int fd, uint32_t *rtt_us, uint32_t *retrans);
+
 int net_set_nonblock(int fd, int on);
 
 /* Wait for fd to become ready for events (POLLIN/POLLOUT) for at most

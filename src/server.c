@@ -104,7 +104,14 @@ static void report_close(struct server *s, struct conn *c, enum server_end kind,
 		.peer = c->peer, .reason = reason, .end = kind,
 		.sent = c->sent, .received = c->received, .seconds = now - c->start,
 		.tls = c->tls && !c->handshaking ? c->tls : NULL,
+		.rtt_ms = -1, .retrans = -1,
 	};
+	uint32_t rtt_us, retrans;
+
+	if (net_tcp_stats(c->fd, &rtt_us, &retrans) == 0) {
+		r.rtt_ms = rtt_us / 1000.0;
+		r.retrans = retrans;
+	}
 
 	s->bytes_sent += c->sent;
 	s->bytes_received += c->received;

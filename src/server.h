@@ -41,6 +41,8 @@ struct server_close {
 	uint64_t sent;	  /* bytes that reached the client (not those only queued) */
 	uint64_t received;
 	double seconds;
+	double rtt_ms;	  /* TCP's smoothed round trip at the end; -1 unknown */
+	long retrans;	  /* segments TCP sent again; -1 unknown */
 	const struct tls_conn *tls; /* its TLS, once the handshake is done; NULL otherwise */
 };
 

@@ -29,6 +29,8 @@ struct bench_info {
 	int interrupted;	/* stopped by a signal: the results are partial */
 	int shuffle;		/* methods in random order in each round, from seed */
 	unsigned seed;
+	const char *no_probe;	/* why the stream test had no latency probe, or NULL */
+	double probe_interval, probe_idle; /* its seconds between round trips, and idle before each run */
 };
 
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
@@ -44,6 +46,10 @@ char *report_verdict(char *buf, size_t len, const struct bench_result *r);
 /* Why r (or its run, when run is not NULL) has no latency figures: no good
  * run, or no server log (only a local ncpv serve logs each download). */
 const char *report_no_latency(const struct bench_result *r, const struct bench_run *run);
+
+/* Why r (or its run) has no latency-probe figures: --no-latency, --connect
+ * (no echo server there), no good run, or no round trip came back. */
+const char *report_no_ping(const struct bench_info *info, const struct bench_result *r, const struct bench_run *run);
 
 /* CPU seconds as "48.0us", "2.19ms" or "1.20s" ("-" when 0). */
 char *report_cpu(char *buf, size_t len, double seconds);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* report_html.c - a self-contained HTML report: the headline, the tables, a
- * comparison chart per test (all methods, with spread) and a rate-over-time
- * SVG chart per stream method. */
+ * comparison chart per test (all methods, with spread), the stream's
+ * latency under load, and a rate-over-time SVG chart per stream method. */
 #include "report.h"
 
 #include <math.h>
@@ -208,6 +208,14 @@ static void stream_charts(FILE *f, const struct bench_test_result *t)
 			stream_chart(f, &t->results[i], tmax, ymax);
 }
 
+/* A chart row's method name, right-aligned before x0, centred on y. */
+static void row_name(FILE *f, double x0, double y, const char *name)
+{
+	fprintf(f, "<text class=\"name\" x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">", x0 - 6, y + 4);
+	esc(f, name);
+	fputs("</text>", f);
+}
+
 /* The value's place along a comparison chart's axis, 0..1. */
 static double along(double v, double lo, double hi, int logscale)
 {
@@ -275,10 +283,7 @@ static void comparison_chart(FILE *f, const struct bench_test_result *t)
 		if (r->ok_runs == 0 || r->max <= 0)
 			continue;
 		row++;
-		fprintf(f, "<text class=\"name\" x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">", x0 - 6,
-			y + bar / 2 + 4);
-		esc(f, r->method->name);
-		fputs("</text>", f);
+		row_name(f, x0, y + bar / 2, r->method->name);
 		fprintf(f, "<rect class=\"median\" data-method=\"");
 		esc(f, r->method->name);
 		fprintf(f, "\" x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.75\"/>", x0,
@@ -297,17 +302,100 @@ static void comparison_chart(FILE *f, const struct bench_test_result *t)
 	fputs("</svg></figure>\n", f);
 }
 
+/* Stream: the latency probe's round trips per method, idle and under the
+ * method's load: a grey bar to the idle p50, a bar to the p50 under load,
+ * a line on to its p99 with a tick at p90; log scale when they differ by
+ * 30 times or more (tails often do). */
+static void latency_chart(FILE *f, const struct bench_test_result *t)
+{
+	const double bar = 14, thin = 6, x0 = 120, span = W - x0 - 150;
+	double lo = 0, hi = 0, ticks[32];
+	size_t rows = 0, row = 0;
+	int h, logscale, nt;
+	char a[32], b[32];
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bench_result *r = &t->results[i];
+
+		if (r->ok_runs == 0 || r->ping_load.n == 0 || r->ping_idle.n == 0)
+			continue;
+		rows++;
+		hi = fmax(hi, fmax(r->ping_load.p[2], r->ping_idle.p[0]));
+		lo = lo > 0 ? fmin(lo, fmin(r->ping_idle.p[0], r->ping_load.p[0]))
+			    : fmin(r->ping_idle.p[0], r->ping_load.p[0]);
+	}
+	if (rows == 0 || hi <= 0 || lo <= 0)
+		return;
+	logscale = hi / lo >= 30;
+	nt = report_ticks(lo, hi, logscale, ticks, 32);
+	if (nt < 2)
+		return;
+	lo = logscale ? ticks[0] : 0;
+	hi = ticks[nt - 1];
+	h = (int)(MT + MB + (double)rows * (bar + thin + 10));
+	fprintf(f, "<figure><figcaption>stream: latency under load, round trips of a ping-pong over a second "
+		   "connection; grey = idle p50 just before the method, bar = p50 while it ran, line on to p99 "
+		   "(tick at p90)%s</figcaption>\n", logscale ? " (log scale)" : "");
+	fprintf(f, "<svg class=\"chart latency stream\" data-scale=\"%s\" width=\"%d\" height=\"%d\" "
+		   "viewBox=\"0 0 %d %d\" role=\"img\">", logscale ? "log" : "linear", W, h, W, h);
+	for (int k = 0; k < nt; k++) {
+		double x = x0 + span * along(ticks[k], lo, hi, logscale);
+
+		fprintf(f, "<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>", x, x, MT,
+			h - MB + 4);
+		if (nt > 7 && (logscale ? fabs(log10(ticks[k]) - round(log10(ticks[k]))) > 1e-9 : k % 2 != 0))
+			continue;
+		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%s</text>",
+			x, h - MB + 16, ticks[k] > 0 ? report_cpu(a, sizeof(a), ticks[k]) : "0");
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bench_result *r = &t->results[i];
+		double y = MT + (double)row * (bar + thin + 10), yb = y + thin + 2;
+		double x50 = x0 + span * along(r->ping_load.p[0], lo, hi, logscale);
+		double x90 = x0 + span * along(r->ping_load.p[1], lo, hi, logscale);
+		double x99 = x0 + span * along(r->ping_load.p[2], lo, hi, logscale);
+
+		if (r->ok_runs == 0 || r->ping_load.n == 0 || r->ping_idle.n == 0)
+			continue;
+		row++;
+		row_name(f, x0, yb + bar / 2, r->method->name);
+		fprintf(f, "<rect class=\"idle\" x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"#999\"/>", x0,
+			y, fmax(1, span * along(r->ping_idle.p[0], lo, hi, logscale)), thin);
+		fprintf(f, "<rect class=\"load\" data-method=\"");
+		esc(f, r->method->name);
+		fprintf(f, "\" x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\" fill-opacity=\"0.75\"/>", x0,
+			yb, fmax(1, x50 - x0), bar, colour_of(r->method->name));
+		fprintf(f, "<line class=\"tail\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+			   "stroke-width=\"2\"/>", x50, x99, yb + bar / 2, yb + bar / 2);
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-width=\"2\"/>",
+			x90, x90, yb + 2, yb + bar - 2);
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#000\"/>", x99, yb + bar / 2);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">p50 %s, p99 %s</text>", x99 + 6, yb + bar / 2 + 4,
+			report_cpu(a, sizeof(a), r->ping_load.p[0]), report_cpu(b, sizeof(b), r->ping_load.p[2]));
+	}
+	fputs("</svg></figure>\n", f);
+}
+
+/* TCP's view: retransmits per run and the mean RTT; "-" when unknown. */
+static void tcp_cells(FILE *f, const struct bench_result *r)
+{
+	if (r->retrans >= 0)
+		fprintf(f, "<td>%.0f</td>", r->retrans);
+	else
+		fputs("<td>-</td>", f);
+	if (r->rtt_ms >= 0)
+		fprintf(f, "<td>%.3g&nbsp;ms</td>", r->rtt_ms);
+	else
+		fputs("<td>-</td>", f);
+}
+
 static void html_table(FILE *f, const struct bench_test_result *t)
 {
 	char a[32], b[32], c[32], cpu[32], v[64], line[METHOD_CMD_MAX * 8];
 
-	int stream = t->test == BENCH_STREAM;
-
 	fprintf(f, "<table><tr><th>Method</th><th>Command</th><th>%s</th><th>Rate (median)</th><th>min..max</th>"
-		   "<th>CPU %s</th>%s<th>vs baseline</th></tr>\n",
-		stream ? "Total data" : "Runs ok", stream ? "per GiB" : "per download",
-		stream ? "<th>Retransmits per run</th><th>RTT</th>"
-		       : "<th>Latency p50</th><th>p90</th><th>p99</th>");
+		   "<th>CPU %s</th><th>vs baseline</th></tr>\n",
+		t->test == BENCH_STREAM ? "Total data" : "Runs ok", t->test == BENCH_STREAM ? "per GiB" : "per download");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bench_result *r = &t->results[i];
 
@@ -319,7 +407,7 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 		esc(f, r->status == BENCH_SKIPPED ? "" : method_shell_line(r->shell, r->command, line, sizeof(line)));
 		fputs("</code></td>", f);
 		if (r->ok_runs == 0) {
-			fprintf(f, "<td colspan=\"%d\">%s: ", stream ? 7 : 8, r->status == BENCH_SKIPPED ? "skipped" : "failed");
+			fprintf(f, "<td colspan=\"5\">%s: ", r->status == BENCH_SKIPPED ? "skipped" : "failed");
 			esc(f, r->reason);
 			fputs("</td></tr>\n", f);
 			continue;
@@ -330,26 +418,56 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 			snprintf(a, sizeof(a), "%zu of %zu", r->ok_runs, r->nruns);
 		fprintf(f, "<td>%s</td><td>%s</td>", a, report_value(b, sizeof(b), t->test, r->median));
 		fprintf(f, "<td>%s..", report_value(c, sizeof(c), t->test, r->min));
-		fprintf(f, "%s</td><td>%s</td>", report_value(c, sizeof(c), t->test, r->max),
+		fprintf(f, "%s</td><td>%s</td><td>", report_value(c, sizeof(c), t->test, r->max),
 			report_cpu(cpu, sizeof(cpu), r->cpu));
-		if (stream && r->retrans >= 0)
-			fprintf(f, "<td>%.0f</td>", r->retrans);
-		else if (stream)
-			fputs("<td>-</td>", f);
-		if (stream && r->rtt_ms >= 0)
-			fprintf(f, "<td>%.3g ms</td>", r->rtt_ms);
-		else if (stream)
-			fputs("<td>-</td>", f);
-		if (!stream && r->lat[0] < 0) {
-			fputs("<td colspan=\"3\">unavailable: ", f);
-			esc(f, report_no_latency(r, NULL));
-			fputs("</td>", f);
-		} else if (!stream)
-			for (int k = 0; k < 3; k++)
-				fprintf(f, "<td>%s</td>", report_cpu(c, sizeof(c), r->lat[k]));
-		fputs("<td>", f);
 		esc(f, report_verdict(v, sizeof(v), r));
 		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+/* The second table: TCP's view of each method, and its latency (files: per
+ * download; stream: the probe's round trips, idle and under load). */
+static void detail_table(FILE *f, const struct bench_info *info, const struct bench_test_result *t)
+{
+	int stream = t->test == BENCH_STREAM;
+	char c[32];
+
+	if (stream)
+		fprintf(f, "<p>TCP's view (the server's sockets at the end of each run) and latency under load: round "
+			   "trips of a ping-pong over a second connection, one per %.3g ms, idle (%.3g s before each run) "
+			   "and under load (while it ran).</p>\n", info->probe_interval * 1000, info->probe_idle);
+	else
+		fputs("<p>TCP's view (tcp_info of each download as the server closed it) and the latency of each "
+		      "download (server side, accept to close).</p>\n", f);
+	fprintf(f, "<table class=\"detail %s\"><tr><th>Method</th><th>Retransmits per run</th><th>RTT</th>%s</tr>\n",
+		bench_test_name(t->test),
+		stream ? "<th>Latency idle p50</th><th>under load p50</th><th>p90</th><th>p99</th><th>Round trips "
+			 "(idle/load)</th>"
+		       : "<th>Latency p50</th><th>p90</th><th>p99</th>");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bench_result *r = &t->results[i];
+		const struct bench_pcts *lat = stream ? &r->ping_load : NULL;
+
+		if (r->ok_runs == 0)
+			continue;
+		fputs("<tr><td>", f);
+		esc(f, r->method->name);
+		fputs("</td>", f);
+		tcp_cells(f, r);
+		if (stream ? r->ping_idle.n == 0 || lat->n == 0 : r->lat[0] < 0) {
+			fprintf(f, "<td colspan=\"%d\">unavailable: ", stream ? 5 : 3);
+			esc(f, stream ? report_no_ping(info, r, NULL) : report_no_latency(r, NULL));
+			fputs("</td></tr>\n", f);
+			continue;
+		}
+		if (stream)
+			fprintf(f, "<td>%s</td>", report_cpu(c, sizeof(c), r->ping_idle.p[0]));
+		for (int k = 0; k < 3; k++)
+			fprintf(f, "<td>%s</td>", report_cpu(c, sizeof(c), stream ? lat->p[k] : r->lat[k]));
+		if (stream)
+			fprintf(f, "<td>%zu/%zu</td>", r->ping_idle.n, lat->n);
+		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }
@@ -413,8 +531,11 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 			fputs("</strong></p>\n", f);
 		}
 		comparison_chart(f, t);
-		if (t->test == BENCH_STREAM)
+		detail_table(f, info, t);
+		if (t->test == BENCH_STREAM) {
+			latency_chart(f, t);
 			stream_charts(f, t);
+		}
 	}
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -1 : 0;

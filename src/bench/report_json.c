@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* report_json.c - the bench's results as one JSON document: the headline,
  * the environment, every method's runs, summary, CPU, TCP's view, verdict,
- * and for streams the count over time (fields listed in the manual). */
+ * latency (files: per download; stream: under load), and for streams the
+ * count over time (fields listed in the manual). */
 #include "report.h"
 
 #include "../json.h"
@@ -20,8 +21,35 @@ static void latency_json(struct json *j, const double lat[3], const char *why)
 	json_end(j);
 }
 
-static void run_json(struct json *j, enum bench_test test, const struct bench_result *r,
-		     const struct bench_run *run)
+static void pcts_json(struct json *j, const char *key, const struct bench_pcts *p)
+{
+	static const char *const name[3] = { "p50", "p90", "p99" };
+
+	json_object(j, key);
+	json_uint(j, "samples", p->n);
+	json_fixed(j, "min", p->min, 6);
+	for (int k = 0; k < 3; k++)
+		json_fixed(j, name[k], p->p[k], 6);
+	json_end(j);
+}
+
+/* Stream: "latency_under_load": the probe's round trips in seconds, "idle"
+ * (just before the method) and "load" (while it ran), each {"samples",
+ * "min", "p50", "p90", "p99"}; when unknown, samples 0, the rest -1 and
+ * "unavailable" says why. */
+static void ping_json(struct json *j, const struct bench_info *info, const struct bench_result *r,
+		      const struct bench_run *run, const struct bench_pcts *idle, const struct bench_pcts *load)
+{
+	json_object(j, "latency_under_load");
+	pcts_json(j, "idle", idle);
+	pcts_json(j, "load", load);
+	if (idle->n == 0 || load->n == 0)
+		json_string(j, "unavailable", report_no_ping(info, r, run));
+	json_end(j);
+}
+
+static void run_json(struct json *j, const struct bench_info *info, enum bench_test test,
+		     const struct bench_result *r, const struct bench_run *run)
 {
 	json_object(j, NULL);
 	json_bool(j, "ok", run->ok);
@@ -38,10 +66,15 @@ static void run_json(struct json *j, enum bench_test test, const struct bench_re
 		bench_latency(r, run, lat);
 		latency_json(j, lat, report_no_latency(r, run));
 	}
+	json_int(j, "retrans", run->retrans);
+	json_fixed(j, "rtt_ms", run->rtt_ms, 3);
 	if (test == BENCH_STREAM) {
+		struct bench_pcts idle, load;
+
+		bench_series_pcts(r, run, BENCH_SERIES_PING_IDLE, &idle);
+		bench_series_pcts(r, run, BENCH_SERIES_PING_LOAD, &load);
+		ping_json(j, info, r, run, &idle, &load);
 		json_fixed(j, "first_byte", run->first_byte, 6);
-		json_int(j, "retrans", run->retrans);
-		json_fixed(j, "rtt_ms", run->rtt_ms, 3);
 		json_array(j, "samples");
 		for (size_t i = 0; i < run->nsamples; i++) {
 			json_array(j, NULL);
@@ -54,7 +87,8 @@ static void run_json(struct json *j, enum bench_test test, const struct bench_re
 	json_end(j);
 }
 
-static void method_json(struct json *j, enum bench_test test, const struct bench_result *r)
+static void method_json(struct json *j, const struct bench_info *info, enum bench_test test,
+			const struct bench_result *r)
 {
 	json_object(j, NULL);
 	json_string(j, "name", r->method->name);
@@ -75,17 +109,17 @@ static void method_json(struct json *j, enum bench_test test, const struct bench
 	json_string(j, "verdict", r->verdict);
 	json_general(j, "cpu", r->cpu, 6);
 	json_string(j, "cpu_unit", test == BENCH_STREAM ? "s/GiB" : "s/download");
-	if (test == BENCH_STREAM) {
-		json_general(j, "retrans", r->retrans, 6);
-		json_general(j, "rtt_ms", r->rtt_ms, 6);
-	} else {
+	json_general(j, "retrans", r->retrans, 6);
+	json_general(j, "rtt_ms", r->rtt_ms, 6);
+	if (test == BENCH_STREAM)
+		ping_json(j, info, r, NULL, &r->ping_idle, &r->ping_load);
+	else
 		latency_json(j, r->lat, report_no_latency(r, NULL));
-	}
 	json_string(j, "verdict_without_unstable", r->verdict_stable);
 	json_general(j, "p_without_unstable", r->p_stable, 6);
 	json_array(j, "runs");
 	for (size_t i = 0; i < r->nruns; i++)
-		run_json(j, test, r, &r->runs[i]);
+		run_json(j, info, test, r, &r->runs[i]);
 	json_end(j);
 	json_end(j);
 }
@@ -142,6 +176,8 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 		json_string(&j, "test", bench_test_name(t->test));
 		if (t->test == BENCH_STREAM) {
 			json_general(&j, "duration", info->duration, 6);
+			json_general(&j, "probe_interval", info->probe_interval, 6);
+			json_general(&j, "probe_idle", info->probe_idle, 6);
 		} else {
 			json_uint(&j, "count", info->count);
 			json_uint(&j, "size", info->size);
@@ -155,7 +191,7 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 		json_end(&j);
 		json_array(&j, "methods");
 		for (size_t i = 0; i < t->n; i++)
-			method_json(&j, t->test, &t->results[i]);
+			method_json(&j, info, t->test, &t->results[i]);
 		json_end(&j);
 		json_end(&j);
 	}

@@ -138,13 +138,34 @@ const char *report_no_latency(const struct bench_result *r, const struct bench_r
 	return "with --connect the remote server's log is out of reach";
 }
 
-/* Files: each method's download latency, a second table under the first. */
+const char *report_no_ping(const struct bench_info *info, const struct bench_result *r, const struct bench_run *run)
+{
+	if (info->no_probe != NULL)
+		return info->no_probe;
+	if (run ? !run->ok : r->ok_runs == 0)
+		return "no run succeeded";
+	return "the probe got no round trip back";
+}
+
+/* TCP's view as the table shows it: "12", "0.05ms"; "-" when unknown. */
+static void tcp_cells(const struct bench_result *r, char *retrans, size_t rlen, char *rtt, size_t tlen)
+{
+	if (r->retrans >= 0)
+		snprintf(retrans, rlen, "%.0f", r->retrans);
+	else
+		snprintf(retrans, rlen, "-");
+	report_cpu(rtt, tlen, r->rtt_ms >= 0 ? r->rtt_ms / 1000 : 0);
+}
+
+/* Files: each method's download latency and TCP's view, a second table
+ * under the first. */
 static void latency_table(FILE *f, const struct bench_test_result *t)
 {
-	char name[80], p[3][32];
+	char name[80], p[3][32], retrans[32], rtt[32];
 
-	fprintf(f, "\nLatency per download (server side, accept to close, all good runs):\n");
-	fprintf(f, "%-13s %9s %9s %9s\n", "Method", "p50", "p90", "p99");
+	fprintf(f, "\nLatency per download (server side, accept to close, all good runs), and TCP's\n"
+		   "retransmits per run and mean RTT (tcp_info of each download as it closed):\n");
+	fprintf(f, "%-13s %9s %9s %9s %9s %9s\n", "Method", "p50", "p90", "p99", "Retrans", "RTT");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct bench_result *r = &t->results[i];
 
@@ -157,7 +178,45 @@ static void latency_table(FILE *f, const struct bench_test_result *t)
 		}
 		for (int k = 0; k < 3; k++)
 			report_cpu(p[k], sizeof(p[k]), r->lat[k]);
-		fprintf(f, "%-13s %9s %9s %9s\n", name, p[0], p[1], p[2]);
+		tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
+		fprintf(f, "%-13s %9s %9s %9s %9s %9s\n", name, p[0], p[1], p[2], retrans, rtt);
+	}
+}
+
+/* Stream: TCP's view and the latency probe's round trips, idle and under
+ * the method's load, a second table under the first. */
+static void load_table(FILE *f, const struct bench_info *info, const struct bench_test_result *t)
+{
+	char name[80], p[4][32], retrans[32], rtt[32], count[48];
+
+	char head[400];
+
+	if (info->probe_interval > 0)
+		snprintf(head, sizeof(head), "\nTCP's view (retransmits per run, RTT) and latency under load: round trips of "
+			 "a ping-pong over a second connection, one per %.3g ms, idle (%.3g s before each run) and under "
+			 "load (while it ran):", info->probe_interval * 1000, info->probe_idle);
+	else
+		snprintf(head, sizeof(head), "\nTCP's view (retransmits per run, RTT) and latency under load:");
+	wrap(f, head);
+	fprintf(f, "%-13s %7s %8s %8s %8s %8s %8s %10s\n", "Method", "Retrans", "RTT", "idle p50", "load p50", "p90",
+		"p99", "samples");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct bench_result *r = &t->results[i];
+
+		if (r->status == BENCH_SKIPPED || r->ok_runs == 0)
+			continue;
+		snprintf(name, sizeof(name), "%s%s", r->method->name, strcmp(r->method->note, "seed") == 0 ? "*" : "");
+		tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
+		if (r->ping_load.n == 0 || r->ping_idle.n == 0) {
+			fprintf(f, "%-13s %7s %8s  latency unavailable: %s\n", name, retrans, rtt,
+				report_no_ping(info, r, NULL));
+			continue;
+		}
+		report_cpu(p[0], sizeof(p[0]), r->ping_idle.p[0]);
+		for (int k = 0; k < 3; k++)
+			report_cpu(p[k + 1], sizeof(p[k + 1]), r->ping_load.p[k]);
+		snprintf(count, sizeof(count), "%zu/%zu", r->ping_idle.n, r->ping_load.n);
+		fprintf(f, "%-13s %7s %8s %8s %8s %8s %8s %10s\n", name, retrans, rtt, p[0], p[1], p[2], p[3], count);
 	}
 }
 
@@ -269,6 +328,8 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 		table(f, info, t);
 		if (t->test == BENCH_FILES)
 			latency_table(f, t);
+		else
+			load_table(f, info, t);
 		report_cautions(caution, sizeof(caution), info, t);
 		wrap(f, caution);
 	}
@@ -321,20 +382,52 @@ static void csv_field(FILE *f, const char *s, int last)
 	fputc(last ? '\n' : ',', f);
 }
 
+/* A field of seconds, empty when unknown (below 0). */
+static void csv_seconds(FILE *f, double v)
+{
+	if (v >= 0)
+		fprintf(f, "%.6f,", v);
+	else
+		fputc(',', f);
+}
+
 /* Three latency fields in seconds, each empty when unknown. */
 static void csv_latency(FILE *f, const double lat[3])
 {
 	for (int k = 0; k < 3; k++)
-		if (lat[k] >= 0)
-			fprintf(f, "%.6f,", lat[k]);
-		else
-			fputc(',', f);
+		csv_seconds(f, lat[k]);
+}
+
+/* TCP's view: retransmits and RTT (ms), each empty when unknown. */
+static void csv_tcp(FILE *f, double retrans, double rtt_ms)
+{
+	if (retrans >= 0)
+		fprintf(f, "%.0f,", retrans);
+	else
+		fputc(',', f);
+	if (rtt_ms >= 0)
+		fprintf(f, "%.3f,", rtt_ms);
+	else
+		fputc(',', f);
+}
+
+#define CSV_PING_HEADER "ping_idle_p50,ping_idle_samples,ping_load_p50,ping_load_p90,ping_load_p99,ping_load_samples"
+
+/* The probe's round trips: idle p50 and count, under load p50, p90, p99
+ * and count (seconds; empty when unknown, as for the files test). */
+static void csv_ping(FILE *f, const struct bench_pcts *idle, const struct bench_pcts *load)
+{
+	csv_seconds(f, idle->p[0]);
+	fprintf(f, "%zu,", idle->n);
+	csv_latency(f, load->p);
+	fprintf(f, "%zu,", load->n);
 }
 
 int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,verdict,reason,command\n");
+	fprintf(f, "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,retrans,rtt_ms,"
+		   CSV_PING_HEADER ",verdict,reason,command\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
 			const struct bench_result *r = &tests[k].results[i];
@@ -346,6 +439,8 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 				r->median_bytes, r->ratio, r->p, r->cpu,
 				tests[k].test == BENCH_STREAM ? "s/GiB" : "s/download");
 			csv_latency(f, r->lat);
+			csv_tcp(f, r->retrans, r->rtt_ms);
+			csv_ping(f, &r->ping_idle, &r->ping_load);
 			csv_field(f, r->verdict, 0);
 			csv_field(f, r->reason, 0);
 			csv_field(f, r->status == BENCH_SKIPPED ? "" : r->command, 1);
@@ -356,7 +451,8 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,latency_p50,latency_p90,latency_p99,error\n");
+	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,latency_p50,latency_p90,latency_p99,"
+		   CSV_PING_HEADER ",error\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
 			const struct bench_result *r = &tests[k].results[i];
@@ -364,22 +460,19 @@ int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_t
 			for (size_t j = 0; j < r->nruns; j++) {
 				const struct bench_run *run = &r->runs[j];
 				double lat[3];
+				struct bench_pcts idle, load;
 
 				fprintf(f, "%s,", bench_test_name(tests[k].test));
 				csv_field(f, r->method->name, 0);
 				fprintf(f, "%zu,%d,%d,%.6g,%s,%llu,%.6f,%llu,%.6f,%.6f,", j + 1, run->position, run->ok,
 					run->value, bench_value_unit(tests[k].test), (unsigned long long)run->bytes,
 					run->seconds, (unsigned long long)run->transfers, run->cpu, run->first_byte);
-				if (tests[k].test == BENCH_STREAM && run->retrans >= 0)
-					fprintf(f, "%ld,", run->retrans);
-				else
-					fputc(',', f);
-				if (tests[k].test == BENCH_STREAM && run->rtt_ms >= 0)
-					fprintf(f, "%.3f,", run->rtt_ms);
-				else
-					fputc(',', f);
+				csv_tcp(f, (double)run->retrans, run->rtt_ms);
 				bench_latency(r, run, lat);
 				csv_latency(f, lat);
+				bench_series_pcts(r, run, BENCH_SERIES_PING_IDLE, &idle);
+				bench_series_pcts(r, run, BENCH_SERIES_PING_LOAD, &load);
+				csv_ping(f, &idle, &load);
 				csv_field(f, run->error, 1);
 			}
 		}

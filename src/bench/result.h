@@ -17,6 +17,18 @@ struct bench_sample {
 	uint64_t bytes;
 };
 
+/* A growing list of seconds (owned by the run that holds it). */
+struct bench_series {
+	double *v;
+	size_t n, cap;
+};
+
+/* Percentiles of a series: n 0 means unknown (then min and p are -1). */
+struct bench_pcts {
+	size_t n;
+	double min, p[3]; /* seconds: min, and BENCH_LATENCY_P */
+};
+
 struct bench_run {
 	int ok;
 	double value;	     /* stream: bytes/s; files: transfers/s */
@@ -25,18 +37,23 @@ struct bench_run {
 	double seconds;	     /* how long the run took (stream: from its first byte) */
 	double first_byte;   /* stream: seconds from start to the first byte counted */
 	int position;	     /* 1-based place of the run in its round */
-	/* stream: TCP's view at the end of the run, from tcp_info (-1: unknown) */
+	/* TCP's view from tcp_info (-1: unknown). stream: the sockets at the
+	 * end of the run; files: every download, as ncpv serve logs it at close */
 	long retrans;	     /* segments the server sent again (its sockets) */
 	double rtt_ms;	     /* mean smoothed RTT of the server's sockets, or the
 			      * client's receive-side estimate for --connect */
+	double rtt_sum;	     /* files: the logged RTTs so far (ms), and how many */
+	uint64_t rtt_count;
 	double cpu;	     /* user + system seconds of the method's whole process tree */
 	uint64_t cpu_bytes;  /* stream: every byte counted while that CPU was spent */
 	struct bench_sample *samples; /* stream: the count over time (owned) */
 	size_t nsamples, cap;
-	double *latency;     /* files: each completed download's server-side
-			      * seconds, accept to close (owned); none with
-			      * --connect, where no server log is read */
-	size_t nlatency, latcap;
+	struct bench_series latency; /* files: each completed download's server-side
+			      * seconds, accept to close; none with --connect,
+			      * where no server log is read */
+	/* stream: round trips of the latency probe (a ping-pong over a second
+	 * connection): just before the method started, and while it ran */
+	struct bench_series ping_idle, ping_load;
 	char error[200];     /* why the run failed */
 };
 
@@ -60,6 +77,7 @@ struct bench_result {
 	double retrans, rtt_ms;	/* stream: medians over the runs; -1 unknown */
 	double lat[3];		/* files: p50, p90, p99 seconds of every download of
 				 * the good runs (server-side); -1 unknown */
+	struct bench_pcts ping_idle, ping_load; /* stream: the probe's round trips */
 	double p;		/* Mann-Whitney p against the baseline; 1 when untested */
 	int is_baseline;
 	const char *verdict;	/* "baseline", "faster", "slower", "within spread", "too few runs", "n/a" */
@@ -104,8 +122,17 @@ const char *bench_status_name(enum bench_status s);
 /* Append a sample to run (growing its array); -1 with errno on ENOMEM. */
 int bench_run_add_sample(struct bench_run *run, double t, uint64_t bytes);
 
-/* Append one download's server-side seconds to run; -1 with errno on ENOMEM. */
-int bench_run_add_latency(struct bench_run *run, double seconds);
+/* Append seconds to a series; -1 with errno on ENOMEM. */
+int bench_series_add(struct bench_series *s, double seconds);
+
+/* Which series of a run: downloads' latency, the probe idle or under load. */
+enum bench_series_kind { BENCH_SERIES_LATENCY, BENCH_SERIES_PING_IDLE, BENCH_SERIES_PING_LOAD };
+
+/* The count, minimum and percentiles BENCH_LATENCY_P of series kind over
+ * r's runs that succeeded (all of them when only_run is NULL, else that
+ * run's) into *out; n 0 and -1 each when none is known. */
+void bench_series_pcts(const struct bench_result *r, const struct bench_run *only_run, enum bench_series_kind kind,
+		       struct bench_pcts *out);
 
 /* The percentiles BENCH_LATENCY_P of the latencies of r's runs that
  * succeeded (all of them when only_run is NULL, else that run's) into

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "guard.h"
+#include "probe.h"
 #include "tcpdiag.h"
 #include "../clock.h"
 #include "../loop.h"
@@ -125,13 +126,21 @@ static int pidfd_of(pid_t pid)
 static void take_log_line(struct bench_server *s, const char *line)
 {
 	const char *sent = strstr(line, "\"sent\":"), *secs = strstr(line, "\"seconds\":");
+	const char *rtt = strstr(line, "\"rtt_ms\":"), *retrans = strstr(line, "\"retrans\":");
 
 	if (strstr(line, "\"event\":\"close\"") == NULL || sent == NULL)
 		return;
 	if (strstr(line, "\"reason\":\"done\"") != NULL && strtoull(sent + 7, NULL, 10) == s->size) {
 		s->done++;
 		if (s->sink != NULL && secs != NULL)
-			bench_run_add_latency(s->sink, strtod(secs + 10, NULL));
+			bench_series_add(&s->sink->latency, strtod(secs + 10, NULL));
+		/* TCP's view of each download, as the server saw it at close. */
+		if (s->sink != NULL && retrans != NULL)
+			s->sink->retrans = (s->sink->retrans > 0 ? s->sink->retrans : 0) + strtol(retrans + 10, NULL, 10);
+		if (s->sink != NULL && rtt != NULL && strtod(rtt + 9, NULL) > 0) {
+			s->sink->rtt_sum += strtod(rtt + 9, NULL);
+			s->sink->rtt_count++;
+		}
 	} else
 		s->short_or_reset++;
 }
@@ -464,12 +473,17 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 {
 	struct tcpdiag_sock socks[MAX_SOCKS];
 	size_t nsocks = 0;
-	double tstart = clock_now(), t0 = tstart, t = 0;
-	uint64_t bytes = 0, b0 = 0, old = count_before(c, socks, &nsocks);
-	double cpu0 = children_cpu();
-	pid_t pid = start_method(c, argv, run);
+	double tstart, t0, t = 0, cpu0;
+	uint64_t bytes = 0, b0 = 0, old;
+	pid_t pid;
 	int pfd, status = 0, exited = 0, query_errno = 0, started;
 
+	/* The latency probe's idle round trips, before the method starts. */
+	probe_idle(c->probe, &run->ping_idle, c->stop);
+	tstart = t0 = clock_now();
+	old = count_before(c, socks, &nsocks);
+	cpu0 = children_cpu();
+	pid = start_method(c, argv, run);
 	if (pid < 0)
 		return 0;
 	pfd = pidfd_of(pid);
@@ -487,6 +501,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 		t = clock_now() - t0;
 		bytes = count_bytes(c, socks, &nsocks, &query_errno) - old - b0;
 		bench_run_add_sample(run, t, bytes);
+		probe_drain(c->probe, &run->ping_load, t0, t0 + duration);
 		runner_drain_server(c->server);
 		if (c->progress)
 			c->progress(c->arg, t, bytes, 0);
@@ -499,6 +514,8 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	}
 	if (started != 1)
 		t = clock_now() - tstart;
+	/* Round trips sent while the stream ran; those still in flight are lost. */
+	probe_drain(c->probe, &run->ping_load, t0, t0 + t);
 	if (started == 1 && !exited)
 		tcp_view(c, run);
 	else
@@ -540,6 +557,8 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 	pid_t pid = start_method(c, argv, run);
 	int pfd, status = 0, exited = 0;
 
+	run->retrans = -1;
+	run->rtt_ms = -1;
 	if (pid < 0)
 		return 0;
 	if (srv)
@@ -581,6 +600,8 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 	}
 	if (srv)
 		srv->sink = NULL;
+	if (run->rtt_count > 0)
+		run->rtt_ms = run->rtt_sum / (double)run->rtt_count;
 	run->seconds = t;
 	run->transfers = srv ? srv->done - done0 : (exited && status == 0 ? count : 0);
 	run->bytes = run->transfers * size;

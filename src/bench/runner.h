@@ -11,6 +11,8 @@
 
 #include "result.h"
 
+struct bench_probe;
+
 struct bench_server {
 	pid_t pid;		/* process group leader; 0 when not running */
 	int log_fd;		/* ncpv serve's JSON log (read end); -1 for the seed's */
@@ -57,13 +59,15 @@ struct runner_ctx {
 	int server_diag_fd;	/* for the seed's server: is it listening again? */
 	const char *log_path;	/* the method's stderr goes here */
 	volatile sig_atomic_t *stop; /* set by a signal handler: end now */
+	struct bench_probe *probe; /* stream: the latency probe, or NULL */
 	runner_progress_fn *progress;
 	void *arg;
 };
 
-/* Run argv (argv[0] looked up on PATH) and, from the first byte its sockets
- * receive (within 30 s), count the bytes for duration seconds; then stop
- * it. Fills run (ok, or error). Returns 0, or -1 when *stop ended the run
+/* Take the probe's idle round trips (when there is a probe); run argv
+ * (argv[0] looked up on PATH) and, from the first byte its sockets receive
+ * (within 30 s), count the bytes and the probe's round trips for duration
+ * seconds; then stop it. Fills run (ok, or error). Returns 0, or -1 when *stop ended the run
  * (then run is incomplete). */
 int runner_stream(const struct runner_ctx *c, char *const argv[], double duration, struct bench_run *run);
 

@@ -71,6 +71,8 @@ static void summarize_one(struct bench_result *r, enum bench_test test)
 	r->cpu = 0;
 	r->retrans = r->rtt_ms = -1;
 	bench_latency(r, NULL, r->lat);
+	bench_series_pcts(r, NULL, BENCH_SERIES_PING_IDLE, &r->ping_idle);
+	bench_series_pcts(r, NULL, BENCH_SERIES_PING_LOAD, &r->ping_load);
 	if (v != NULL && b != NULL && r->status != BENCH_SKIPPED) {
 		size_t nc = 0;
 
@@ -242,28 +244,51 @@ void bench_summarize(struct bench_test_result *t)
 	}
 }
 
-void bench_latency(const struct bench_result *r, const struct bench_run *only_run, double out[3])
+static const struct bench_series *series_of(const struct bench_run *run, enum bench_series_kind kind)
+{
+	return kind == BENCH_SERIES_LATENCY ? &run->latency : kind == BENCH_SERIES_PING_IDLE ? &run->ping_idle
+											      : &run->ping_load;
+}
+
+void bench_series_pcts(const struct bench_result *r, const struct bench_run *only_run, enum bench_series_kind kind,
+		       struct bench_pcts *out)
 {
 	static const double p[3] = BENCH_LATENCY_P;
 	size_t n = 0, k = 0;
 	double *v;
 
+	out->n = 0;
+	out->min = -1;
 	for (int i = 0; i < 3; i++)
-		out[i] = -1;
+		out->p[i] = -1;
 	for (size_t i = 0; i < r->nruns; i++)
 		if (r->runs[i].ok && (only_run == NULL || only_run == &r->runs[i]))
-			n += r->runs[i].nlatency;
+			n += series_of(&r->runs[i], kind)->n;
 	if (n == 0 || (v = malloc(n * sizeof(double))) == NULL)
 		return;
-	for (size_t i = 0; i < r->nruns; i++)
-		if (r->runs[i].ok && (only_run == NULL || only_run == &r->runs[i])) {
-			memcpy(v + k, r->runs[i].latency, r->runs[i].nlatency * sizeof(double));
-			k += r->runs[i].nlatency;
+	for (size_t i = 0; i < r->nruns; i++) {
+		const struct bench_series *s = series_of(&r->runs[i], kind);
+
+		/* A run without any has no array at all: memcpy must not see its NULL. */
+		if (r->runs[i].ok && (only_run == NULL || only_run == &r->runs[i]) && s->n > 0) {
+			memcpy(v + k, s->v, s->n * sizeof(double));
+			k += s->n;
 		}
+	}
 	qsort(v, n, sizeof(double), cmp_double);
+	out->n = n;
+	out->min = v[0];
 	for (int i = 0; i < 3; i++)
-		out[i] = stats_percentile(v, n, p[i]);
+		out->p[i] = stats_percentile(v, n, p[i]);
 	free(v);
+}
+
+void bench_latency(const struct bench_result *r, const struct bench_run *only_run, double out[3])
+{
+	struct bench_pcts pc;
+
+	bench_series_pcts(r, only_run, BENCH_SERIES_LATENCY, &pc);
+	memcpy(out, pc.p, sizeof(pc.p));
 }
 
 /* Make room for one more element of size in *a (count n, capacity *cap). */
@@ -285,11 +310,11 @@ static int grow(void *a, size_t n, size_t *cap, size_t size)
 	return 0;
 }
 
-int bench_run_add_latency(struct bench_run *run, double seconds)
+int bench_series_add(struct bench_series *s, double seconds)
 {
-	if (grow(&run->latency, run->nlatency, &run->latcap, sizeof(double)) < 0)
+	if (grow(&s->v, s->n, &s->cap, sizeof(double)) < 0)
 		return -1;
-	run->latency[run->nlatency++] = seconds;
+	s->v[s->n++] = seconds;
 	return 0;
 }
 
@@ -308,7 +333,9 @@ void bench_results_free(struct bench_test_result *t)
 	for (size_t i = 0; i < t->n; i++) {
 		for (size_t k = 0; k < t->results[i].nruns; k++) {
 			free(t->results[i].runs[k].samples);
-			free(t->results[i].runs[k].latency);
+			free(t->results[i].runs[k].latency.v);
+			free(t->results[i].runs[k].ping_idle.v);
+			free(t->results[i].runs[k].ping_load.v);
 		}
 		free(t->results[i].runs);
 	}

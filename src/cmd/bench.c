@@ -26,6 +26,7 @@
 #include "../bench/guard.h"
 #include "../bench/link.h"
 #include "../bench/method.h"
+#include "../bench/probe.h"
 #include "../bench/report.h"
 #include "../bench/result.h"
 #include "../bench/runner.h"
@@ -50,6 +51,7 @@ struct bench_state {
 	struct bench_link link;
 	int linked;
 	struct bench_server stream_srv, files_srv;
+	struct bench_probe probe; /* stream: the latency probe */
 	int server_diag, client_diag;
 	char host[ADDR_HOST_MAX];
 	int stream_port, files_port;
@@ -69,6 +71,7 @@ static void cleanup(struct bench_state *st)
 {
 	runner_stop_server(&st->stream_srv);
 	runner_stop_server(&st->files_srv);
+	probe_stop(&st->probe);
 	if (st->client_diag >= 0 && st->client_diag != st->server_diag)
 		close(st->client_diag);
 	if (st->server_diag >= 0)
@@ -189,6 +192,7 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 		.server_diag_fd = st->server_diag,
 		.log_path = st->log_path,
 		.stop = &stop_signal,
+		.probe = stream && st->probe.ping_pid > 0 ? &st->probe : NULL,
 		.progress = on_progress,
 		.arg = st,
 	};
@@ -227,7 +231,9 @@ static int run_test(struct bench_state *st, struct bench_test_result *t)
 			r->nruns = rc < 0 ? (size_t)rep : (size_t)rep + 1;
 			if (rc < 0) {
 				free(run->samples);
-				free(run->latency);
+				free(run->latency.v);
+				free(run->ping_idle.v);
+				free(run->ping_load.v);
 				memset(run, 0, sizeof(*run));
 			}
 			if (rc < 0 || stop_signal) {
@@ -372,6 +378,12 @@ static int setup(struct bench_state *st)
 			return NCPV_EXIT_LISTEN;
 		}
 		st->stream_port = st->stream_srv.port;
+		/* The latency probe's echo, beside the stream's server. */
+		if (!o->no_latency && probe_interval(o->link ? o->link_bits : 0) > 0 &&
+		    probe_start_echo(&st->probe, st->host, err, sizeof(err)) < 0) {
+			cmd_error("bench", "%s (--no-latency runs without the probe)", err);
+			return NCPV_EXIT_LISTEN;
+		}
 	}
 	if (o->tests & BENCH_FILES) {
 		if (runner_start_ncpv_server(&st->files_srv, st->ncpv, st->host, o->size, o->tls, err,
@@ -388,6 +400,11 @@ static int setup(struct bench_state *st)
 		}
 	} else {
 		st->client_diag = st->server_diag;
+	}
+	if (st->probe.echo_pid > 0 &&
+	    probe_start_pinger(&st->probe, st->host, probe_interval(o->link ? o->link_bits : 0), err, sizeof(err)) < 0) {
+		cmd_error("bench", "the latency probe: %s (--no-latency runs without it)", err);
+		return NCPV_EXIT_LISTEN;
 	}
 	return 0;
 }
@@ -469,6 +486,14 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 	info->alpha = ALPHA;
 	info->shuffle = o->shuffle;
 	info->seed = o->seed;
+	if (o->no_latency)
+		info->no_probe = "--no-latency";
+	else if (o->connect)
+		info->no_probe = "with --connect there is no echo server at the far end";
+	else if (probe_interval(o->link ? o->link_bits : 0) < 0)
+		info->no_probe = "the link is too slow for the probe to take under 1% of it";
+	info->probe_interval = st->probe.interval;
+	info->probe_idle = st->probe.idle;
 }
 
 /* How long the runs will take, before they start (a 60 s, 8-method, 5-run
@@ -550,6 +575,7 @@ int cmd_bench(int argc, char **argv)
 	st.o = &o;
 	st.server_diag = st.client_diag = -1;
 	st.stream_srv.log_fd = st.files_srv.log_fd = -1;
+	probe_init(&st.probe);
 	st.guard.fd = -1;
 	st.tty = isatty(2);
 	/* No SA_RESTART: a signal must end the waits so that cleanup runs. */
@@ -574,6 +600,7 @@ int cmd_bench(int argc, char **argv)
 		} else if (run_test(&st, t) < 0) {
 			rc = 128 + (stop_signal ? stop_signal : SIGINT);
 		}
+		probe_stop(&st.probe); /* after the stream test: its round trips are taken */
 	}
 	if (stop_signal && rc == 0)
 		rc = 128 + stop_signal;

@@ -41,6 +41,8 @@ static void usage(FILE *f)
 		"                         server and clients at the two ends of an emulated\n"
 		"                         link (ncpv link's), e.g. 94mbit or 94mbit,20ms,1%%\n"
 		"      --timeout SEC      files: give up on a run after SEC (default 300)\n"
+		"      --no-latency       stream: no latency probe (a ping-pong over a second\n"
+		"                         connection, idle and while each method runs)\n"
 		"  -j, --json             JSON on stdout instead of the table\n"
 		"      --csv              CSV on stdout instead of the table, a row per method\n"
 		"      --csv-runs         CSV on stdout, a row per run\n"
@@ -102,7 +104,8 @@ static int parse_shuffle(const char *typed, struct bench_opts *o)
 
 enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML, OPT_NO_REPORT, OPT_SHUFFLE, OPT_CSV_RUNS, OPT_TLS };
+	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML, OPT_NO_REPORT, OPT_SHUFFLE, OPT_CSV_RUNS, OPT_TLS,
+	       OPT_NO_LATENCY };
 	static const struct option longopts[] = {
 		{ "test", required_argument, NULL, 'T' }, { "duration", required_argument, NULL, 'd' },
 		{ "count", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
@@ -114,6 +117,7 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		{ "html", required_argument, NULL, OPT_HTML }, { "quiet", no_argument, NULL, 'q' },
 		{ "no-report", no_argument, NULL, OPT_NO_REPORT }, { "shuffle", optional_argument, NULL, OPT_SHUFFLE },
 		{ "csv-runs", no_argument, NULL, OPT_CSV_RUNS }, { "tls", no_argument, NULL, OPT_TLS },
+		{ "no-latency", no_argument, NULL, OPT_NO_LATENCY },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	char err[256];
@@ -220,6 +224,9 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 			break;
 		case OPT_TLS:
 			o->tls = 1;
+			break;
+		case OPT_NO_LATENCY:
+			o->no_latency = 1;
 			break;
 		case 'q':
 			o->quiet = 1;

@@ -35,6 +35,7 @@ struct bench_opts {
 	int shuffle;		/* random order of methods within each round */
 	unsigned seed;		/* its seed, reported */
 	int csv_runs;		/* CSV: a row per run */
+	int no_latency;		/* --no-latency: no latency probe in the stream test */
 	struct bench_method methods[MAX_METHODS];
 	size_t nmethods;
 };

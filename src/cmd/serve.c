@@ -193,6 +193,10 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_uint(&j, "received", c->received);
 		json_fixed(&j, "seconds", c->seconds, 6);
 		json_fixed(&j, "rate", rate, 0);
+		if (c->retrans >= 0) {
+			json_fixed(&j, "rtt_ms", c->rtt_ms, 3);
+			json_int(&j, "retrans", c->retrans);
+		}
 		if (c->tls)
 			cmd_tls_json(&j, c->tls);
 		json_end(&j);

@@ -94,10 +94,11 @@ path_with() {
 	"$NCPV" bench -q -T files -n 5 -s 1K -r 1 -M ncpv --csv-runs >"$SCRATCH/r.csv"
 	run "$NCPV" bench -T files -n 5 -s 1K -r 1 -M ncpv
 	[ "$status" -eq 0 ]
-	printf '%s\n' "$output" | grep -A2 '^Latency per download (server side' | grep -E '^ncpv +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s)$'
+	printf '%s\n' "$output" | grep -A3 '^Latency per download (server side' | grep -E '^ncpv +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s) +[0-9]+ +[0-9.]+(us|ms|s)$'
 	head -1 "$SCRATCH/s.csv" | grep -q ',latency_p50,latency_p90,latency_p99,'
 	head -1 "$SCRATCH/r.csv" | grep -q ',latency_p50,latency_p90,latency_p99,'
-	sed -n 2p "$SCRATCH/r.csv" | grep -Eq ',0\.[0-9]{6},0\.[0-9]{6},0\.[0-9]{6},$'
+	# The files test has no latency probe: its columns empty, its counts 0.
+	sed -n 2p "$SCRATCH/r.csv" | grep -Eq ',0\.[0-9]{6},0\.[0-9]{6},0\.[0-9]{6},,0,,,,0,$'
 }
 
 # With --connect no server log is read: latency is unavailable, never 0.
@@ -107,6 +108,8 @@ path_with() {
 	[ "$status" -eq 0 ]
 	jq -e '.tests[0].methods[0].latency | .p50 == -1 and .p99 == -1 and (.unavailable | test("--connect"))' \
 		"$SCRATCH/out.json"
+	# Nor TCP's view of the downloads, which comes from the same log.
+	jq -e '.tests[0].methods[0] | .retrans == -1 and .rtt_ms == -1 and .runs[0].retrans == -1' "$SCRATCH/out.json"
 	run "$NCPV" bench -T files -n 5 -r 1 -M ncpv --connect "127.0.0.1:$SERVE_PORT"
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" | grep -q '^ncpv          unavailable: with --connect'
@@ -225,6 +228,9 @@ path_with() {
 	[ "$status" -eq 0 ]
 	jq -e '(.server | startswith("remote 127.0.0.1:")) and (.tests[0].methods[0] | .status == "ok" and .median > 0)' \
 		"$SCRATCH/out.json"
+	# No echo server at the far end: no latency under load, and the report says why.
+	jq -e '.tests[0].methods[0].latency_under_load | .load.samples == 0 and (.unavailable | test("--connect"))' \
+		"$SCRATCH/out.json"
 }
 
 @test "--server seed runs the seed's nc -l loop, stream only" {
@@ -243,13 +249,13 @@ path_with() {
 	run "$NCPV" bench -q --csv -T stream -d 0.2 -r 1 -M ncpv,bash-read
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,verdict,reason,command" ]
+	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,retrans,rtt_ms,ping_idle_p50,ping_idle_samples,ping_load_p50,ping_load_p90,ping_load_p99,ping_load_samples,verdict,reason,command" ]
 	[ "${#lines[@]}" -eq 3 ]
 	[[ "${lines[1]}" == stream,ncpv,ok,1,1,* ]]
 }
 
 # Issue 16: a comparison chart per test (every method named, with its bar and
-# spread), the per-method stream charts, laid out by headless Chromium
+# spread), the stream's latency under load, the per-method stream charts, laid out by headless Chromium
 # without overflow, and a screenshot of the whole report of the expected size.
 @test "the HTML report's charts are drawn in headless Chromium" {
 	local chromium
@@ -264,15 +270,18 @@ document.getElementById('r').addEventListener('load', function () {
   var doc = this.contentDocument, out = [], width = doc.documentElement.clientWidth;
   doc.querySelectorAll('svg.chart').forEach(function (svg) {
     var drawn = 0, names = [], box = svg.getBoundingClientRect();
-    svg.querySelectorAll('polyline.run, rect.median').forEach(function (m) {
+    var clipped = 0, sw = svg.viewBox.baseVal.width;
+    /* Every label inside its chart: none cut off at the right. */
+    svg.querySelectorAll('text').forEach(function (t) { var b = t.getBBox(); if (b.x + b.width > sw + 0.5) clipped++; });
+    svg.querySelectorAll('polyline.run, rect.median, rect.load').forEach(function (m) {
       /* A steady rate is a horizontal line: a run's line needs width, a bar both sides. */
       var b = m.getBBox();
       if (b.width > 0 && (b.height > 0 || m.tagName === 'polyline')) drawn++; });
     svg.querySelectorAll('text.name').forEach(function (t) { names.push(t.textContent); });
     var kind = svg.classList.contains('compare') ? 'compare-' + (svg.classList.contains('files') ? 'files' : 'stream')
-                                                 : svg.dataset.method;
+             : svg.classList.contains('latency') ? 'latency' : svg.dataset.method;
     out.push(kind + '=' + drawn + (names.length ? '[' + names.join(',') + ']' : '') +
-             (box.right <= width && box.width > 300 ? '' : '!overflow'));
+             (box.right <= width && box.width > 300 ? '' : '!overflow') + (clipped ? '!clipped' : ''));
   });
   document.getElementById('result').textContent = 'charts ' + out.join(' ') +
     (doc.documentElement.scrollWidth <= width ? ' fits' : ' too-wide');
@@ -283,7 +292,7 @@ HTML
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium" \
 		--allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$SCRATCH/check.html"
 	echo "$output" | grep -o "charts[^<]*"
-	[[ "$output" == *"charts compare-stream=2[ncpv,bash-read] ncpv=2 bash-read=2 compare-files=2[ncpv,bash-read] fits"* ]]
+	[[ "$output" == *"charts compare-stream=2[ncpv,bash-read] latency=2[ncpv,bash-read] ncpv=2 bash-read=2 compare-files=2[ncpv,bash-read] fits"* ]]
 	run timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium" \
 		--hide-scrollbars --window-size=1000,2400 --screenshot="$SCRATCH/report.png" "file://$SCRATCH/report.html"
@@ -325,6 +334,8 @@ running_with() {
 	# thousands.
 	jq -e '(.path | startswith("link 20mbit,40ms,1%")) and (.tests[0].methods[0] |
 		.status == "ok" and .median > 0 and .median <= 12.5)' "$SCRATCH/out.json"
+	# TCP's view of each download, as the server closed it: the link's 40 ms round trip.
+	jq -e '.tests[0].methods[0] | .retrans >= 0 and .rtt_ms >= 35 and .runs[0].rtt_ms >= 35' "$SCRATCH/out.json"
 }
 
 @test "an interrupted --link bench stops its delay line and exits 130" {
@@ -360,10 +371,17 @@ running_with() {
 	need_netns
 	"$NCPV" bench -q --json -T stream -d 4 -r 1 -M ncpv --link 1mbit >"$SCRATCH/out.json"
 	jq -e '.tests[0].methods[0] | .status == "ok" and .median <= 120667 + 362 and .median > 60000' "$SCRATCH/out.json"
+	# The latency probe slows down to take 1% of the link (120 bytes a round trip: 96 ms at 1 Mbit/s).
+	jq -e '.tests[0] | .probe_interval == 0.096 and .probe_idle == 0.5 and
+		(.methods[0].latency_under_load | .load.samples > 0 and .load.samples <= 4 / 0.096 + 2 and
+		 .idle.samples <= 0.5 / 0.096 + 1)' "$SCRATCH/out.json"
 	# A run too short to move more than a few segments says so, with the duration it needs.
 	run "$NCPV" bench -q --json -T stream -d 0.5 -r 1 -M ncpv --link 100kbit
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "ncpv bench: --link 100kbit: a 0.5 s run moves only about 6250 bytes: use -d 3 or more for a rate this low" ]
+	# Below 480 kbit/s the probe would take more than 1% of the link: none, and the report says why.
+	printf '%s\n' "${lines[@]:1}" | jq -e '.tests[0] | .probe_interval == 0 and
+		(.methods[0].latency_under_load.unavailable | test("too slow"))'
 }
 
 @test "--link as an ordinary user works, or says why in one line and stops" {
@@ -726,7 +744,7 @@ wait_all_gone() {
 	local m='-M ncpv,nc,cat-devtcp,bash-read,ncat,socat,nc-pv,pv-devtcp' a b c
 	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=42
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,latency_p50,latency_p90,latency_p99,error" ]
+	[ "${lines[0]}" = "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,latency_p50,latency_p90,latency_p99,ping_idle_p50,ping_idle_samples,ping_load_p50,ping_load_p90,ping_load_p99,ping_load_samples,error" ]
 	a=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
 	# Every round holds each position once.
 	[ -z "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f3,4 | sort | uniq -d)" ]
@@ -762,14 +780,76 @@ wait_all_gone() {
 	[ "$status" -eq 0 ]
 	jq -e '[.tests[0].methods[] | .retrans >= 0 and .rtt_ms > 0 and
 		all(.runs[]; .retrans >= 0 and .rtt_ms > 0)] | all' "$SCRATCH/out.json"
-	grep -q '<th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
-	# Each method's CPU cell holds a time, not another rate.
-	[ "$(grep -Eo '</td><td>[0-9.]+(us|ms|s)</td><td>[0-9]+</td><td>[0-9.]+ ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
+	grep -q '<table class="detail stream"><tr><th>Method</th><th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
+	# Each method's row of the second table: a count, then a time.
+	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9]+</td><td>[0-9.]+&nbsp;ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
 	need_netns
 	# A shaped link queues: its RTT is far above loopback's.
 	bench_json -T stream -d 1 -r 1 -M ncpv --link 20mbit
 	[ "$status" -eq 0 ]
 	jq -e '.tests[0].methods[0] | .retrans >= 0 and .rtt_ms >= 1' "$SCRATCH/out.json"
+	# The probe crosses the link too: under load its round trips wait in the link's queue.
+	jq -e '.tests[0].methods[0].latency_under_load | .idle.samples > 0 and .load.samples > 0 and
+		.load.p50 >= .idle.min and .load.p99 > .idle.p50' "$SCRATCH/out.json"
+}
+
+# Issue 16: latency under load, as flent's RRUL measures it: a ping-pong over
+# a second connection, idle just before each run and while the method's
+# stream runs. Fails when the probe is off (no round trips), when the
+# figures are out of order, or when a run's count is off its pace.
+@test "stream: latency under load per method and per run, from the probe" {
+	local d=0.$((3 + RANDOM % 5)) r=$((1 + RANDOM % 2))
+	bench_json -T stream -d "$d" -r "$r" -M ncpv,nc-pv,bash-read
+	[ "$status" -eq 0 ]
+	# One round trip per 10 ms at most: 0.5 s idle is 51, d s under load d/0.01 + 1 (+ slack).
+	# Under load the slowest round trips are no faster than the fastest idle one; the p50 may
+	# be (an idle VM wakes a sleeping CPU for each round trip, a loaded one has them awake).
+	jq -e --argjson d "$d" '[.tests[0].methods[] | select(.status == "ok") | .latency_under_load as $m |
+		($m | has("unavailable") | not) and $m.idle.samples > 0 and $m.load.samples > 0 and
+		all($m.idle, $m.load; .min > 0 and .min <= .p50 and .p50 <= .p90 and .p90 <= .p99) and
+		$m.load.p99 >= $m.idle.min and
+		$m.idle.samples == ([.runs[].latency_under_load.idle.samples] | add) and
+		$m.load.samples == ([.runs[].latency_under_load.load.samples] | add) and
+		all(.runs[].latency_under_load; .idle.samples > 0 and .idle.samples <= 51 and
+			.load.samples > 0 and .load.samples <= $d / 0.01 + 3 and .load.p50 <= .load.p99)] |
+		length >= 1 and all' "$SCRATCH/out.json"
+	# The CSV columns hold the same figures; the text's second table has a row per method.
+	run "$NCPV" bench -q --csv -T stream -d 0.3 -r 1 -M ncpv
+	[ "$status" -eq 0 ]
+	printf '%s\n' "${lines[0]}" | grep -q ',ping_idle_p50,ping_idle_samples,ping_load_p50,ping_load_p90,ping_load_p99,ping_load_samples,verdict,'
+	printf '%s\n' "${lines[1]}" | awk -F, '{ h = "'"${lines[0]}"'"; n = split(h, col, ",")
+		for (k = 1; k <= n; k++) v[col[k]] = $k
+		exit !(v["ping_idle_samples"] > 0 && v["ping_load_samples"] > 0 && v["ping_load_p50"] > 0 &&
+		       v["ping_load_p50"] <= v["ping_load_p90"] && v["ping_load_p90"] <= v["ping_load_p99"] &&
+		       v["rtt_ms"] > 0 && v["retrans"] != "") }'
+	run "$NCPV" bench -q -T stream -d 0.3 -r 1 -M ncpv --no-report
+	[ "$status" -eq 0 ]
+	printf '%s\n' "$output" | grep -Eq '^ncpv +[0-9]+ +[0-9.]+(us|ms|s)( +[0-9.]+(us|ms|s)){4} +[0-9]+/[0-9]+$'
+}
+
+@test "--no-latency: no probe, and every report says why there are no figures" {
+	bench_json -T stream -d 0.3 -r 1 -M ncpv --no-latency
+	[ "$status" -eq 0 ]
+	jq -e '.tests[0].methods[0] | .status == "ok" and .median > 0 and
+		(.latency_under_load | .unavailable == "--no-latency" and .idle.samples == 0 and .load.samples == 0 and
+		 .load.p50 == -1 and .idle.min == -1) and .runs[0].latency_under_load.unavailable == "--no-latency"' \
+		"$SCRATCH/out.json"
+	run "$NCPV" bench -q -T stream -d 0.3 -r 1 -M ncpv --no-report --no-latency
+	[[ "$output" == *"latency unavailable: --no-latency"* ]]
+}
+
+# Issue 16: TCP's view of the small-files test, from each download's tcp_info
+# as ncpv serve logs it at close. Sizes at TCP's boundaries: one byte, one
+# segment on loopback and past it, a window.
+@test "files: TCP's retransmits and RTT per method and per run" {
+	local sizes=(1 $((65483 + RANDOM % 3)) $((65536 + RANDOM % 4096)) 4K) size
+	size=${sizes[RANDOM % ${#sizes[@]}]}
+	bench_json -T files -n $((5 + RANDOM % 20)) -s "$size" -r 2 -M ncpv,bash-read --html "$SCRATCH/r.html"
+	[ "$status" -eq 0 ]
+	jq -e '[.tests[0].methods[] | .status == "ok" and .retrans >= 0 and .rtt_ms > 0 and
+		all(.runs[]; .retrans >= 0 and .rtt_ms > 0)] | length == 2 and all' "$SCRATCH/out.json"
+	grep -q '<table class="detail files"><tr><th>Method</th><th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
+	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9]+</td><td>[0-9.]+&nbsp;ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
 }
 
 # ---- bench --tls: TLS download methods against serve --tls ----

@@ -14,6 +14,7 @@
 
 #include "bench/link.h"
 #include "bench/method.h"
+#include "bench/probe.h"
 #include "bench/report.h"
 #include "bench/result.h"
 
@@ -249,9 +250,9 @@ static void test_latency_percentiles_pool_the_good_runs(void **state)
 	/* 1..100 ms spread over three runs in a scrambled order; a failed
 	 * run's 9 s downloads are left out. */
 	for (int i = 0; i < 100; i++)
-		assert_int_equal(bench_run_add_latency(&t.results[0].runs[i % 2], ((i * 37) % 100 + 1) / 1000.0), 0);
+		assert_int_equal(bench_series_add(&t.results[0].runs[i % 2].latency, ((i * 37) % 100 + 1) / 1000.0), 0);
 	for (int i = 0; i < 50; i++)
-		assert_int_equal(bench_run_add_latency(&t.results[0].runs[2], 9), 0);
+		assert_int_equal(bench_series_add(&t.results[0].runs[2].latency, 9), 0);
 	t.results[0].runs[2].ok = 0;
 	bench_summarize(&t);
 	assert_float_equal(t.results[0].lat[0], 0.0505, 1e-9);
@@ -266,6 +267,89 @@ static void test_latency_percentiles_pool_the_good_runs(void **state)
 	/* No log (--connect): unknown, not 0. */
 	assert_true(t.results[1].lat[0] == -1 && t.results[1].lat[1] == -1 && t.results[1].lat[2] == -1);
 	bench_results_free(&t);
+}
+
+/* The latency probe's round trips: pooled over the good runs, idle and
+ * under load kept apart, counted, with their minimum; random sizes and
+ * values, checked against a sort of the same values. */
+static void test_probe_round_trips_pool_the_good_runs(void **state)
+{
+	static const struct bench_method m[1] = { { .name = "m" } };
+	double v[4] = { 1, 1, 1, 1 };
+	unsigned seed = 16;
+
+	(void)state;
+	for (int round = 0; round < 50; round++) {
+		struct bench_test_result t = { .test = BENCH_STREAM, .n = 1, .baseline = 0, .alpha = 0.05 };
+		size_t nidle = 0, nload = 0;
+		double idle_min = 1e9, load_max = 0;
+
+		t.results = calloc(1, sizeof(*t.results));
+		t.results[0].method = &m[0];
+		set_runs(&t.results[0], v, 4);
+		t.results[0].runs[3].ok = 0; /* a failed run's round trips are left out */
+		for (size_t r = 0; r < 4; r++) {
+			size_t ni = (size_t)rand_r(&seed) % 60, nl = 1 + (size_t)rand_r(&seed) % 300;
+
+			for (size_t k = 0; k < ni; k++) {
+				double x = (1 + rand_r(&seed) % 1000) * 1e-6;
+
+				assert_int_equal(bench_series_add(&t.results[0].runs[r].ping_idle, x), 0);
+				if (r < 3) {
+					nidle++;
+					idle_min = x < idle_min ? x : idle_min;
+				}
+			}
+			for (size_t k = 0; k < nl; k++) {
+				double x = (1 + rand_r(&seed) % 100000) * 1e-6;
+
+				assert_int_equal(bench_series_add(&t.results[0].runs[r].ping_load, x), 0);
+				if (r < 3) {
+					nload++;
+					load_max = x > load_max ? x : load_max;
+				}
+			}
+		}
+		bench_summarize(&t);
+		{
+			const struct bench_pcts *i = &t.results[0].ping_idle, *l = &t.results[0].ping_load;
+
+			assert_int_equal(i->n, nidle);
+			assert_int_equal(l->n, nload);
+			if (nidle > 0)
+				assert_float_equal(i->min, idle_min, 1e-12);
+			else
+				assert_true(i->min == -1 && i->p[0] == -1 && i->p[2] == -1);
+			assert_true(l->min <= l->p[0] && l->p[0] <= l->p[1] && l->p[1] <= l->p[2] && l->p[2] <= load_max);
+		}
+		bench_results_free(&t);
+	}
+}
+
+/* The probe's pace: 10 ms on loopback and fast links, slower where its
+ * 120 bytes a round trip would take more than 1% of the link, none where
+ * even 200 ms would; rates drawn at random across the whole range. */
+static void test_probe_interval_keeps_to_one_percent_of_the_link(void **state)
+{
+	unsigned seed = 17;
+
+	(void)state;
+	assert_float_equal(probe_interval(0), 0.010, 1e-12);
+	assert_float_equal(probe_interval(1e6), 0.096, 1e-12);
+	assert_float_equal(probe_interval(480e3), 0.2, 1e-12);
+	assert_true(probe_interval(479e3) < 0);
+	for (int k = 0; k < 1000; k++) {
+		double bits = pow(10, 3 + (rand_r(&seed) % 7000) / 1000.0), iv = probe_interval(bits);
+
+		if (iv < 0) {
+			assert_true(PROBE_WIRE_BYTES * 8 / (bits * PROBE_SHARE) > PROBE_INTERVAL_MAX);
+			continue;
+		}
+		assert_true(iv >= PROBE_INTERVAL && iv <= PROBE_INTERVAL_MAX);
+		/* Within its share of the link, and no slower than that needs. */
+		assert_true(PROBE_WIRE_BYTES * 8 / iv <= bits * PROBE_SHARE * (1 + 1e-9));
+		assert_true(iv == PROBE_INTERVAL || PROBE_WIRE_BYTES * 8 / iv >= bits * PROBE_SHARE * (1 - 1e-9));
+	}
 }
 
 /* Issue 16, case 1: runs that cannot reach significance give no verdict. */
@@ -378,6 +462,8 @@ int main(void)
 		cmocka_unit_test(test_unstable_round_is_found_and_left_out),
 		cmocka_unit_test(test_axis_ticks_are_round),
 		cmocka_unit_test(test_latency_percentiles_pool_the_good_runs),
+		cmocka_unit_test(test_probe_round_trips_pool_the_good_runs),
+		cmocka_unit_test(test_probe_interval_keeps_to_one_percent_of_the_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
