@@ -224,7 +224,9 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 		break;
 	case 'i':
 		if (units_parse_seconds(arg, &secs) < 0)
-			return fail(o, o->prog && arg[0] == '-' ? "interval too small: %s" : "interval invalid: %s", arg);
+			return fail(o, o->prog && arg[0] == '-' ? "interval too small: %s" :
+				       o->prog && arg[0] && arg[strspn(arg, "0123456789")] == '\0' ? "interval too large: %s" :
+				       "interval invalid: %s", arg);
 		o->interval = secs;
 		break;
 	case 'M':
@@ -400,7 +402,8 @@ static int parse_operands(struct nc_opts *o, int argc, char **argv)
 		 * getaddrinfo, which says this (a number ncpv finds too large or oddly written is still
 		 * refused in ncpv's words). */
 		if ((strpbrk(spec, ",-") != NULL && spec[strspn(spec, "0123456789,-")] == '\0') ||
-		    (spec[strspn(spec, "0123456789 +-,")] != '\0' && getservbyname(spec, o->udp ? "udp" : "tcp") == NULL))
+		    (spec[strspn(spec, " +")] && spec[strspn(spec, " +") + strspn(spec + strspn(spec, " +"), "0123456789")] &&
+		     getservbyname(spec, o->udp ? "udp" : "tcp") == NULL))
 			return fail(o, "getaddrinfo: Servname not supported for ai_socktype%s", "");
 		return add_ports(o, spec);
 	}

@@ -49,10 +49,15 @@ static int connect_proxy(const struct nc_opts *o, const struct nc_events *ev, st
 	struct proxy_target t;
 	struct proxy_failure why;
 	char err[512], pass[256] = "";
-	int fd;
+	int fd, bad;
 
-	if (addr_parse(o->proxy, NULL, o->proxy_proto == PROXY_HTTP ? "3128" : "1080", &at, err,
-		       sizeof(err)) < 0 || !at.host[0]) {
+	bad = addr_parse(o->proxy, NULL, o->proxy_proto == PROXY_HTTP ? "3128" : "1080", &at, err, sizeof(err));
+	if (o->prog && (o->proxy[0] == '\0' || (bad == 0 && !at.host[0]))) { /* nc asks getaddrinfo for "" */
+		nc_say(ev, 1, "getaddrinfo for host \"\" port %s: %s",
+		       bad == 0 ? at.port : o->proxy_proto == PROXY_HTTP ? "3128" : "1080", gai_strerror(EAI_NONAME));
+		return -1;
+	}
+	if (bad < 0 || !at.host[0]) {
 		nc_say(ev, 1, "bad proxy address '%s': %s", o->proxy, at.host[0] ? err : "no host");
 		return -1;
 	}
@@ -275,6 +280,10 @@ int nc_connect_main(const struct nc_opts *o, const struct nc_events *ev, struct 
 	err[0] = '\0';
 	if (o->unix_sock)
 		return connect_unix(o, ev, t, err, errlen);
+	if (!*o->host) { /* not the local host: nc's getaddrinfo refuses an empty name */
+		snprintf(err, errlen, "getaddrinfo for host \"\" port %d: %s", o->ports[0], gai_strerror(EAI_NONAME));
+		return -1;
+	}
 	for (int i = 0; i < o->nports; i++) {
 		int r;
 

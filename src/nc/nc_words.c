@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_words.c - run as nc: OpenBSD nc's own wording for failures the engine reports (pure). */
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,6 +83,9 @@ void nc_words_proxy(const struct proxy_failure *why, const char *err, char *out,
 const char *nc_words_gai(const char *err)
 {
 	const char *why = strrchr(err, ':');
+
+	if (strncmp(err, "unknown port '", 14) == 0) /* ncpv's own words for EAI_SERVICE */
+		return gai_strerror(EAI_SERVICE);
 
 	return why && why[1] == ' ' ? why + 2 : err;
 }

@@ -315,6 +315,9 @@ def scenarios():
                  ["-luU", "-s", "/nonexistent/a", "/nonexistent/b"]):
         yield ("5 " + " ".join(args), lambda nc, a=args: arguments(nc, a))
     yield ("8 -uU client's own socket name", unix_dgram_client_name)
+    for host in ("127.1", "localhost", "127.0.0.1"):  # -v's line names the address once with -n
+        for flags in (["-zv"], ["-zvn"]):
+            yield ("5 %s %s" % (" ".join(flags), host), lambda nc, a=flags + [host, BUSY[1]]: arguments(nc, a))
     for args in shapes(BUSY[1]):
         yield ("5 " + " ".join(args), lambda nc, a=args: arguments(nc, a))
     # Item 7: a -s or -p nc cannot use is said without -v (the port is closed either way).

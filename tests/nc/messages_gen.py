@@ -52,7 +52,7 @@ def rows():
     for opt, bad in (("I", ("abc", "0", "1073741825")), ("O", ("abc", "0", "1073741825")),
                      ("M", ("abc", "-1", "256")), ("m", ("abc", "-1", "256")),
                      ("q", ("abc", "-2147483649", "2147483648")), ("W", ("abc", "0", "2147483648")),
-                     ("w", ("abc", "-1", "2147484")), ("i", ("abc", "-1", None))):
+                     ("w", ("abc", "-1", "2147484")), ("i", ("abc", "-1", "4294967296"))):
         for kind, v in zip(("invalid", "small", "large"), bad):
             if v is not None:
                 add("value-%s-%s" % (opt, kind), "test", "none", "-%s %s 127.0.0.1 1" % (opt, v))
@@ -75,6 +75,14 @@ def rows():
     add("gai-source-family", "test", "refused", "-n -s ::1 127.0.0.1 {PORT}")
     add("gai-listen", "test", "none", "-l -n notanip 1234")
     add("gai-proxy", "test", "none", "-x notanip.invalid:1 -n 127.0.0.1 1")
+    add("gai-proxy-nohost", "test", "none", "-x :1080 127.0.0.1 1")
+    add("gai-proxy-empty", "test", "none", "-X connect -x '' 127.0.0.1 1")
+    add("gai-proxy-port", "test", "none", "-x 127.0.0.1:abc 127.0.0.1 1")
+    add("gai-listen-port", "test", "none", "-l 127.0.0.1 abc")
+    add("gai-listen-port-space", "test", "none", "-l 127.0.0.1 '22 '")
+    add("gai-host-empty", "test", "none", "'' 1")
+    add("gai-listen-empty", "test", "none", "-l '' 1234")
+    add("set-ttl", "test", "none", "-M 0 127.0.0.1 1")
     # Connects.
     add("connect-refused", "test", "refused", "127.0.0.1 {PORT}")
     add("connect-refused-v", "test", "refused", "-v 127.0.0.1 {PORT}")
@@ -136,7 +144,6 @@ UNTESTABLE = [
     ("proxy-userpass-long", "untestable:the password comes from a terminal", "Proxy username/password too long"),
     ("set-rcvbuf", "untestable:every -I value nc accepts is a size the kernel takes", "set TCP receive buffer size: REASON"),
     ("set-sndbuf", "untestable:every -O value nc accepts is a size the kernel takes", "set TCP send buffer size: REASON"),
-    ("set-ttl", "untestable:every -M value nc accepts is a TTL the kernel takes", "set IP TTL: REASON"),
     ("set-minttl", "untestable:every -m value nc accepts is one the kernel takes", "set IP min TTL: REASON"),
     ("write-error", "untestable:not reached here: a stdout or socket that fails ends nc without it (faults.bats)", "Write Error!"),
 ]
