@@ -87,6 +87,8 @@ static int read_more(struct dial *d)
 			snprintf(d->err, d->errlen, "proxy read: %s", strerror(errno));
 			d->why->kind = PROXY_FAIL_IO;
 			d->why->code = errno;
+			d->why->reading = 1;
+			d->why->got = d->len;
 			return -1;
 		}
 		left = (int)((d->deadline - clock_now()) * 1000);

@@ -37,7 +37,8 @@ struct proxy_failure {
 	enum proxy_step step;
 	enum proxy_fail kind;
 	int code;
-	size_t got;	      /* CLOSED: bytes of the step's reply that had arrived */
+	size_t got;	      /* CLOSED, or IO while reading: bytes of the step's reply that had arrived */
+	int reading;	      /* IO: the failed call was a read */
 	int atyp;	      /* SOCKS5 reply step with got >= 4: the address type byte */
 };
 

@@ -118,6 +118,10 @@ def rows():
     add("http-headers-many", "differs:ncpv bounds the reply header by size (8 KiB), not by count (64 lines)",
         "peer:" + (b"HTTP/1.0 200 OK\r\n" + b"X: y\r\n" * 65 + b"\r\n").hex(), "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
     add("http-closed", "test", "cut:", "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
+    # A reset instead of a close, at each step nc reads whole: the errno is the reset's.
+    for name, proto, reply in (("socks5-method", "5", ""), ("socks5-reply", "5", "0500"), ("socks4", "4", ""),
+                               ("socks5-addr", "5", "050005000001")):
+        add("reset-" + name, "test", "reset:" + reply, "-X %s -x 127.0.0.1:{PORT} 127.0.0.1 1" % proto)
     add("http-cut", "test", "cut:" + b"HTTP/1.0 200 OK\r\n".hex(), "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
     add("http-line-long", "differs:ncpv bounds the whole reply header (8 KiB), not each line (1 KiB)",
         "peer:" + (b"HTTP/1.0 200 OK\r\nX: " + b"a" * 2000 + b"\r\n\r\n").hex(), "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
