@@ -250,7 +250,7 @@ static int http_connect(struct dial *d, const struct proxy_target *t)
 			return -1;
 	if (rc < 0)
 		return malformed(d, "HTTP");
-	if (status < 200 || status > 299) {
+	if (status < 200 || status > 299 || (t->http_200_only && status != 200)) {
 		/* Quote the status line as nc does; the parser vetted its first 12 bytes. */
 		snprintf(d->err, d->errlen, "Proxy error: \"%.9s%d %s\"", (const char *)d->buf, status, reason);
 		d->why->kind = PROXY_FAIL_STATUS;

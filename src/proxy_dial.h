@@ -17,6 +17,7 @@ struct proxy_target {
 	const char *pass;     /* with user; NULL is an empty password */
 	int numeric;	      /* SOCKS4: do not use DNS for host */
 	int timeout_ms;	      /* for the whole handshake; <= 0 means 30 s */
+	int http_200_only;    /* HTTP: take only status 200, as OpenBSD nc (not any 2xx) */
 };
 
 /* Why a handshake failed, in parts, for a caller that words it itself (nc's own messages). */

@@ -87,6 +87,7 @@ static int connect_proxy(const struct nc_opts *o, const struct nc_events *ev, st
 	t.pass = pass;
 	t.numeric = o->numeric;
 	t.timeout_ms = o->timeout_ms;
+	t.http_200_only = 1; /* nc refuses "201 Created" and the like */
 	if (proxy_handshake(fd, &t, extra, extracap, extralen, err, sizeof(err), &why) < 0) {
 		char words[512];
 

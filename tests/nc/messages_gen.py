@@ -118,6 +118,9 @@ def rows():
     add("http-headers-many", "differs:ncpv bounds the reply header by size (8 KiB), not by count (64 lines)",
         "peer:" + (b"HTTP/1.0 200 OK\r\n" + b"X: y\r\n" * 65 + b"\r\n").hex(), "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
     add("http-closed", "test", "cut:", "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
+    for status in (b"201 Created", b"299 X"):  # nc takes 200 only, not every 2xx
+        add("http-" + status[:3].decode(), "test", "peer:" + (b"HTTP/1.1 " + status + b"\r\n\r\n").hex(),
+            "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
     # A reset instead of a close, at each step nc reads whole: the errno is the reset's.
     for name, proto, reply in (("socks5-method", "5", ""), ("socks5-reply", "5", "0500"), ("socks4", "4", ""),
                                ("socks5-addr", "5", "050005000001")):
