@@ -165,18 +165,19 @@ fuzz-serve: $(BUILD)/ncpv
 # bats files (CI runs a subset, see docs/RELIABILITY.md).
 VALGRIND_TESTS ?= tests/e2e
 valgrind: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
-	STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/valgrind/run.sh $(abspath $(BUILD)/ncpv) $(VALGRIND_TESTS)
+	STRESSOR=$(abspath $(BUILD)/tests/stressor) E2E_JOBS=$(E2E_JOBS) tests/valgrind/run.sh $(abspath $(BUILD)/ncpv) $(VALGRIND_TESTS)
 
 # Static analysis: cppcheck and clang-tidy (.clang-tidy), both clean. clang-tidy runs once per
 # file: clang-tidy 14 run over many files at once reports a va_list false positive in common.c.
+# LINT_JOBS files are checked at a time.
+LINT_JOBS ?= 2
 LINT_SRC := $(SRC) $(wildcard src/devtcp/*.c) $(UNIT_SRC) tests/stress/stressor.c $(wildcard fuzz/*.c)
 lint:
-	cppcheck --enable=warning,performance,portability --std=c11 --inline-suppr --quiet \
+	cppcheck -j $(LINT_JOBS) --enable=warning,performance,portability --std=c11 --inline-suppr --quiet \
 	    --error-exitcode=1 --suppressions-list=.cppcheck-suppressions -D_GNU_SOURCE \
 	    -DNCPV_VERSION='"lint"' -Isrc $(LINT_SRC)
-	@for f in $(LINT_SRC); do \
-	    out=$$(clang-tidy --quiet $$f -- -std=c11 -D_GNU_SOURCE -DNCPV_VERSION='"lint"' -Isrc 2>&1) || \
-	    { echo "$$out" | grep -v 'warnings generated'; exit 1; }; done
+	@printf '%s\n' $(LINT_SRC) | xargs -P $(LINT_JOBS) -I{} sh -c 'out=$$(clang-tidy --quiet {} -- -std=c11 \
+	    -D_GNU_SOURCE -DNCPV_VERSION=\"lint\" -Isrc 2>&1) || { echo "$$out" | grep -v "warnings generated"; exit 1; }'
 	@echo "lint: cppcheck and clang-tidy clean"
 
 # The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.

@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: ISC
-# tls-perf.sh - TLS on loopback, side by side in one run: stream throughput of serve --tls ->
-# get --tls, openssl s_server -> s_client and ncat --ssl, against ncpv's plain stream and the
-# single-core AES-GCM ceiling of `openssl speed`; then handshakes per second of
-# get --tls --count (session resumption on) against openssl s_time (-new and -reuse).
-#   bench/tls-perf.sh [ROUNDS] [SECS]        (needs ./ncpv built with TLS, openssl, ncat)
-# Methods are interleaved, ROUNDS rounds of SECS seconds; medians with min-max, in MiB/s.
-# Every sender sends zeros (no generator in the way); receivers that are pipelines (s_client,
-# ncat) count with wc -c, as a user would run them.
+# tls-perf.sh - TLS on loopback, side by side in one run: each tool as its own server and client
+# (ncpv serve --tls -> get --tls, openssl s_server -> s_client, ncat --ssl, socat OPENSSL:), against
+# ncpv's plain stream and the single-core AES-GCM ceiling of `openssl speed`; then handshakes per
+# second of get --tls --count (session resumption on) against openssl s_time (-new and -reuse).
+#   bench/tls-perf.sh [ROUNDS] [SECS]        (needs ./ncpv built with TLS, openssl, ncat, socat)
+# Pairs are interleaved, ROUNDS rounds (default 5) of SECS seconds (default 3). Every server sends
+# zeros (no generator in the way), every client writes to /dev/null. A pair runs 1 s to settle,
+# then the kernel's count of bytes its client socket received (ss, tcpi_bytes_received: TLS
+# records for TLS) is taken at the start and end of SECS seconds, with the CPU time (user + system)
+# of the server's and the client's process over the same span. Printed: MiB/s as median and
+# min-max, the ratio of medians to s_server -> s_client, and each side's CPU per byte (median).
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
-ROUNDS=${1:-3}
+ROUNDS=${1:-5}
 SECS=${2:-3}
 NCPV=${NCPV:-./ncpv}
 "$NCPV" --version | grep -qw tls || { echo "tls-perf.sh: $NCPV has no TLS (make, not make static)" >&2; exit 2; }
-for tool in openssl ncat python3; do
+for tool in openssl ncat socat python3 ss; do
 	command -v "$tool" >/dev/null || { echo "tls-perf.sh: needs $tool" >&2; exit 2; }
 done
 work=$(mktemp -d)
@@ -50,54 +53,104 @@ serve_start() {
 	wait_listen "$port"
 }
 
-# Each method prints bytes per second received in SECS seconds.
-m_ncpv_plain() {
-	serve_start --source zero
-	"$NCPV" get -q --json --time "$SECS" "127.0.0.1:$port" | sed -n 's/.*"rate":\([0-9]*\).*/\1/p'
-	stop_last
+# rx PORT: bytes the client sockets connected to 127.0.0.1:PORT have received.
+rx() {
+	ss -tinH state established "( dport = :$1 )" |
+		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^bytes_received:/) { sub(/.*:/, "", $i); n += $i } }
+			END { printf "%.0f\n", n }'
 }
-m_ncpv_tls() {
-	serve_start --tls --source zero
-	"$NCPV" get -q --json --tls --insecure --time "$SECS" "127.0.0.1:$port" |
-		sed -n 's/.*"rate":\([0-9]*\).*/\1/p'
-	stop_last
-}
-m_openssl() {
-	port=$(free_port)
-	openssl s_server -nbio -quiet -naccept 1 -accept "127.0.0.1:$port" -cert "$work/cert.pem" \
-		-key "$work/key.pem" </dev/zero >/dev/null 2>&1 &
-	pids+=($!)
-	wait_listen "$port"
-	bytes=$( (timeout "$SECS" openssl s_client -quiet -connect "127.0.0.1:$port" </dev/null 2>/dev/null || true) | wc -c)
-	echo $((bytes / SECS))
-	stop_last
-}
-m_ncat() {
-	port=$(free_port)
-	ncat --ssl --ssl-cert "$work/cert.pem" --ssl-key "$work/key.pem" -l --send-only 127.0.0.1 "$port" \
-		</dev/zero >/dev/null 2>&1 &
-	pids+=($!)
-	wait_listen "$port"
-	bytes=$( (timeout "$SECS" ncat --ssl --recv-only 127.0.0.1 "$port" </dev/null 2>/dev/null || true) | wc -c)
-	echo $((bytes / SECS))
-	stop_last
+# cpu PID: its user + system time so far, in clock ticks.
+cpu() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# measure NAME SERVER_PID CLIENT_PID: after 1 s to settle, SECS seconds of bytes and CPU; appends
+# "NAME bytes_per_s server_ns_per_B client_ns_per_B" to the samples, then stops both.
+measure() {
+	local b0 b1 s0 s1 c0 c1 t0 t1
+	sleep 1
+	b0=$(rx "$port") s0=$(cpu "$2") c0=$(cpu "$3") t0=$(date +%s.%N)
+	sleep "$SECS"
+	b1=$(rx "$port") s1=$(cpu "$2") c1=$(cpu "$3") t1=$(date +%s.%N)
+	kill "$3" "$2" 2>/dev/null || true
+	wait "$3" "$2" 2>/dev/null || true
+	pids=()
+	awk -v n="$1" -v b=$((b1 - b0)) -v t0="$t0" -v t1="$t1" -v s=$((s1 - s0)) -v c=$((c1 - c0)) \
+		-v hz="$(getconf CLK_TCK)" 'BEGIN { if (b <= 0) b = 1
+			printf "%s %.0f %.3f %.3f\n", n, b / (t1 - t0), s / hz * 1e9 / b, c / hz * 1e9 / b }' >>"$work/stream"
 }
 
-methods=(ncpv_plain ncpv_tls openssl ncat)
+# Each pair: a server on a free port sending zeros, a client to /dev/null, both ours to stop.
+# pair_start SERVER ARGS...: run it (on $port, chosen by the caller) with the caller's stdin
+# (a background job would get /dev/null), and wait until it listens.
+pair_start() {
+	"$@" <&0 &
+	pids=($!)
+	wait_listen "$port"
+}
+p_ncpv_plain() {
+	port=$(free_port)
+	pair_start "$NCPV" serve -q --source zero "127.0.0.1:$port" 2>/dev/null
+	"$NCPV" get -q "127.0.0.1:$port" &
+	measure ncpv_plain "${pids[0]}" $!
+}
+p_ncpv_tls() {
+	port=$(free_port)
+	pair_start "$NCPV" serve -q --tls --source zero "127.0.0.1:$port" 2>/dev/null
+	"$NCPV" get -q --tls --insecure "127.0.0.1:$port" &
+	measure ncpv_tls "${pids[0]}" $!
+}
+p_openssl() {
+	port=$(free_port)
+	pair_start openssl s_server -nbio -quiet -naccept 1 -accept "127.0.0.1:$port" \
+		-cert "$work/cert.pem" -key "$work/key.pem" </dev/zero >/dev/null 2>&1
+	openssl s_client -quiet -connect "127.0.0.1:$port" </dev/null >/dev/null 2>&1 &
+	measure openssl "${pids[0]}" $!
+}
+p_ncat() {
+	port=$(free_port)
+	pair_start ncat --ssl --ssl-cert "$work/cert.pem" --ssl-key "$work/key.pem" -l --send-only \
+		127.0.0.1 "$port" </dev/zero >/dev/null 2>&1
+	ncat --ssl --recv-only 127.0.0.1 "$port" </dev/null >/dev/null 2>&1 &
+	measure ncat "${pids[0]}" $!
+}
+p_socat() {
+	port=$(free_port)
+	pair_start socat -u OPEN:/dev/zero \
+		"OPENSSL-LISTEN:$port,bind=127.0.0.1,reuseaddr,cert=$work/cert.pem,key=$work/key.pem,verify=0" 2>/dev/null
+	socat -u "OPENSSL:127.0.0.1:$port,verify=0" - >/dev/null 2>&1 &
+	measure socat "${pids[0]}" $!
+}
+
+# What each pair negotiates (one short connection each, outside the timed runs).
+suites() {
+	local s
+	port=$(free_port)
+	pair_start "$NCPV" serve -q --tls --size 1 "127.0.0.1:$port" 2>/dev/null
+	s=$("$NCPV" get -q --json --tls --insecure "127.0.0.1:$port" | sed -n 's/.*"cipher":"\([^"]*\)".*/\1/p')
+	stop_last
+	echo "ncpv_tls $s"
+	port=$(free_port)
+	pair_start openssl s_server -quiet -naccept 1 -accept "127.0.0.1:$port" -cert "$work/cert.pem" \
+		-key "$work/key.pem" </dev/null >/dev/null 2>&1
+	s=$(timeout 10 openssl s_client -connect "127.0.0.1:$port" </dev/null 2>/dev/null | sed -n 's/.*Cipher is //p' | head -1)
+	stop_last
+	for m in openssl ncat socat; do echo "$m $s (OpenSSL's default order; the client's first choice)"; done
+}
+
+methods=(ncpv_plain ncpv_tls openssl ncat socat)
+suites >"$work/suites"
 for ((r = 1; r <= ROUNDS; r++)); do
 	# Rotate the order each round, so that drift on a shared machine evens out.
 	for ((i = 0; i < ${#methods[@]}; i++)); do
-		m=${methods[$(((i + r) % ${#methods[@]}))]}
-		echo "$m $("m_$m")" >>"$work/stream"
+		"p_${methods[$(((i + r) % ${#methods[@]}))]}"
 	done
 done
 
-# median min max (MiB/s) of one method's samples in FILE.
+# median min max of column COL of one method's samples in FILE (MiB/s for column 2).
 stats() {
-	awk -v m="$2" '$1 == m { print $2 / 1048576 }' "$1" | sort -n |
+	awk -v m="$2" -v c="${3:-2}" '$1 == m { print (c == 2 ? $c / 1048576 : $c) }' "$1" | sort -g |
 		awk '{ v[NR] = $1 } END { if (!NR) { print "- - -"; exit }
 			md = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.0f %.0f %.0f\n", md, v[1], v[NR] }'
+			printf "%.4g %.4g %.4g\n", md, v[1], v[NR] }'
 }
 
 # The ceiling: AES-GCM on 16 KiB blocks (TLS's record size), one core.
@@ -108,20 +161,26 @@ ceiling() {
 aes128=$(ceiling aes-128-gcm)
 aes256=$(ceiling aes-256-gcm)
 
-echo "TLS stream on loopback: $ROUNDS rounds of $SECS s, zeros, MiB/s (median, min-max)"
-printf '%-34s %8s %15s\n' method median min-max
+echo "TLS stream on loopback, each tool its own server and client: $ROUNDS rounds of $SECS s, zeros"
+printf '%-34s %7s %13s %7s %9s %9s  %s\n' pair MiB/s min-max ratio "srv ns/B" "cli ns/B" suite
+read -r base _ <<<"$(stats "$work/stream" openssl)"
 for m in "${methods[@]}"; do
 	read -r md lo hi <<<"$(stats "$work/stream" "$m")"
+	read -r sns _ <<<"$(stats "$work/stream" "$m" 3)"
+	read -r cns _ <<<"$(stats "$work/stream" "$m" 4)"
 	case $m in
 	ncpv_plain) name="ncpv serve -> get (plain TCP)" ;;
 	ncpv_tls) name="ncpv serve --tls -> get --tls" ;;
 	openssl) name="openssl s_server -> s_client" ;;
 	ncat) name="ncat --ssl -> ncat --ssl" ;;
+	socat) name="socat OPENSSL-LISTEN -> OPENSSL" ;;
 	esac
-	printf '%-34s %8s %15s\n' "$name" "$md" "$lo-$hi"
+	printf '%-34s %7.0f %13s %7.2f %9s %9s  %s\n' "$name" "$md" "$(printf '%.0f-%.0f' "$lo" "$hi")" \
+		"$(awk -v a="$md" -v b="$base" 'BEGIN { print (b > 0 ? a / b : 0) }')" "$sns" "$cns" \
+		"$(sed -n "s/^$m //p" "$work/suites")"
 done
-printf '%-34s %8s\n' "openssl speed aes-128-gcm, 1 core" "$aes128"
-printf '%-34s %8s\n' "openssl speed aes-256-gcm, 1 core" "$aes256"
+printf '%-34s %7s\n' "openssl speed aes-128-gcm, 1 core" "$aes128"
+printf '%-34s %7s\n' "openssl speed aes-256-gcm, 1 core" "$aes256"
 
 # ---- handshakes per second ----
 N=${HANDSHAKES:-2000}

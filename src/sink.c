@@ -111,15 +111,9 @@ const char *sink_tls_error(const struct sink *k)
 	return k->tls_err;
 }
 
-/* sink_recv over TLS: decrypt into the buffer, then write it out (no splice:
- * the kernel holds ciphertext). */
-static ssize_t recv_tls(struct sink *k, size_t want)
+/* A tls_read's result n as sink_recv's: n itself when >= 0, else -1 with errno. */
+static ssize_t tls_result(struct sink *k, ssize_t n)
 {
-	ssize_t n = tls_read(k->tls, k->buf, want < IO_CHUNK ? want : IO_CHUNK, k->tls_err,
-			     sizeof(k->tls_err));
-
-	if (n > 0 && k->out >= 0 && write_all(k, k->out, k->buf, (size_t)n, &k->partial) < 0)
-		return -2;
 	if (n >= 0)
 		return n;
 	if (n == TLS_WANT_WRITE) { /* a key update to answer: wait for room, briefly */
@@ -129,6 +123,27 @@ static ssize_t recv_tls(struct sink *k, size_t want)
 		errno = n == TLS_WANT_READ ? EAGAIN : n == TLS_EIO ? errno : EPROTO;
 	}
 	return -1;
+}
+
+/* sink_recv over TLS: decrypt into the buffer, then write it out (no splice:
+ * the kernel holds ciphertext). */
+static ssize_t recv_tls(struct sink *k, size_t want)
+{
+	ssize_t n = tls_read(k->tls, k->buf, want < IO_CHUNK ? want : IO_CHUNK, k->tls_err,
+			     sizeof(k->tls_err));
+
+	if (n > 0 && k->out >= 0 && write_all(k, k->out, k->buf, (size_t)n, &k->partial) < 0)
+		return -2;
+	return tls_result(k, n);
+}
+
+ssize_t sink_probe(struct sink *k)
+{
+	char probe;
+
+	if (k->tls)
+		return tls_result(k, tls_read(k->tls, &probe, 1, k->tls_err, sizeof(k->tls_err)));
+	return recv(k->sock, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
 }
 
 ssize_t sink_recv(struct sink *k, size_t want)

@@ -50,6 +50,12 @@ const char *sink_tls_error(const struct sink *k);
  * EINTR: try again), or -2 with errno when the output failed; then
  * sink_partial says how many bytes of that chunk the output did take. */
 ssize_t sink_recv(struct sink *k, size_t want);
+
+/* Once all the bytes wanted are here: does the peer send more (> 0), end (0), or
+ * nothing yet (-1, errno EAGAIN; another errno, EPROTO for TLS with its reason in
+ * sink_tls_error)? Nothing reaches the output. Plain TCP looks with MSG_PEEK; TLS
+ * reads through TLS, whose close_notify the socket would show as data. */
+ssize_t sink_probe(struct sink *k);
 uint64_t sink_partial(const struct sink *k);
 
 /* Whether the last sink_recv spent its time waiting for the output (a

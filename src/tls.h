@@ -106,7 +106,7 @@ int tls_conn_resumed(const struct tls_conn *c);
 int tls_conn_ktls_send(const struct tls_conn *c);
 int tls_conn_ktls_recv(const struct tls_conn *c);
 
-/* A summary of a finished handshake, as text: "TLSv1.3 TLS_AES_256_GCM_SHA384, kTLS off
+/* A summary of a finished handshake, as text: "TLSv1.3 TLS_AES_128_GCM_SHA256, kTLS off
  * (user-space TLS)", with ", ALPN proto" when one was agreed. */
 void tls_conn_describe(const struct tls_conn *c, char *buf, size_t len);
 

@@ -20,13 +20,15 @@
 #define VERSION_WAIT_S 2.0
 
 /* How each tool tells its version; --version unless listed. OpenBSD nc has
- * no such option, but its usage names the version. */
+ * no such option, but its usage names the version; openssl has a command. */
 static const char *version_flag(const char *tool)
 {
 	if (strcmp(tool, "nc") == 0)
 		return "-h";
 	if (strcmp(tool, "socat") == 0)
 		return "-V";
+	if (strcmp(tool, "openssl") == 0)
+		return "version";
 	return "--version";
 }
 

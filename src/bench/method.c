@@ -15,16 +15,24 @@
  * test loops it in bash, except where the tool loops itself. */
 static const struct bench_method builtins[] = {
 	/* ncpv's own method runs without a shell: its words go straight to exec. */
-	{ "ncpv", "{ncpv} get -q {host} {port}", "{ncpv} get -q --count {count} {host} {port}", "", NULL, "" },
-	{ "nc-pv", "nc {host} {port} | pv >/dev/null", "", "nc pv", "sh", "seed" },
-	{ "pv-devtcp", "pv >/dev/null </dev/tcp/{host}/{port}", "", "bash pv", "bash", "seed" },
-	{ "nc", "nc {host} {port} >/dev/null", "", "nc", "sh", "" },
-	{ "cat-devtcp", "cat </dev/tcp/{host}/{port} >/dev/null", "", "bash cat", "bash", "" },
+	{ "ncpv", "{ncpv} get -q {host} {port}", "{ncpv} get -q --count {count} {host} {port}", "", NULL, "", 0 },
+	{ "nc-pv", "nc {host} {port} | pv >/dev/null", "", "nc pv", "sh", "seed", 0 },
+	{ "pv-devtcp", "pv >/dev/null </dev/tcp/{host}/{port}", "", "bash pv", "bash", "seed", 0 },
+	{ "nc", "nc {host} {port} >/dev/null", "", "nc", "sh", "", 0 },
+	{ "cat-devtcp", "cat </dev/tcp/{host}/{port} >/dev/null", "", "bash cat", "bash", "", 0 },
 	{ "bash-read",
 	  "exec 3</dev/tcp/{host}/{port}; while read -r -N 65536 -u 3 chunk; do :; done; exec 3<&-",
-	  "", "bash", "bash", "" },
-	{ "socat", "socat -u TCP:{host}:{port} - >/dev/null", "", "socat", "sh", "" },
-	{ "ncat", "ncat --recv-only {host} {port} >/dev/null", "", "ncat", "sh", "" },
+	  "", "bash", "bash", "", 0 },
+	{ "socat", "socat -u TCP:{host}:{port} - >/dev/null", "", "socat", "sh", "", 0 },
+	{ "ncat", "ncat --recv-only {host} {port} >/dev/null", "", "ncat", "sh", "", 0 },
+	/* bench --tls: the server speaks TLS (self-signed), so no client verifies it.
+	 * s_client's -quiet implies -ign_eof: it reads until the server closes. */
+	{ "ncpv-tls", "{ncpv} get -q --tls --insecure {host} {port}",
+	  "{ncpv} get -q --tls --insecure --count {count} {host} {port}", "", NULL, "", 1 },
+	{ "ncat-ssl", "ncat --ssl --recv-only {host} {port} >/dev/null", "", "ncat", "sh", "", 1 },
+	{ "socat-openssl", "socat -u OPENSSL:{host}:{port},verify=0 - >/dev/null", "", "socat", "sh", "", 1 },
+	{ "s_client", "openssl s_client -quiet -connect {host}:{port} </dev/null >/dev/null", "", "openssl",
+	  "sh", "", 1 },
 };
 
 #define NBUILTINS (sizeof(builtins) / sizeof(builtins[0]))

@@ -22,9 +22,11 @@ struct bench_method {
 	char tools[128];	/* programs it needs on PATH, space-separated */
 	const char *shell;	/* "sh" or "bash": what runs command; NULL: no shell, exec its words */
 	const char *note;	/* "seed" for the blog post's own commands, or "" */
+	int tls;		/* a built-in that speaks TLS: runs only with bench --tls */
 };
 
-/* Copy the built-in methods into out (up to max); returns how many exist. */
+/* Copy the built-in methods, plain TCP's then TLS's, into out (up to max);
+ * returns how many exist. */
 size_t method_builtins(struct bench_method *out, size_t max);
 
 /* Parse "NAME=COMMAND" from --method: the command runs with sh and must

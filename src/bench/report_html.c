@@ -24,6 +24,8 @@ static const struct {
 } fixed_colours[] = {
 	{ "ncpv", "#1f77b4" }, { "nc-pv", "#d62728" }, { "pv-devtcp", "#ff7f0e" }, { "nc", "#2ca02c" },
 	{ "cat-devtcp", "#9467bd" }, { "bash-read", "#8c564b" }, { "socat", "#e377c2" }, { "ncat", "#17becf" },
+	/* bench --tls: each tool's TLS method in its plain method's colour. */
+	{ "ncpv-tls", "#1f77b4" }, { "ncat-ssl", "#17becf" }, { "socat-openssl", "#e377c2" }, { "s_client", "#ff9896" },
 };
 static const char *const other_colours[] = { "#7f7f7f", "#bcbd22", "#393b79", "#637939", "#8c6d31", "#843c39" };
 

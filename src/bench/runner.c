@@ -157,11 +157,11 @@ void runner_drain_server(struct bench_server *s)
 }
 
 int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const char *host,
-			     uint64_t size, char *err, size_t errlen)
+			     uint64_t size, int tls, char *err, size_t errlen)
 {
 	char sizearg[32], at[300], line[512];
-	char *argv[] = { (char *)ncpv, "serve", "--json", "--max-conns", "100000", "--size", sizearg, at, NULL };
-	int pfd[2];
+	char *argv[10] = { (char *)ncpv, "serve", "--json", "--max-conns", "100000" };
+	int pfd[2], argc = 5;
 	size_t len = 0;
 	double deadline = clock_now() + 5;
 
@@ -170,10 +170,14 @@ int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const cha
 	snprintf(s->host, sizeof(s->host), "%s", host);
 	snprintf(sizearg, sizeof(sizearg), "%llu", (unsigned long long)size);
 	snprintf(at, sizeof(at), strchr(host, ':') ? "[%s]:0" : "%s:0", host);
-	if (size == 0) {
-		argv[5] = at;
-		argv[6] = NULL;
+	if (tls)
+		argv[argc++] = "--tls";
+	if (size > 0) {
+		argv[argc++] = "--size";
+		argv[argc++] = sizearg;
 	}
+	argv[argc++] = at;
+	argv[argc] = NULL;
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;

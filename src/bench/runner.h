@@ -26,10 +26,11 @@ struct bench_server {
 	size_t linelen;
 };
 
-/* Run `ncpv serve --json [--size SIZE] HOST:0` (size 0: endless) and read
- * back its port. Returns 0, or -1 with a one-line reason in err. */
+/* Run `ncpv serve --json [--tls] [--size SIZE] HOST:0` (size 0: endless; tls:
+ * a self-signed certificate) and read back its port. Returns 0, or -1 with a
+ * one-line reason in err. */
 int runner_start_ncpv_server(struct bench_server *s, const char *ncpv, const char *host,
-			     uint64_t size, char *err, size_t errlen);
+			     uint64_t size, int tls, char *err, size_t errlen);
 
 /* Run the seed's `while true; do nc -l HOST PORT </dev/urandom; done` on a
  * free port, and wait (using diag_fd in the server's namespace) until it

@@ -144,7 +144,7 @@ static int prepare_test(struct bench_state *st, enum bench_test test, struct ben
 		const struct bench_method *m = &o->methods[i];
 
 		r->method = m;
-		if (strcmp(m->name, o->baseline ? o->baseline : "nc-pv") == 0)
+		if (strcmp(m->name, bench_baseline(o)) == 0)
 			t->baseline = i;
 		if (method_missing_tool(m, test, path, missing, sizeof(missing))) {
 			r->status = BENCH_SKIPPED;
@@ -365,7 +365,8 @@ static int setup(struct bench_state *st)
 	}
 	if (o->tests & BENCH_STREAM) {
 		fd = o->seed_server ? runner_start_seed_server(&st->stream_srv, st->host, st->server_diag, err, sizeof(err))
-				    : runner_start_ncpv_server(&st->stream_srv, st->ncpv, st->host, 0, err, sizeof(err));
+				    : runner_start_ncpv_server(&st->stream_srv, st->ncpv, st->host, 0, o->tls, err,
+								     sizeof(err));
 		if (fd < 0) {
 			cmd_error("bench", "%s", err);
 			return NCPV_EXIT_LISTEN;
@@ -373,7 +374,8 @@ static int setup(struct bench_state *st)
 		st->stream_port = st->stream_srv.port;
 	}
 	if (o->tests & BENCH_FILES) {
-		if (runner_start_ncpv_server(&st->files_srv, st->ncpv, st->host, o->size, err, sizeof(err)) < 0) {
+		if (runner_start_ncpv_server(&st->files_srv, st->ncpv, st->host, o->size, o->tls, err,
+					     sizeof(err)) < 0) {
 			cmd_error("bench", "%s", err);
 			return NCPV_EXIT_LISTEN;
 		}
@@ -440,13 +442,17 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 		snprintf(server, slen, "the seed's loop: while true; do nc -l %s %d </dev/urandom; done", st->host,
 			 st->stream_port);
 	else
-		snprintf(server, slen, "ncpv serve on %s (fresh random data%s)", st->host,
-			 o->tests & BENCH_FILES ? "; --size for files" : "");
+		snprintf(server, slen, "ncpv serve%s on %s (fresh random data%s)", o->tls ? " --tls" : "",
+			 st->host, o->tests & BENCH_FILES ? "; --size for files" : "");
 	if (o->link)
 		snprintf(path, plen, "link %s between two network namespaces (%s, ncpv's delay line)", o->link,
 			 link_devices(&st->link));
 	else
 		snprintf(path, plen, "%s", o->connect ? "network" : "loopback");
+	/* The sockets count what TCP carries: TLS records, 22 bytes over the plaintext per 16 KiB. */
+	if (o->tls && strlen(path) < plen)
+		snprintf(path + strlen(path), plen - strlen(path),
+			 "; TLS (stream counts TLS records: about 0.13%% above the plaintext)");
 	info->version = NCPV_VERSION;
 	info->server = server;
 	info->path = path;

@@ -10,6 +10,7 @@
 
 #include "bench_opts.h"
 #include "cmd.h"
+#include "../tls.h"
 #include "../units.h"
 #include "../bench/link.h"
 
@@ -33,6 +34,8 @@ static void usage(FILE *f)
 		"                         ({size}, {count}, {ncpv} too); repeatable\n"
 		"  -b, --baseline NAME    compare with NAME (default nc-pv, the seed's)\n"
 		"  -S, --server KIND      ncpv (default: ncpv serve) or seed (its nc -l loop)\n"
+		"      --tls              the server speaks TLS (serve --tls, self-signed) and\n"
+		"                         the TLS methods run (baseline s_client)\n"
 		"  -c, --connect HOST:PORT  measure a remote server instead of loopback\n"
 		"  -l, --link RATE[,RTT[,LOSS]]\n"
 		"                         server and clients at the two ends of an emulated\n"
@@ -51,7 +54,8 @@ static void usage(FILE *f)
 		"  -h, --help             show this help\n\n"
 		"Methods: ncpv, nc-pv and pv-devtcp (the seed's two), nc, cat-devtcp,\n"
 		"bash-read (no process per file), socat, ncat; one whose tool is missing\n"
-		"is skipped with the reason. Exit: 0 done, 1 a run failed, 2 bad usage,\n"
+		"is skipped with the reason. With --tls: ncpv-tls, ncat-ssl, socat-openssl,\n"
+		"s_client. Exit: 0 done, 1 a run failed, 2 bad usage,\n"
 		"3-5 --connect failed, 6 --html not written, 7 no server, 128+N signal N.\n");
 }
 
@@ -98,7 +102,7 @@ static int parse_shuffle(const char *typed, struct bench_opts *o)
 
 enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 {
-	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML, OPT_NO_REPORT, OPT_SHUFFLE, OPT_CSV_RUNS };
+	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML, OPT_NO_REPORT, OPT_SHUFFLE, OPT_CSV_RUNS, OPT_TLS };
 	static const struct option longopts[] = {
 		{ "test", required_argument, NULL, 'T' }, { "duration", required_argument, NULL, 'd' },
 		{ "count", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
@@ -109,7 +113,7 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		{ "json", no_argument, NULL, 'j' }, { "csv", no_argument, NULL, OPT_CSV },
 		{ "html", required_argument, NULL, OPT_HTML }, { "quiet", no_argument, NULL, 'q' },
 		{ "no-report", no_argument, NULL, OPT_NO_REPORT }, { "shuffle", optional_argument, NULL, OPT_SHUFFLE },
-		{ "csv-runs", no_argument, NULL, OPT_CSV_RUNS },
+		{ "csv-runs", no_argument, NULL, OPT_CSV_RUNS }, { "tls", no_argument, NULL, OPT_TLS },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	char err[256];
@@ -214,6 +218,9 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		case OPT_CSV_RUNS:
 			o->csv = o->csv_runs = 1;
 			break;
+		case OPT_TLS:
+			o->tls = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -254,6 +261,14 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		cmd_error("bench", "--json and %s conflict: pick one for stdout", o->csv_runs ? "--csv-runs" : "--csv");
 		return CMD_PARSE_USAGE;
 	}
+	if (o->tls && !TLS_AVAILABLE) {
+		cmd_error("bench", "--tls: this build has no TLS support (built without OpenSSL)");
+		return CMD_PARSE_USAGE;
+	}
+	if (o->tls && o->seed_server) {
+		cmd_error("bench", "--tls and --server seed conflict: the seed's nc -l loop speaks plain TCP");
+		return CMD_PARSE_USAGE;
+	}
 	if (o->connect && (o->link || o->seed_server)) {
 		cmd_error("bench", "--connect measures a remote server: it conflicts with %s",
 			  o->link ? "--link" : "--server seed");
@@ -277,13 +292,57 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 	return CMD_PARSE_RUN;
 }
 
+const char *bench_baseline(const struct bench_opts *o)
+{
+	return o->baseline ? o->baseline : o->tls ? "s_client" : "nc-pv";
+}
+
+/* A built-in of the other transport, by name: TLS's without --tls, plain TCP's with it. */
+static const struct bench_method *other_transport(const struct bench_method *all, size_t n, int tls,
+						  const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (all[i].tls != tls && strcmp(all[i].note, "user") != 0 && strcmp(all[i].name, name) == 0)
+			return &all[i];
+	return NULL;
+}
+
+/* Keep the methods of o's transport, in order: --method's and the built-ins with
+ * tls == o->tls. Returns 0, or an exit code after naming a --baseline or --methods
+ * entry of the other transport. */
+static int keep_transport(struct bench_opts *o)
+{
+	struct bench_method all[MAX_METHODS];
+	size_t nall = o->nmethods, n = 0;
+	char copy[1024], *save = NULL;
+
+	memcpy(all, o->methods, nall * sizeof(all[0]));
+	snprintf(copy, sizeof(copy), "%s%s%s", o->only ? o->only : "", o->baseline ? "," : "",
+		 o->baseline ? o->baseline : "");
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (other_transport(all, nall, o->tls, t) != NULL) {
+			cmd_error("bench", o->tls ? "method '%s' speaks plain TCP: leave out --tls for it"
+						  : "method '%s' speaks TLS: it needs --tls",
+				  t);
+			return NCPV_EXIT_USAGE;
+		}
+	for (size_t i = 0; i < nall; i++)
+		if (all[i].tls == o->tls || strcmp(all[i].note, "user") == 0)
+			o->methods[n++] = all[i];
+	o->nmethods = n;
+	return 0;
+}
+
 /* Apply --methods: keep only the named methods, in the order named. */
 int bench_select_methods(struct bench_opts *o)
 {
 	struct bench_method keep[MAX_METHODS];
 	char copy[1024], *save = NULL, known[MAX_METHODS * (METHOD_NAME_MAX + 1)] = "";
 	size_t n = 0;
+	int rc = keep_transport(o);
 
+	if (rc != 0)
+		return rc;
 	for (size_t i = 0; i < o->nmethods; i++)
 		snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", i ? ", " : "",
 			 o->methods[i].name);

@@ -22,6 +22,7 @@ struct bench_opts {
 	const char *only;	/* --methods LIST */
 	const char *baseline;
 	int seed_server;
+	int tls;		/* --tls: the server speaks TLS, and the TLS methods run */
 	const char *connect;
 	struct addr_spec remote;
 	const char *link;
@@ -42,8 +43,12 @@ struct bench_opts {
  * one-line error as it goes. */
 enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o);
 
-/* Apply --methods and check --baseline. Returns 0 or an exit code after a
- * one-line error. */
+/* Keep the methods of the transport asked for (TLS's with --tls, else plain
+ * TCP's; --method's run with either), apply --methods and check --baseline.
+ * Returns 0 or an exit code after a one-line error. */
 int bench_select_methods(struct bench_opts *o);
+
+/* The baseline: --baseline, or the seed's nc-pv (openssl's s_client with --tls). */
+const char *bench_baseline(const struct bench_opts *o);
 
 #endif

@@ -297,9 +297,7 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 		if (o->has_size && o->size - p->meter.bytes < want)
 			want = (size_t)(o->size - p->meter.bytes);
 		if (o->has_size && want == 0) {
-			char probe;
-
-			n = recv(sock, &probe, 1, MSG_PEEK | MSG_DONTWAIT);
+			n = sink_probe(k);
 			if (n > 0) {
 				snprintf(err, errlen, "receive from %s: the server sent more than --size (%llu bytes)",
 					 res->peer, (unsigned long long)o->size);

@@ -23,13 +23,15 @@ no_temp_left() {
 	[ -z "$(find "$SCRATCH" -name '.*.ncpv-*')" ]
 }
 
-# kept_after EXIT GET_ARGS...: `get -o $SCRATCH/keep ARGS` exits EXIT and keep is unchanged.
+# kept_after EXIT GET_ARGS...: `get -o $SCRATCH/keep ARGS` exits EXIT and keep is unchanged
+# (run under the command in the array WRAP, when set).
+WRAP=()
 kept_after() {
 	local want=$1
 	shift
 	printf 'precious\n' >"$SCRATCH/keep"
 	chmod 640 "$SCRATCH/keep"
-	run timeout 20 "$NCPV" get -q -o "$SCRATCH/keep" "$@"
+	run timeout 20 "${WRAP[@]}" "$NCPV" get -q -o "$SCRATCH/keep" "$@"
 	echo "$output"
 	[ "$status" -eq "$want" ]
 	[ "$(cat "$SCRATCH/keep")" = precious ]
@@ -44,7 +46,13 @@ kept_after() {
 }
 
 @test "get -o FILE leaves FILE intact when the host does not resolve" {
-	kept_after 3 -4 ::1
+	# In a private network namespace when we can, so the lookup never leaves the machine.
+	unshare -rn true 2>/dev/null && WRAP=(unshare -rn)
+	kept_after 3 no-such-host.invalid
+}
+
+@test "get -o FILE leaves FILE intact when the address is of the family -4 excludes" {
+	kept_after 2 -4 ::1
 }
 
 @test "get -o FILE leaves FILE intact when the server resets mid-stream" {
@@ -78,7 +86,7 @@ kept_after() {
 	printf 'precious\n' >"$SCRATCH/target"
 	ln -s target "$SCRATCH/link"
 	run "$NCPV" get -q -o "$SCRATCH/link" -4 ::1
-	[ "$status" -eq 3 ]
+	[ "$status" -eq 2 ]
 	[ "$(cat "$SCRATCH/target")" = precious ]
 	start_serve --quiet --size 5000
 	run "$NCPV" get -q -o "$SCRATCH/link" "127.0.0.1:$SERVE_PORT"

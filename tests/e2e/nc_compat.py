@@ -72,6 +72,8 @@ def unix_relisten(nc, dgram, stale):
         try:
             c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM if dgram else socket.SOCK_STREAM)
             if dgram:  # a named sender, as an nc -uU client is (an unnamed one nc cannot answer)
+                if os.path.exists(path + ".client"):  # left by a try before nc listened
+                    os.unlink(path + ".client")
                 c.bind(path + ".client")
             c.connect(path)
             c.send(b"hi\n")
@@ -82,7 +84,7 @@ def unix_relisten(nc, dgram, stale):
             ok = True
             break
         except OSError:
-            pass
+            c.close()
     rc, out, err = finish(p, 1)
     for c in keep:
         c.close()

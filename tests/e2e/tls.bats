@@ -218,6 +218,66 @@ tls_download_exact() {
 	echo "$output" | jq -e '.transfers == 40 and .failed == 0 and .tls.handshakes == 40 and .tls.resumed > 0'
 }
 
+@test "get --tls --size N takes exactly N bytes from a server that sends N, and refuses one that sends more" {
+	local n
+	for n in 1 16384 65537 1000003; do
+		make_file "$SCRATCH/in" "$n"
+		start_serve --tls --source "$SCRATCH/in"
+		wait_for "$SERVE_LOG" 'fingerprint'
+		# The server's close_notify after the last byte is the end, not "more".
+		run "$NCPV" get -q --tls --insecure --size "$n" -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT"
+		[ "$status" -eq 0 ]
+		[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+		stop_pid "$SERVE_PID"
+		start_serve --tls --size $((2 * n))
+		wait_for "$SERVE_LOG" 'fingerprint'
+		run "$NCPV" get -q --tls --insecure --size "$n" "127.0.0.1:$SERVE_PORT"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"the server sent more than --size ($n bytes)"* ]]
+		stop_pid "$SERVE_PID"
+	done
+}
+
+# ---- speed: the suite chosen and the reads per record (docs/BENCHMARKS.md) ----
+
+@test "serve --tls picks AES-128-GCM, and ChaCha20 for a client that asks for it first" {
+	start_serve --tls --size 1000
+	wait_for "$SERVE_LOG" 'fingerprint'
+	run "$NCPV" get -q --json --tls --insecure "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.tls.cipher == "TLS_AES_128_GCM_SHA256"'
+	# openssl s_client offers AES-256-GCM first: the server's order wins.
+	run timeout 30 openssl s_client -connect "127.0.0.1:$SERVE_PORT" </dev/null
+	[[ "$output" == *"Cipher is TLS_AES_128_GCM_SHA256"* ]]
+	# A client without AES in hardware puts ChaCha20 first, and gets it.
+	run timeout 30 openssl s_client -connect "127.0.0.1:$SERVE_PORT" \
+		-ciphersuites TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256 </dev/null
+	[[ "$output" == *"Cipher is TLS_CHACHA20_POLY1305_SHA256"* ]]
+	# get --tls offers AES-128-GCM first to a server that follows the client's order.
+	port=$(free_port)
+	openssl s_server -nbio -quiet -naccept 1 -accept "127.0.0.1:$port" -cert "$CERTS/good.pem" \
+		-key "$CERTS/leaf.key" </dev/null &
+	STARTED_PIDS+=($!)
+	wait_listen "$port"
+	run "$NCPV" get -q --json --tls --cacert "$CERTS/ca.pem" "localhost:$port"
+	echo "$output" | jq -e '.tls.cipher == "TLS_AES_128_GCM_SHA256"'
+}
+
+@test "get --tls reads a TLS record with one read(2), not a header and a body apart" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	strace -f -o /dev/null true 2>/dev/null || skip "ptrace is not permitted here"
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "under valgrind, strace would count valgrind's own reads"
+	start_serve --tls --size 4M
+	wait_for "$SERVE_LOG" 'fingerprint'
+	# LeakSanitizer cannot run under ptrace; every other test checks leaks.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		strace -f -e trace=read -o "$SCRATCH/trace" "$NCPV" get -q --tls --insecure "127.0.0.1:$SERVE_PORT"
+	# 4 MiB is 256 full records: two reads each would be 512 and more.
+	reads=$(grep -c ' read(' "$SCRATCH/trace")
+	echo "reads: $reads" >&2
+	[ "$reads" -ge 256 ] && [ "$reads" -le 400 ]
+}
+
 # ---- interoperation: each peer tool in both roles, sha256 of what arrived ----
 
 @test "get --tls downloads byte-exactly from openssl s_server and uploads to it" {

@@ -17,7 +17,7 @@ cp "$here/ncpv-valgrind" "$VALGRIND_LOGS/bin/ncpv"
 ln -s "$(dirname "$NCPV_REAL")/libncpv-devtcp.so" "$VALGRIND_LOGS/bin/libncpv-devtcp.so"
 NCPV=$VALGRIND_LOGS/bin/ncpv
 [ $# -gt 0 ] || set -- tests/e2e
-bats --timing "$@"
+"$here/../bats-run" --timing "$@"
 status=$?
 processes=$(find "$VALGRIND_LOGS" -name 'vg.*.log' | wc -l)
 reports=$(find "$VALGRIND_LOGS" -name 'vg.*.log' -size +0 | sort)
