@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: ISC
 # nc_close_fuzz.bats - random schedules around the end of an `nc -N` transfer (stdin closed while
 # the relay's buffer is full, the peer reading late or slowly, data sent back before or after nc's
-# FIN, a non-blocking stdout): the peer gets every byte written to stdin and stdout every byte the
-# peer sent (sha256), with exit 0. 10 s by default; NC_CLOSE_FUZZ_SECONDS=600 for a longer run,
+# FIN or trickled while nc sends, a non-blocking stdout, -N or -q 0/1): the peer gets every byte
+# written to stdin and stdout every byte the peer sent (sha256), with exit 0. 10 s by default; NC_CLOSE_FUZZ_SECONDS=600 for a longer run,
 # NC_CLOSE_FUZZ_SEED=N to replay one (the seed is printed).
 load nc_helpers
 
@@ -25,6 +25,13 @@ load nc_helpers
 
 @test "nc -N: the peer's FIN behind unread data, stdout non-blocking and full: the rest still reaches stdout" {
 	run timeout 120 python3 "$BATS_TEST_DIRNAME/nc_close_fuzz.py" "$NCPV" nc --fixed stdout-full-at-fin --runs 3 --seconds 60
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"3 runs, 0 failed" ]]
+}
+
+@test "nc -l -q 0: a peer that keeps sending while it reads slowly still gets all 4 MiB, exit 0" {
+	run timeout 120 python3 "$BATS_TEST_DIRNAME/nc_close_fuzz.py" "$NCPV" nc --fixed q0-listen-trickle --runs 3 --seconds 60
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"3 runs, 0 failed" ]]
