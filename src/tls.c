@@ -169,6 +169,8 @@ struct tls_conn {
 	int pin_failed;
 	char pin_seen[96]; /* the fingerprint that did not match */
 	int shut;
+	int starved; /* the last read wanted bytes from the socket: what OpenSSL holds
+		      * raw is less than a record, so only poll can bring the rest */
 	char host[256];
 };
 
@@ -613,9 +615,11 @@ ssize_t tls_read(struct tls_conn *c, void *buf, size_t n, char *err, size_t errl
 
 	ERR_clear_error();
 	errno = 0;
+	c->starved = 0;
 	if (SSL_read_ex(c->ssl, buf, n, &got) == 1)
 		return (ssize_t)got;
 	r = classify(c, 0, err, errlen);
+	c->starved = r == TLS_WANT_READ;
 	return r;
 }
 
@@ -662,8 +666,12 @@ size_t tls_pending(const struct tls_conn *c)
 {
 	int n = SSL_pending(c->ssl);
 
-	/* Raw bytes read ahead of the record being read count too: poll cannot see them. */
-	return n > 0 ? (size_t)n : (size_t)SSL_has_pending(c->ssl);
+	/* Raw bytes read ahead count too, as poll cannot see them; but not when the
+	 * last read found them short of a whole record: then only the socket can
+	 * complete it, and reporting them would make the caller spin. */
+	if (n > 0)
+		return (size_t)n;
+	return c->starved ? 0 : (size_t)SSL_has_pending(c->ssl);
 }
 
 const char *tls_conn_version(const struct tls_conn *c)
