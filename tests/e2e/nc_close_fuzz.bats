@@ -36,3 +36,28 @@ load nc_helpers
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"3 runs, 0 failed" ]]
 }
+
+@test "nc -N -w 2: a peer that never reads leaves bytes unacknowledged: exit 1, and says how many" {
+	local dir
+	dir=$(mktemp -d)
+	head -c 4194304 /dev/urandom >"$dir/in"
+	# The peer accepts, reads nothing, and closes only once nc has exited.
+	run timeout 60 python3 - "$NCPV" "$dir/in" <<'PY'
+import socket, subprocess, sys
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+ls.bind(("127.0.0.1", 0))
+ls.listen(1)
+with open(sys.argv[2], "rb") as f:
+    p = subprocess.Popen([sys.argv[1], "nc", "-N", "-w", "2", "127.0.0.1", str(ls.getsockname()[1])],
+                         stdin=f, stderr=subprocess.PIPE)
+    conn = ls.accept()[0]
+    err = p.stderr.read().decode()
+    print("exit", p.wait(timeout=50), err)
+conn.close()
+PY
+	rm -rf "$dir"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "exit 1 "*"bytes sent were never acknowledged by the peer"* ]]
+}
