@@ -87,6 +87,8 @@ static int read_more(struct dial *d)
 			snprintf(d->err, d->errlen, "proxy read: %s", strerror(errno));
 			d->why->kind = PROXY_FAIL_IO;
 			d->why->code = errno;
+			d->why->reading = 1;
+			d->why->got = d->len;
 			return -1;
 		}
 		left = (int)((d->deadline - clock_now()) * 1000);
@@ -248,7 +250,7 @@ static int http_connect(struct dial *d, const struct proxy_target *t)
 			return -1;
 	if (rc < 0)
 		return malformed(d, "HTTP");
-	if (status < 200 || status > 299) {
+	if (status < 200 || status > 299 || (t->http_200_only && status != 200)) {
 		/* Quote the status line as nc does; the parser vetted its first 12 bytes. */
 		snprintf(d->err, d->errlen, "Proxy error: \"%.9s%d %s\"", (const char *)d->buf, status, reason);
 		d->why->kind = PROXY_FAIL_STATUS;

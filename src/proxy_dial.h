@@ -17,6 +17,7 @@ struct proxy_target {
 	const char *pass;     /* with user; NULL is an empty password */
 	int numeric;	      /* SOCKS4: do not use DNS for host */
 	int timeout_ms;	      /* for the whole handshake; <= 0 means 30 s */
+	int http_200_only;    /* HTTP: take only status 200, as OpenBSD nc (not any 2xx) */
 };
 
 /* Why a handshake failed, in parts, for a caller that words it itself (nc's own messages). */
@@ -37,7 +38,8 @@ struct proxy_failure {
 	enum proxy_step step;
 	enum proxy_fail kind;
 	int code;
-	size_t got;	      /* CLOSED: bytes of the step's reply that had arrived */
+	size_t got;	      /* CLOSED, or IO while reading: bytes of the step's reply that had arrived */
+	int reading;	      /* IO: the failed call was a read */
 	int atyp;	      /* SOCKS5 reply step with got >= 4: the address type byte */
 };
 

@@ -224,7 +224,9 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 		break;
 	case 'i':
 		if (units_parse_seconds(arg, &secs) < 0)
-			return fail(o, o->prog && arg[0] == '-' ? "interval too small: %s" : "interval invalid: %s", arg);
+			return fail(o, o->prog && arg[0] == '-' ? "interval too small: %s" :
+				       o->prog && arg[0] && arg[strspn(arg, "0123456789")] == '\0' ? "interval too large: %s" :
+				       "interval invalid: %s", arg);
 		o->interval = secs;
 		break;
 	case 'M':
@@ -314,10 +316,10 @@ static int check_conflicts(const struct nc_opts *o)
 		return fail(o, "must use -l with -k%s", "");
 	if (o->fdpass && o->unix_sock)
 		return fail(o, "cannot use -F and -U%s", "");
-	if (o->proxy && o->listen)
-		return fail(o, "no proxy support for listen%s", "");
 	if (o->proxy && o->udp)
 		return fail(o, "no proxy support for UDP mode%s", "");
+	if (o->proxy && o->listen)
+		return fail(o, "no proxy support for listen%s", "");
 	if (o->proxy && o->unix_sock)
 		return fail(o, "no proxy support for unix sockets%s", "");
 	if (o->proxy && o->source)
@@ -333,34 +335,61 @@ static int check_conflicts(const struct nc_opts *o)
 	return 0;
 }
 
+static int usage_fail(const struct nc_opts *o)
+{
+	nc_usage(o);
+	return -1;
+}
+
+/* The operands' shape, checked before any conflict between options, in Debian's nc's order:
+ * -l takes [host] port or -s/-p in their place, never both; -U takes one path (a listener's may
+ * come from -s), -s only for a -u client, never -p. Run as ncpv, some words are ncpv's. */
+static int check_shape(const struct nc_opts *o, int argc, char **argv)
+{
+	if (o->unix_sock && argc == 1) {
+		if (o->source_port || (o->source && (!o->udp || o->listen)))
+			return usage_fail(o);
+		return 0;
+	}
+	if (argc == 0 && o->listen) {
+		if (o->unix_sock && o->source_port)
+			return fail(o, "cannot use port with -U%s", "");
+		if (o->unix_sock && !o->source)
+			return fail(o, "missing socket pathname%s", "");
+		if (!o->unix_sock && !o->source_port)
+			return fail(o, "missing port number%s", "");
+		return 0;
+	}
+	if (argc == 1 && o->listen)
+		return o->source || o->source_port ? usage_fail(o) : 0;
+	if (argc >= 2) {
+		if (o->listen && (o->source || o->source_port || argc > 2)) {
+			if (!o->prog && !o->source && !o->source_port)
+				return fail(o, "too many arguments: %s", argv[2]);
+			return usage_fail(o);
+		}
+		if (o->unix_sock)
+			return o->prog ? fail(o, "cannot use port with -U%s", "") :
+					 fail(o, "too many arguments: %s", argv[1]);
+		return 0;
+	}
+	if (argc == 1)
+		return o->source || o->source_port ? usage_fail(o) : fail(o, "missing port number%s", "");
+	if (!o->prog && o->unix_sock)
+		return fail(o, "missing socket pathname%s", "");
+	return usage_fail(o);
+}
+
+/* Host and ports from operands whose shape check_shape accepted. */
 static int parse_operands(struct nc_opts *o, int argc, char **argv)
 {
+	const char *spec;
+
 	if (o->unix_sock) {
-		if (argc < 1 && o->prog) { /* nc's words */
-			nc_usage(o);
-			return -1;
-		}
-		if (argc > 1 && o->prog)
-			return fail(o, "cannot use port with -U%s", "");
-		if (argc < 1)
-			return fail(o, "missing socket pathname%s", "");
-		if (argc > 1)
-			return fail(o, "too many arguments: %s", argv[1]);
-		if (o->source && !o->udp) { /* Debian's nc: -s names only a datagram client */
-			nc_usage(o);
-			return -1;
-		}
-		o->host = argv[0];
+		o->host = argc > 0 ? argv[0] : o->source; /* nc -lU -s PATH listens at PATH */
 		return 0;
 	}
 	if (o->listen) {
-		/* Debian's nc: -l [host] port, or -s host / -p port in their place, never both. */
-		if ((o->source || o->source_port) && argc > 0) {
-			nc_usage(o);
-			return -1;
-		}
-		if (argc > 2)
-			return fail(o, "too many arguments: %s", argv[2]);
 		if (argc == 2) {
 			o->host = argv[0];
 			argv++;
@@ -368,21 +397,16 @@ static int parse_operands(struct nc_opts *o, int argc, char **argv)
 		} else {
 			o->host = o->source;
 		}
-		/* A listener has one port: nc hands a list or range to getaddrinfo, which says this. */
-		if (argc == 1 && strpbrk(argv[0], ",-") != NULL && argv[0][strspn(argv[0], "0123456789,-")] == '\0')
+		spec = argc == 1 ? argv[0] : o->source_port;
+		/* A listener has one port: nc hands a list, a range or a name it does not know to
+		 * getaddrinfo, which says this (a number ncpv finds too large or oddly written is still
+		 * refused in ncpv's words). */
+		if ((strpbrk(spec, ",-") != NULL && spec[strspn(spec, "0123456789,-")] == '\0') ||
+		    (spec[strspn(spec, " +")] && spec[strspn(spec, " +") + strspn(spec + strspn(spec, " +"), "0123456789")] &&
+		     getservbyname(spec, o->udp ? "udp" : "tcp") == NULL))
 			return fail(o, "getaddrinfo: Servname not supported for ai_socktype%s", "");
-		if (argc == 1)
-			return add_ports(o, argv[0]);
-		if (o->source_port)
-			return add_ports(o, o->source_port);
-		return fail(o, "missing port number%s", "");
+		return add_ports(o, spec);
 	}
-	if (argc < 1) {
-		nc_usage(o);
-		return -1;
-	}
-	if (argc < 2)
-		return fail(o, "missing port number%s", "");
 	o->host = argv[0];
 	for (int i = 1; i < argc; i++)
 		if (add_ports(o, argv[i]) < 0)
@@ -447,8 +471,8 @@ enum cmd_parse nc_parse_options(int argc, char **argv, const char *prog, struct 
 		o->proxy_proto = PROXY_SOCKS5;
 	if (o->proxy_proto == PROXY_SOCKS4)
 		o->proxy_user = NULL; /* as Debian's nc: SOCKS4 has no password, -P is ignored */
-	if (check_conflicts(o) < 0 || check_tls(o, tls) < 0 ||
-	    parse_operands(o, argc - optind, argv + optind) < 0)
+	if (check_shape(o, argc - optind, argv + optind) < 0 || check_conflicts(o) < 0 ||
+	    check_tls(o, tls) < 0 || parse_operands(o, argc - optind, argv + optind) < 0)
 		return CMD_PARSE_USAGE;
 	/* ncat checks nothing unless asked; a trust file asks. */
 	if (tls->cfg.ca_file)

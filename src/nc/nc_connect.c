@@ -49,16 +49,24 @@ static int connect_proxy(const struct nc_opts *o, const struct nc_events *ev, st
 	struct proxy_target t;
 	struct proxy_failure why;
 	char err[512], pass[256] = "";
-	int fd;
+	int fd, bad;
 
-	if (addr_parse(o->proxy, NULL, o->proxy_proto == PROXY_HTTP ? "3128" : "1080", &at, err,
-		       sizeof(err)) < 0 || !at.host[0]) {
+	bad = addr_parse(o->proxy, NULL, o->proxy_proto == PROXY_HTTP ? "3128" : "1080", &at, err, sizeof(err));
+	if (o->prog && (o->proxy[0] == '\0' || (bad == 0 && !at.host[0]))) { /* nc asks getaddrinfo for "" */
+		nc_say(ev, 1, "getaddrinfo for host \"\" port %s: %s",
+		       bad == 0 ? at.port : o->proxy_proto == PROXY_HTTP ? "3128" : "1080", gai_strerror(EAI_NONAME));
+		return -1;
+	}
+	if (bad < 0 || !at.host[0]) {
 		nc_say(ev, 1, "bad proxy address '%s': %s", o->proxy, at.host[0] ? err : "no host");
 		return -1;
 	}
 	if (o->proxy_user && (ev == NULL || ev->password == NULL || ev->password(ev->ctx, pass, sizeof(pass)) < 0))
 		return -1;
 	fd = net_connect(at.host, at.port, no, err, sizeof(err));
+	if (fd < 0 && fd != NET_ERESOLVE && (o->source || o->source_port) &&
+	    (errno == EADDRINUSE || errno == EADDRNOTAVAIL))
+		return -2; /* as without a proxy: fatal, said even without -v (errno says why) */
 	if (fd < 0 && o->prog) { /* nc connects to the proxy as to any host, and says so alike */
 		if (fd == NET_ERESOLVE)
 			nc_say(ev, 1, "getaddrinfo for host \"%s\" port %s: %s", at.host, at.port, nc_words_gai(err));
@@ -79,6 +87,7 @@ static int connect_proxy(const struct nc_opts *o, const struct nc_events *ev, st
 	t.pass = pass;
 	t.numeric = o->numeric;
 	t.timeout_ms = o->timeout_ms;
+	t.http_200_only = 1; /* nc refuses "201 Created" and the like */
 	if (proxy_handshake(fd, &t, extra, extracap, extralen, err, sizeof(err), &why) < 0) {
 		char words[512];
 
@@ -116,11 +125,14 @@ static int source_resolves(const struct nc_opts *o, const char *port, char *err,
 	return 0;
 }
 
-/* A connected UDP socket answers "port unreachable" on a later write or read. */
+/* A connected UDP socket answers "port unreachable" on a later write or read. As Debian's nc, two
+ * "X" at once, then one a second: a receiver counting datagrams sees the same number. */
 static int udp_probe(const struct nc_opts *o, int fd)
 {
 	int seconds = o->timeout_ms > 0 ? (o->timeout_ms + 999) / 1000 : UDP_SCAN_SECONDS;
 
+	if (send(fd, "X", 1, MSG_NOSIGNAL) != 1)
+		return -1;
 	for (int i = 0; i <= seconds; i++) {
 		if (send(fd, "X", 1, MSG_NOSIGNAL) != 1 && errno == ECONNREFUSED)
 			return -1;
@@ -197,6 +209,10 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 	snprintf(ps, sizeof(ps), "%d", port);
 	if (o->proxy) {
 		fd = connect_proxy(o, ev, &no, port, extra, sizeof(extra), &extralen);
+		if (fd == -2) {
+			snprintf(fatal, fatallen, "bind failed: %s", strerror(errno));
+			return -2;
+		}
 		if (fd < 0)
 			return -1;
 	} else {
@@ -228,15 +244,16 @@ static int connect_port(const struct nc_opts *o, const struct nc_events *ev, int
 		}
 	}
 	nc_report_connected(o, ev, fd, o->host, port);
-	if (o->scan) {
-		close(fd);
-		return 0;
-	}
 	if (o->fdpass) {
-		/* As Debian's nc: the socket goes as it is, non-blocking (ssh sets its own flags). */
+		/* As Debian's nc: the socket goes as it is, non-blocking (ssh sets its own flags), even
+		 * with -z. */
 		rc = nc_pass_fd(fd, fatal, fatallen);
 		close(fd);
 		return rc < 0 ? -2 : 0;
+	}
+	if (o->scan) {
+		close(fd);
+		return 0;
 	}
 	if (o->ssl && extralen > 0) {
 		/* The proxy's reply carried bytes of the server's: TLS must see them first. */
@@ -264,6 +281,10 @@ int nc_connect_main(const struct nc_opts *o, const struct nc_events *ev, struct 
 	err[0] = '\0';
 	if (o->unix_sock)
 		return connect_unix(o, ev, t, err, errlen);
+	if (!*o->host) { /* not the local host: nc's getaddrinfo refuses an empty name */
+		snprintf(err, errlen, "getaddrinfo for host \"\" port %d: %s", o->ports[0], gai_strerror(EAI_NONAME));
+		return -1;
+	}
 	for (int i = 0; i < o->nports; i++) {
 		int r;
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_listen.c - "ncpv nc -l": accept TCP or Unix clients (one after another with -k), or UDP peers. */
 #include <errno.h>
+#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,10 +132,14 @@ int nc_listen_main(const struct nc_opts *o, const struct nc_events *ev, struct n
 
 	if (o->unix_sock)
 		return listen_unix(o, ev, t, err, errlen);
+	if (o->host && !*o->host) { /* an empty address is not "any": nc's getaddrinfo refuses it */
+		snprintf(err, errlen, "getaddrinfo: %s", gai_strerror(EAI_NONAME));
+		return -1;
+	}
 	nc_net_opts(o, &hook, &no);
 	hook.listening = 1;
 	/* Like nc, a listener without an address takes IPv4's 0.0.0.0. */
-	if ((o->host == NULL || !*o->host) && no.family == AF_UNSPEC)
+	if (o->host == NULL && no.family == AF_UNSPEC)
 		no.family = AF_INET;
 	snprintf(port, sizeof(port), "%d", o->ports[0]);
 	fd = net_listen(o->host, port, &no, err, errlen);

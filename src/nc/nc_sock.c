@@ -59,18 +59,18 @@ int nc_socket_hook(int fd, const struct sockaddr *sa, void *ctx)
 	if (o->debug)
 		rc |= set_int(fd, SOL_SOCKET, SO_DEBUG, 1, "SO_DEBUG", e, el);
 	if (o->rcvbuf)
-		rc |= set_int(fd, SOL_SOCKET, SO_RCVBUF, o->rcvbuf, "TCP receive buffer", e, el);
+		rc |= set_int(fd, SOL_SOCKET, SO_RCVBUF, o->rcvbuf, "TCP receive buffer size", e, el);
 	if (o->sndbuf)
-		rc |= set_int(fd, SOL_SOCKET, SO_SNDBUF, o->sndbuf, "TCP send buffer", e, el);
+		rc |= set_int(fd, SOL_SOCKET, SO_SNDBUF, o->sndbuf, "TCP send buffer size", e, el);
 	if (ip && o->ttl >= 0)
-		rc |= v6 ? set_int(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, o->ttl, "IPV6_UNICAST_HOPS", e, el)
-			 : set_int(fd, IPPROTO_IP, IP_TTL, o->ttl, "IP_TTL", e, el);
+		rc |= v6 ? set_int(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, o->ttl, "IPv6 unicast hops", e, el)
+			 : set_int(fd, IPPROTO_IP, IP_TTL, o->ttl, "IP TTL", e, el);
 	if (ip && o->minttl >= 0)
-		rc |= v6 ? set_int(fd, IPPROTO_IPV6, IPV6_MINHOPCOUNT, o->minttl, "IPV6_MINHOPCOUNT", e, el)
-			 : set_int(fd, IPPROTO_IP, IP_MINTTL, o->minttl, "IP_MINTTL", e, el);
+		rc |= v6 ? set_int(fd, IPPROTO_IPV6, IPV6_MINHOPCOUNT, o->minttl, "IPv6 min hop count", e, el)
+			 : set_int(fd, IPPROTO_IP, IP_MINTTL, o->minttl, "IP min TTL", e, el);
 	if (ip && o->tos >= 0)
-		rc |= v6 ? set_int(fd, IPPROTO_IPV6, IPV6_TCLASS, o->tos, "IPV6_TCLASS", e, el)
-			 : set_int(fd, IPPROTO_IP, IP_TOS, o->tos, "IP_TOS", e, el);
+		rc |= v6 ? set_int(fd, IPPROTO_IPV6, IPV6_TCLASS, o->tos, "IPv6 traffic class", e, el)
+			 : set_int(fd, IPPROTO_IP, IP_TOS, o->tos, "IP ToS", e, el);
 	if (rc) {
 		h->failed = 1;
 		errno = EINVAL;
@@ -153,7 +153,7 @@ void nc_report_connected(const struct nc_opts *o, const struct nc_events *ev, in
 	/* Through a proxy the peer is the proxy: name only the destination. */
 	if (!o->proxy && getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
 		getnameinfo((struct sockaddr *)&ss, len, ip, sizeof(ip), NULL, 0, NI_NUMERICHOST);
-	if (ip[0] && strcmp(host, ip) != 0)
+	if (ip[0] && !o->numeric && strcmp(host, ip) != 0) /* nc: -n names no address twice */
 		nc_say(ev, 0, "Connection to %s (%s) %d port [%s/%s] succeeded!", host, ip, port, proto,
 		       sv ? sv->s_name : "*");
 	else

@@ -161,8 +161,8 @@ def udp_probe(nc, flags, port_open):
         except OSError:
             pass
         sink.close()
-    # The probes' exact count is nc's business; whether there were any, and the data, are not.
-    return rc, words(err), "slow" if secs > 2 else "fast", b"X" in got, [d for d in got if d != b"X"]
+    # The probes' count too: a receiver counting datagrams sees it.
+    return rc, words(err), "slow" if secs > 2 else "fast", got.count(b"X"), [d for d in got if d != b"X"]
 
 
 # Item 4: -z does not pause for -i; -k makes -W moot; -P means nothing to SOCKS4.
@@ -222,12 +222,12 @@ def arguments(nc, args):
 
 
 # Item 6: -F hands the connected socket over stdout (a Unix socket) as nc leaves it: non-blocking.
-def fdpass(nc):
+def fdpass(nc, flags):
     ls = socket.socket()
     ls.bind(("127.0.0.1", 0))
     ls.listen(1)
     mine, theirs = socket.socketpair()
-    p = subprocess.Popen(nc + ["-F", "127.0.0.1", str(ls.getsockname()[1])], stdin=subprocess.DEVNULL,
+    p = subprocess.Popen(nc + flags + ["127.0.0.1", str(ls.getsockname()[1])], stdin=subprocess.DEVNULL,
                          stdout=theirs, stderr=subprocess.PIPE)
     theirs.close()
     mine.settimeout(5)
@@ -271,6 +271,34 @@ def unix_dgram_client_name(nc):
     return rc, words(err), shape, bool(sender) and os.path.exists(os.path.dirname(sender))
 
 
+# Item 5, generated: every shape of operands (0 to 3) with -l, -U/-uU, -s/-p and the options nc
+# checks against them (-z, -k, -x). Each run fails fast or ends at once: the port is held by a
+# listener without SO_REUSEPORT that closes whoever connects, the paths are in no directory.
+def busy_port():
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(64)
+
+    def closer():
+        while True:
+            try:
+                ls.accept()[0].close()
+            except OSError:
+                return
+    threading.Thread(target=closer, daemon=True).start()
+    return ls, str(ls.getsockname()[1])
+
+
+def shapes(busy):
+    for listen in ([], ["-l"]):
+        for fam in ([], ["-U"], ["-uU"]):
+            ops = ["/nonexistent/b", busy, "x"] if fam else ["127.0.0.1", busy, busy]
+            for extra in ([], ["-z"], ["-k"], ["-x", "127.0.0.1:1"]):
+                for src in ([], ["-s", "/nonexistent/a" if fam else "127.0.0.1"], ["-p", busy]):
+                    for argc in range(4):
+                        yield listen + fam + extra + src + ops[:argc]
+
+
 def scenarios():
     for dgram in (False, True):
         for stale in (False, True):
@@ -280,23 +308,34 @@ def scenarios():
         yield ("2 second -l%s on the same port" % ("u" if udp else ""), lambda nc, u=udp: second_listener(nc, u))
     yield ("2 client -p PORT twice in a row", source_port_again)
     for port_open in (False, True):
-        for flags in (["-uv", "-q", "0"], ["-zu"], ["-zuv"]):
+        for flags in (["-uv", "-q", "0"], ["-zu"], ["-zuv"], ["-zuv", "-w", "1"]):
             yield ("3 %s to a %s UDP port" % (" ".join(flags), "open" if port_open else "closed"),
                    lambda nc, f=flags, o=port_open: udp_probe(nc, f, o))
     yield ("4 -z -i 1 over three closed ports", scan_interval)
     yield ("4 -ulk -W 1, three datagrams", udp_keep_recvlimit)
     yield ("4 -X 4 -P user through a SOCKS4 proxy", socks4_with_user)
-    yield ("6 -F hands over the socket", fdpass)
+    for flags in (["-F"], ["-F", "-z"]):  # -z too: nc passes before it would scan
+        yield ("6 %s hands over the socket" % " ".join(flags), lambda nc, f=flags: fdpass(nc, f))
     port = str(free_port())
     for args in (["-l", "-p", port, "127.0.0.1"], ["-l", "-s", "127.0.0.1", port],
                  ["-l", "-p", port, "127.0.0.1", port], ["-l", "-p", port, port],
                  ["-l", "127.0.0.1", port + "-" + port], ["-l", "127.0.0.1", port + "," + port],
-                 ["-U", "-s", "/nonexistent/a", "/nonexistent/b"]):
+                 ["-U", "-s", "/nonexistent/a", "/nonexistent/b"], ["-U", "-p", port, "/nonexistent/b"],
+                 ["-uU", "-p", port, "/nonexistent/b"], ["-lU", "-p", port, "/nonexistent/b"],
+                 ["-luU", "-s", "/nonexistent/a", "/nonexistent/b"]):
         yield ("5 " + " ".join(args), lambda nc, a=args: arguments(nc, a))
     yield ("8 -uU client's own socket name", unix_dgram_client_name)
+    for host in ("127.1", "localhost", "127.0.0.1"):  # -v's line names the address once with -n
+        for flags in (["-zv"], ["-zvn"]):
+            yield ("5 %s %s" % (" ".join(flags), host), lambda nc, a=flags + [host, BUSY[1]]: arguments(nc, a))
+    for args in shapes(BUSY[1]):
+        yield ("5 " + " ".join(args), lambda nc, a=args: arguments(nc, a))
     # Item 7: a -s or -p nc cannot use is said without -v (the port is closed either way).
     for args in (["-s", "10.99.99.99"], ["-s", "bad..host"], ["-s", "::1"], ["-p", "abc"], ["-s", "127.0.0.2"]):
         yield ("7 " + " ".join(args), lambda nc, a=args: arguments(nc, a + ["127.0.0.1", port]))
+
+
+BUSY = busy_port()
 
 
 def main():

@@ -52,7 +52,7 @@ def rows():
     for opt, bad in (("I", ("abc", "0", "1073741825")), ("O", ("abc", "0", "1073741825")),
                      ("M", ("abc", "-1", "256")), ("m", ("abc", "-1", "256")),
                      ("q", ("abc", "-2147483649", "2147483648")), ("W", ("abc", "0", "2147483648")),
-                     ("w", ("abc", "-1", "2147484")), ("i", ("abc", "-1", None))):
+                     ("w", ("abc", "-1", "2147484")), ("i", ("abc", "-1", "4294967296"))):
         for kind, v in zip(("invalid", "small", "large"), bad):
             if v is not None:
                 add("value-%s-%s" % (opt, kind), "test", "none", "-%s %s 127.0.0.1 1" % (opt, v))
@@ -75,6 +75,14 @@ def rows():
     add("gai-source-family", "test", "refused", "-n -s ::1 127.0.0.1 {PORT}")
     add("gai-listen", "test", "none", "-l -n notanip 1234")
     add("gai-proxy", "test", "none", "-x notanip.invalid:1 -n 127.0.0.1 1")
+    add("gai-proxy-nohost", "test", "none", "-x :1080 127.0.0.1 1")
+    add("gai-proxy-empty", "test", "none", "-X connect -x '' 127.0.0.1 1")
+    add("gai-proxy-port", "test", "none", "-x 127.0.0.1:abc 127.0.0.1 1")
+    add("gai-listen-port", "test", "none", "-l 127.0.0.1 abc")
+    add("gai-listen-port-space", "test", "none", "-l 127.0.0.1 '22 '")
+    add("gai-host-empty", "test", "none", "'' 1")
+    add("gai-listen-empty", "test", "none", "-l '' 1234")
+    add("set-ttl", "test", "none", "-M 0 127.0.0.1 1")
     # Connects.
     add("connect-refused", "test", "refused", "127.0.0.1 {PORT}")
     add("connect-refused-v", "test", "refused", "-v 127.0.0.1 {PORT}")
@@ -110,6 +118,13 @@ def rows():
     add("http-headers-many", "differs:ncpv bounds the reply header by size (8 KiB), not by count (64 lines)",
         "peer:" + (b"HTTP/1.0 200 OK\r\n" + b"X: y\r\n" * 65 + b"\r\n").hex(), "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
     add("http-closed", "test", "cut:", "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
+    for status in (b"201 Created", b"299 X"):  # nc takes 200 only, not every 2xx
+        add("http-" + status[:3].decode(), "test", "peer:" + (b"HTTP/1.1 " + status + b"\r\n\r\n").hex(),
+            "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
+    # A reset instead of a close, at each step nc reads whole: the errno is the reset's.
+    for name, proto, reply in (("socks5-method", "5", ""), ("socks5-reply", "5", "0500"), ("socks4", "4", ""),
+                               ("socks5-addr", "5", "050005000001")):
+        add("reset-" + name, "test", "reset:" + reply, "-X %s -x 127.0.0.1:{PORT} 127.0.0.1 1" % proto)
     add("http-cut", "test", "cut:" + b"HTTP/1.0 200 OK\r\n".hex(), "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
     add("http-line-long", "differs:ncpv bounds the whole reply header (8 KiB), not each line (1 KiB)",
         "peer:" + (b"HTTP/1.0 200 OK\r\nX: " + b"a" * 2000 + b"\r\n\r\n").hex(), "-X connect -x 127.0.0.1:{PORT} 127.0.0.1 1")
@@ -136,7 +151,6 @@ UNTESTABLE = [
     ("proxy-userpass-long", "untestable:the password comes from a terminal", "Proxy username/password too long"),
     ("set-rcvbuf", "untestable:every -I value nc accepts is a size the kernel takes", "set TCP receive buffer size: REASON"),
     ("set-sndbuf", "untestable:every -O value nc accepts is a size the kernel takes", "set TCP send buffer size: REASON"),
-    ("set-ttl", "untestable:every -M value nc accepts is a TTL the kernel takes", "set IP TTL: REASON"),
     ("set-minttl", "untestable:every -m value nc accepts is one the kernel takes", "set IP min TTL: REASON"),
     ("write-error", "untestable:not reached here: a stdout or socket that fails ends nc without it (faults.bats)", "Write Error!"),
 ]

@@ -13,6 +13,7 @@ SETUP:
   peer:HEX    {PORT} answers every connection with the bytes HEX once something arrives,
               then keeps reading until the client closes (5 s at most)
   cut:HEX     the same, but ends its sending side after HEX: a reply cut short
+  reset:HEX   the same, but resets the connection after HEX: a reply cut by an error
 Every wait is bounded; the peer stops when COMMAND ends."""
 import os, socket, subprocess, sys, threading, time
 
@@ -32,6 +33,11 @@ def answer(conn, reply, cut):
         if first and reply:
             time.sleep(0.05)  # let a greeting and its request both arrive before the reply
             conn.sendall(reply)
+        if first and cut == "reset":
+            time.sleep(0.05)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+            conn.close()
+            return
         if first and cut:
             conn.shutdown(socket.SHUT_WR)
         deadline = time.time() + 5
@@ -76,10 +82,10 @@ def main():
                     pass
                 keep.append(c)
             time.sleep(0.1)
-        elif setup.startswith(("peer:", "cut:")):
+        elif setup.startswith(("peer:", "cut:", "reset:")):
             kind, _, hexbytes = setup.partition(":")
             ls.listen(8)
-            threading.Thread(target=serve, args=(ls, bytes.fromhex(hexbytes), kind == "cut"), daemon=True).start()
+            threading.Thread(target=serve, args=(ls, bytes.fromhex(hexbytes), kind if kind != "peer" else None), daemon=True).start()
         else:
             sys.exit("peer.py: unknown setup " + setup)
     with open(port_file, "w") as f:
