@@ -161,6 +161,10 @@ int cmd_nc_as(int argc, char **argv, const char *prog)
 	rc = o->listen ? nc_listen_main(o, &ev, &t, err, sizeof(err)) : nc_connect_main(o, &ev, &t, err, sizeof(err));
 	if (rc < 0 && err[0])
 		nc_error(o, "%s", err);
+	if (rc == 0 && t.unacked > 0) {
+		nc_error(o, "%llu bytes sent were never acknowledged by the peer", (unsigned long long)t.unacked);
+		rc = -1;
+	}
 	rc = rc < 0 ? NC_FAIL : 0;
 	tick(&c, &t, 1);
 	if (o->json)

@@ -48,9 +48,11 @@ struct nc_opts {
 
 /* Totals across every connection of one run, for --progress and --json.
  * dropped counts bytes read from one end that the relay then had to throw
- * away because the other end failed (a reset peer, a closed stdout). */
+ * away because the other end failed (a reset peer, a closed stdout);
+ * unacked the bytes send() took that the peer never acknowledged (the
+ * close gave up waiting, or the connection was reset meanwhile). */
 struct nc_totals {
-	uint64_t sent, received, dropped;
+	uint64_t sent, received, dropped, unacked;
 	double start;
 	long tls_conns, ktls_conns; /* --ssl: handshakes done, and those with kernel TLS */
 };

@@ -19,6 +19,8 @@
 /* One stdin read becomes one datagram in UDP mode: keep it under any MTU-free limit. */
 #define UDP_SEND_MAX 16384
 #define UDP_RECV_MAX 65536
+/* How long the close waits for the peer to take what the kernel still holds for it, without -w. */
+#define LINGER_SECONDS 10
 
 enum { P_STDIN, P_NETOUT, P_NETIN, P_STDOUT, P_COUNT };
 
@@ -247,10 +249,13 @@ static void drop(struct relay *r, struct buffer *b)
 	b->len = 0;
 }
 
-static void net_in_gone(struct relay *r, int shut)
+/*
+ * Stop reading the network. No shutdown(SHUT_RD), unlike OpenBSD's nc: on Linux it changes nothing
+ * on the wire, but once our FIN is out, data from the peer then draws an RST that throws away
+ * what the kernel still holds for the peer (linger() below cannot read it away any more).
+ */
+static void net_in_gone(struct relay *r)
 {
-	if (shut && r->pfd[P_NETIN].fd >= 0)
-		r->io->shutdown(r->io->ctx, r->pfd[P_NETIN].fd, SHUT_RD);
 	r->pfd[P_NETIN].fd = -1;
 }
 
@@ -343,7 +348,7 @@ static void handle_conditions(struct relay *r)
 		drop(r, &r->up); /* nowhere to send it */
 	}
 	if (p[P_STDOUT].fd < 0) {
-		net_in_gone(r, 1);
+		net_in_gone(r);
 		drop(r, &r->down);
 	}
 }
@@ -366,13 +371,11 @@ static void move_data(struct relay *r)
 		}
 	if ((p[P_NETIN].revents & (POLLIN | POLLHUP)) && p[P_NETIN].fd >= 0 && p[P_NETIN].events) {
 		n = fill_from_net(r);
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			net_in_gone(r, 0);
-		else if (n == 0)
-			net_in_gone(r, 1);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			net_in_gone(r);
 		/* Debian's nc ignores -W under -k. */
 		if (n > 0 && r->o->recvlimit > 0 && !r->o->keep && ++r->packets >= r->o->recvlimit) {
-			net_in_gone(r, 1);
+			net_in_gone(r);
 			p[P_STDIN].fd = -1;
 		}
 	}
@@ -389,7 +392,7 @@ static void move_data(struct relay *r)
 		/* Debian: with -q, a listener (or UDP) stops reading too, and -k ends. */
 		if ((r->o->listen || r->o->udp) && p[P_NETIN].fd >= 0 && r->o->quit_after >= 0 &&
 		    r->down.len == 0) {
-			net_in_gone(r, 1);
+			net_in_gone(r);
 			r->stop_keep = 1;
 		}
 	}
@@ -402,6 +405,41 @@ static void tick(struct relay *r)
 {
 	if (r->ev && r->ev->tick)
 		r->next_tick = r->ev->tick(r->ev->ctx, r->t, 0);
+}
+
+/*
+ * Closing a TCP socket with unread data in its receive queue, or that data then reaches, makes
+ * Linux answer with an RST and throw away what it still holds for the peer: `nc -l -q 0` whose
+ * client kept sending delivered 195 KB of the 4 MiB that send() had taken, with exit 0. So, while
+ * the kernel holds bytes for the peer (unsent or unacknowledged), read and discard what the peer
+ * sends, for at most -w (else LINGER_SECONDS). Returns how many bytes it still held when it gave
+ * up or the connection was reset: 0 means the peer acknowledged everything.
+ */
+static uint64_t linger(const struct relay *r, int fd)
+{
+	double until = clock_now() + (r->o->timeout_ms > 0 ? r->o->timeout_ms / 1000.0 : LINGER_SECONDS);
+	uint64_t left = net_unacked(fd), held = left;
+	int reading = 1;
+
+	while (left > 0 && clock_now() < until) {
+		struct pollfd p = { fd, POLLIN, 0 };
+
+		if (!reading) {
+			clock_sleep(0.01);
+		} else if (poll(&p, 1, 10) > 0) {
+			ssize_t n = read(fd, r->down.data, r->down.cap);
+
+			if (n == 0)
+				reading = 0; /* the peer's FIN: nothing more can come to answer with an RST */
+			else if (n < 0 && errno != EAGAIN && errno != EINTR)
+				return held; /* reset: the kernel threw away what it held */
+		}
+		held = left;
+		left = net_unacked(fd);
+	}
+	if (left == 0 && net_socket_error(fd) != 0)
+		return held; /* reset while not reading */
+	return left;
 }
 
 int nc_relay(const struct nc_opts *o, int fd, const uint8_t *initial, size_t initlen,
@@ -481,6 +519,8 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 	}
 	drop(&r, &r.up); /* what -w or a poll failure left behind */
 	drop(&r, &r.down);
+	if (r.io->close == sys_close && !o->udp && !o->unix_sock)
+		t->unacked += linger(&r, fd);
 	r.io->close(r.io->ctx, fd);
 	if (o->quit_after > 0) {
 		double until = clock_now() + o->quit_after;

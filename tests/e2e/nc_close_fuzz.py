@@ -7,10 +7,12 @@ Each run draws a schedule: client or listener; how much stdin holds (sizes at th
 and the relay's 256 KiB edges, or random up to 4 MiB) and how it is written (all at once, in
 random chunks, or "stall": written while the peer does not read, the pipe closed the moment it is
 full); the peer's receive buffer (default or 64 KiB); when the peer starts reading (at once, only after stdin has closed, or slowly); what the peer
-sends back (nothing, 1 B, 64 KiB or random up to 2 MiB, at once or after nc's FIN); whether nc's
-stdout is a blocking or a non-blocking pipe, read at once or only once the peer has sent.
+sends back (nothing, 1 B, 64 KiB or random up to 2 MiB, at once or after nc's FIN, or "trickle":
+4 KiB at a time for as long as nc sends, reading slowly); whether nc's stdout is a blocking or a
+non-blocking pipe, read at once or only once the peer has sent; -N, or -q 0 / -q 1 (which imply it).
 Every run checks: exit status 0, the peer got exactly what was written to stdin (sha256), and
-nc's stdout holds exactly what the peer sent (sha256). Prints one line per failing run and
+nc's stdout holds exactly what the peer sent (sha256; a listener with -q stops reading at the end
+of stdin, so there only the start of it). Prints one line per failing run and
 "N runs, N failed"; exits 1 if any failed. Bounded: --runs runs and --seconds seconds.
 --fixed NAME repeats one of the FIXED schedules (new data each run) instead of drawing them.
 """
@@ -31,10 +33,11 @@ def schedule(rng):
         "write": rng.choice(["all", "chunks", "stall", "stall"]),
         "peer_read": rng.choice(["now", "after_stdin", "slow"]),
         "down": rng.choice([0, 1, 65536, rng.randrange(1, 2 << 20)]),
-        "down_when": rng.choice(["now", "after_fin"]),
+        "down_when": rng.choice(["now", "after_fin", "trickle"]),
         "stdout": rng.choice(["blocking", "nonblocking"]),
         "out_read": rng.choice(["now", "after_peer", "after_peer_fin"]),
         "rcvbuf": rng.choice([0, 0, 65536]),  # the peer's SO_RCVBUF (0: the default)
+        "quit": rng.choice([None, None, 0, 1]),  # -q (None: -N)
         "seed": rng.randrange(1 << 30),
     }
 
@@ -49,6 +52,11 @@ FIXED = {
     "stdout-full-at-fin": {"role": "client", "size": 0, "rcvbuf": 0, "write": "all", "peer_read": "now",
                            "down": 1 << 20, "down_when": "now", "stdout": "nonblocking",
                            "out_read": "after_peer_fin"},
+    # The peer keeps sending while it reads slowly: `-l -q 0` stopped reading with shutdown(SHUT_RD),
+    # closed with unread data, and Linux's RST threw away most of what send() had taken (195 KB of
+    # 4 MiB reached the peer), with exit 0.
+    "q0-listen-trickle": {"role": "listen", "size": 4 << 20, "rcvbuf": 65536, "write": "all", "peer_read": "slow",
+                          "down": 0, "down_when": "trickle", "stdout": "blocking", "out_read": "now", "quit": 0},
 }
 
 
@@ -79,10 +87,12 @@ def writer(fd, data, how, rng, ev_closed, result):
 
 
 def peer(conn, s, rng, ev_stdin_closed, ev_sent, ev_fin, result):
-    """Read until nc's FIN, send s["down"] bytes back (at once or after the FIN), half-close,
+    """Read until nc's FIN, send s["down"] bytes back (at once or after the FIN; or trickle), half-close,
     then wait for nc to close."""
     conn.settimeout(HANG)
     down = rng.randbytes(s["down"])
+    trickle, stop = s["down_when"] == "trickle", threading.Event()
+    sent = bytearray()
 
     def send():
         try:
@@ -90,8 +100,20 @@ def peer(conn, s, rng, ev_stdin_closed, ev_sent, ev_fin, result):
         except OSError as e:
             result["peer_send_error"] = str(e)
         ev_sent.set()
-    sender = threading.Thread(target=send)
-    if s["down_when"] == "now":
+
+    def send_trickle():
+        """4 KiB at a time until nc's end of data; nc may stop reading and close meanwhile."""
+        chunk = rng.randbytes(4096)
+        try:
+            while not stop.is_set() and len(sent) < (64 << 20):
+                if select.select([], [conn], [], 0.05)[1]:
+                    sent.extend(chunk[:conn.send(chunk, socket.MSG_DONTWAIT)])
+                time.sleep(0.002)
+        except OSError:
+            pass  # nc closed: what it had not read is not its to deliver
+        ev_sent.set()
+    sender = threading.Thread(target=send_trickle if trickle else send)
+    if s["down_when"] in ("now", "trickle"):
         sender.start()
     if s["peer_read"] == "after_stdin":
         ev_stdin_closed.wait(HANG)
@@ -104,13 +126,18 @@ def peer(conn, s, rng, ev_stdin_closed, ev_sent, ev_fin, result):
                 break
             h.update(d)
             got += len(d)
-            if s["peer_read"] == "slow" and rng.random() < 0.02:
+            if trickle and s["peer_read"] == "slow":
+                time.sleep(0.001)
+            elif s["peer_read"] == "slow" and rng.random() < 0.02:
                 time.sleep(0.002)
     except OSError as e:
         result["peer_recv_error"] = str(e)
-    if s["down_when"] != "now":
+    stop.set()
+    if s["down_when"] == "after_fin":
         sender.start()
     sender.join()
+    if trickle:
+        down = bytes(sent)
     try:
         conn.shutdown(socket.SHUT_WR)
         ev_fin.set()
@@ -119,7 +146,7 @@ def peer(conn, s, rng, ev_stdin_closed, ev_sent, ev_fin, result):
     except OSError:
         pass
     conn.close()
-    result["got"], result["got_sha"], result["down_sha"] = got, h.hexdigest()[:16], sha(down)
+    result["got"], result["got_sha"], result["down"] = got, h.hexdigest()[:16], down
 
 
 def run(nc, s):
@@ -127,15 +154,19 @@ def run(nc, s):
     data = rng.randbytes(s["size"])
     result = {}
     ev_stdin_closed, ev_sent, ev_fin = threading.Event(), threading.Event(), threading.Event()
+    end = ["-N"] if s.get("quit") is None else ["-q", str(s["quit"])]
+    quit_listener = s["role"] == "listen" and s.get("quit") is not None
+    if quit_listener and s["down_when"] != "trickle":
+        s = dict(s, down_when="trickle")  # it stops reading: a bulk send back would stall, not test
     if s["role"] == "client":
         ls = socket.socket()
         if s["rcvbuf"]:
             ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, s["rcvbuf"])
         ls.bind(("127.0.0.1", 0))
         ls.listen(1)
-        args = nc + ["-N", "127.0.0.1", str(ls.getsockname()[1])]
+        args = nc + end + ["127.0.0.1", str(ls.getsockname()[1])]
     else:
-        args = nc + ["-l", "-N", "-v", "127.0.0.1", "0"] if nc[-1] == "nc" else None
+        args = nc + ["-l"] + end + ["-v", "127.0.0.1", "0"] if nc[-1] == "nc" else None
         if args is None:  # nc.openbsd cannot listen on port 0 and say which port it got
             return None
     in_r, in_w = os.pipe()
@@ -187,8 +218,9 @@ def run(nc, s):
         problems.append("exit %s" % rc)
     if result.get("got_sha") != result.get("written_sha"):
         problems.append("peer got %s B of %s B written to stdin" % (result.get("got"), result.get("written")))
-    if result.get("down_sha") != sha(bytes(out)):
-        problems.append("stdout has %d B of %d B the peer sent" % (len(out), s["down"]))
+    down = result.get("down", b"")
+    if (down[:len(out)] if quit_listener else down) != bytes(out):
+        problems.append("stdout has %d B of %d B the peer sent" % (len(out), len(down)))
     for k in ("writer_error", "peer_send_error", "peer_recv_error"):
         if k in result:
             problems.append("%s: %s" % (k, result[k]))
