@@ -623,8 +623,16 @@ int cmd_bench(int argc, char **argv)
 		cmd_error("bench", "interrupted: stopped the methods and the servers%s", o.link ? ", removed the link" : "");
 		/* What finished is still worth reading: the reports, marked partial. */
 		for (size_t k = 0; k < st.ntests; k++)
-			for (size_t i = 0; i < st.tests[k].n; i++)
-				done += st.tests[k].results[i].nruns;
+			for (size_t i = 0; i < st.tests[k].n; i++) {
+				struct bench_result *r = &st.tests[k].results[i];
+
+				done += r->nruns;
+				if (r->nruns == 0 && r->status != BENCH_SKIPPED) {
+					/* Not a failure of the method: say it never ran. */
+					r->status = BENCH_SKIPPED;
+					snprintf(r->reason, sizeof(r->reason), "interrupted before its first run");
+				}
+			}
 		if (done > 0) {
 			info.interrupted = 1;
 			write_reports(&st, &info, html);

@@ -738,6 +738,41 @@ wait_all_gone() {
 		(.tests[0].methods[] | select(.name == "ncpv") | .runs_ok >= 1 and (.runs | all(.ok)))' "$SCRATCH/out.json"
 }
 
+# A method the signal came before never ran: it is "skipped" with that reason in every
+# report, not "failed: " with no reason (the table said so for a method that did nothing wrong).
+@test "an interrupted bench names the methods that never ran, in the table, JSON and CSV" {
+	local m=(-T stream -d 0.5 -r 50 -M ncpv,bash-read,late --method 'late={ncpv} get -q {host} {port}')
+	local fmt
+	for fmt in table json csv; do
+		local args=(--html "$SCRATCH/r.html")
+		[ "$fmt" = json ] && args=(--json)
+		[ "$fmt" = csv ] && args=(--csv)
+		"$NCPV" bench "${m[@]}" "${args[@]}" >"$SCRATCH/out" 2>"$SCRATCH/err" &
+		local pid=$!
+		STARTED_PIDS+=("$pid")
+		wait_for "$SCRATCH/err" "stream bash-read run 1/50" 30
+		kill -INT "$pid"
+		local rc=0
+		wait "$pid" || rc=$?
+		cat "$SCRATCH/out"
+		[ "$rc" -eq 130 ]
+		case $fmt in
+		table)
+			grep -Eq '^late +skipped: interrupted before its first run$' "$SCRATCH/out"
+			! grep -q 'failed: *$' "$SCRATCH/out"
+			jq -e '.tests[0].methods[] | select(.name == "late") |
+				.status == "skipped" and .reason == "interrupted before its first run"' "$SCRATCH/r.json"
+			grep -q '<td colspan="5">skipped: interrupted before its first run</td>' "$SCRATCH/r.html" ;;
+		json)
+			jq -e '.interrupted and (.tests[0].methods[] | select(.name == "late") |
+				.status == "skipped" and .reason == "interrupted before its first run" and (.runs | length == 0))' \
+				"$SCRATCH/out" ;;
+		csv)
+			grep -q '^stream,late,skipped,0,0,.*,interrupted before its first run,' "$SCRATCH/out" ;;
+		esac
+	done
+}
+
 # Issue 16: random order within rounds, reproducible from the reported seed;
 # a row per run in CSV; the time the runs will take, said before they start.
 @test "--shuffle orders each round from its seed, reported, and --csv-runs gives a row per run" {
