@@ -656,6 +656,53 @@ wait_all_gone() {
 	[ "$output" = "ncpv bench: $SCRATCH/other.json is not the JSON of ncpv bench --json (no \"tests\" array)" ]
 }
 
+# Hand-edited, foreign or newer files: each edit of a real run is refused with one line
+# naming the file and what is wrong, never read as a run of 0 B/s (which gave "slower").
+@test "bench compare refuses hand-edited and newer runs, and names setups that differ" {
+	"$NCPV" bench -q --json -T stream,files -d 0.2 -n 3 -s 256 -r 2 -M ncpv >"$SCRATCH/a.json"
+	local edits=(
+		'.schema_version = 99|was written by a newer ncpv (schema_version 99; this one reads up to 2)'
+		'.schema_version = "2"|is not the JSON of ncpv bench --json (schema_version is not 1, 2, ...)'
+		'.schema_version = 1.5|is not the JSON of ncpv bench --json (schema_version is not 1, 2, ...)'
+		'.tests[0].methods = {}|is not the JSON of ncpv bench --json (the stream test has no "methods" array)'
+		'.tests[1].test = "stream"|is not the JSON of ncpv bench --json (the stream test is there twice)'
+		'.tests[1].test = "udp"|is not the JSON of ncpv bench --json (tests[1] is neither the stream nor the files test)'
+		'.tests[0].methods[0].runs[1].value = "fast"|is not the JSON of ncpv bench --json (stream method ncpv run 2: "value" is not a rate of 0 or more)'
+		'del(.tests[1].methods[0].runs[0].value)|is not the JSON of ncpv bench --json (files method ncpv run 1: "value" is not a rate of 0 or more)'
+		'.tests[0].methods[0].runs[0].value = -5|is not the JSON of ncpv bench --json (stream method ncpv run 1: "value" is not a rate of 0 or more)'
+		'.tests[0].methods[0].runs[0].ok = 1|is not the JSON of ncpv bench --json (stream method ncpv run 1: "ok" is not true or false)'
+		'.tests[1].methods[0].unit = "B/s"|is not the JSON of ncpv bench --json (files method ncpv: unit '"'B/s'"', expected transfers/s)'
+		'del(.tests[0].methods[0].name)|is not the JSON of ncpv bench --json (tests[0].methods[0] has no "name" or no "runs" array)'
+	)
+	local e
+	for e in "${edits[@]}"; do
+		jq "${e%%|*}" "$SCRATCH/a.json" >"$SCRATCH/b.json"
+		for order in AB BA; do
+			if [ "$order" = AB ]; then
+				run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/b.json"
+			else
+				run "$NCPV" bench compare "$SCRATCH/b.json" "$SCRATCH/a.json"
+			fi
+			echo "$e: $output"
+			[ "$status" -eq 6 ]
+			[ "${#lines[@]}" -eq 1 ]
+			[ "$output" = "ncpv bench: $SCRATCH/b.json ${e#*|}" ]
+		done
+	done
+	# The first format had no schema_version and the same fields: still read.
+	jq 'del(.schema_version)' "$SCRATCH/a.json" >"$SCRATCH/b.json"
+	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/b.json"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ $'\n'stream\ +ncpv\ +.*1\.000x\ +too\ few\ runs ]]
+	[[ "$output" != *"Setups differ"* ]]
+	# Different setups are named above the table, every one of them.
+	jq '.tests[0].duration = 0.5 | .tests[1].count = 7 | .tests[1].size = 1024 | .path = "a link"' \
+		"$SCRATCH/a.json" >"$SCRATCH/b.json"
+	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/b.json"
+	[ "$status" -eq 0 ]
+	[ "${lines[2]}" = "Setups differ (path loopback in A, a link in B; stream duration 0.2 in A, 0.5 in B; files count 3 in A, 7 in B; files size 256 in A, 1024 in B): a ratio mixes that with any other change." ]
+}
+
 # Issue 16: every report says where, when and with what it ran, and JSON has a schema version.
 @test "every report carries the environment, and JSON its schema version" {
 	command -v nc >/dev/null && command -v pv >/dev/null || skip "nc and pv are needed"
