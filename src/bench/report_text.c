@@ -220,6 +220,30 @@ static void load_table(FILE *f, const struct bench_info *info, const struct benc
 	}
 }
 
+/* The headline when the baseline itself was fastest: how far ahead of the
+ * runner-up and whether that beats run-to-run spread (the runner-up's verdict). */
+static void baseline_fastest(char *how, size_t len, const struct bench_test_result *t, const struct bench_result *base)
+{
+	const struct bench_result *next = NULL;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (&t->results[i] != base && t->results[i].ok_runs > 0 && t->results[i].ratio > 0 &&
+		    (next == NULL || t->results[i].median > next->median))
+			next = &t->results[i];
+	if (next == NULL)
+		snprintf(how, len, "(the baseline, the only method that ran) was fastest");
+	else if (strcmp(next->verdict, "slower") == 0)
+		snprintf(how, len, "(the baseline) is fastest: %.3gx %s, beyond run-to-run spread (p=%.2g)",
+			 1 / next->ratio, next->method->name, next->p);
+	else if (strcmp(next->verdict, "too few runs") == 0)
+		snprintf(how, len, "(the baseline) was fastest at %.3gx %s, but too few runs for a verdict (need -r %ld)",
+			 1 / next->ratio, next->method->name, t->runs_needed);
+	else
+		snprintf(how, len,
+			 "(the baseline) was fastest at %.3gx %s, within run-to-run spread (p=%.2g): no clear winner",
+			 1 / next->ratio, next->method->name, next->p);
+}
+
 size_t report_headline(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *tests,
 		       size_t n)
 {
@@ -248,7 +272,7 @@ size_t report_headline(char *buf, size_t len, const struct bench_info *info, con
 			continue;
 		}
 		if (best == base) {
-			snprintf(how, sizeof(how), "(the baseline) was fastest");
+			baseline_fastest(how, sizeof(how), t, base);
 		} else if (strcmp(best->verdict, "faster") == 0) {
 			snprintf(how, sizeof(how), "is fastest: %.3gx %s, beyond run-to-run spread (p=%.2g)", best->ratio,
 				 base->method->name, best->p);

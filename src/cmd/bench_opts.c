@@ -386,6 +386,18 @@ int bench_select_methods(struct bench_opts *o)
 		cmd_error("bench", "--methods names no method (known: %s)", known);
 		return NCPV_EXIT_USAGE;
 	}
+	/* A --baseline left out of --methods would be replaced by the first method, unsaid. */
+	if (o->baseline) {
+		size_t k = 0;
+
+		while (k < n && strcmp(keep[k].name, o->baseline) != 0)
+			k++;
+		if (k == n) {
+			cmd_error("bench", "baseline '%s' is not in --methods: add it to -M, or leave out --baseline",
+				  o->baseline);
+			return NCPV_EXIT_USAGE;
+		}
+	}
 	/* A method the user added and then left out is a mistake, not a choice. */
 	for (size_t i = 0; i < o->nmethods; i++) {
 		size_t k = 0;

@@ -726,7 +726,7 @@ wait_all_gone() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# Without the seed's pipeline, the first method is the baseline; bash-read is far slower.
-	[ "${lines[0]}" = "For one big stream, ncpv (the baseline) was fastest." ]
+	[[ "$output" == "For one big stream, ncpv (the baseline) was fastest at "*"x bash-read, but too"*"few runs for a verdict (need -r 4)."* ]]
 	[[ "$output" == *$'\nFor many small files (5 of 4096 B), '*" was fastest"* ]]
 	local html json
 	html=$(sed -n 's/^Report: \(.*\) (open it in a browser)$/\1/p' <<<"$output")
@@ -735,6 +735,44 @@ wait_all_gone() {
 	[[ "$html" == "$SCRATCH"/ncpv-bench-*.html && "$json" == "${html%.html}.json" ]]
 	grep -q '<strong class="headline">For one big stream, ' "$html"
 	jq -e '.schema_version == 2 and (.headline | startswith("For one big stream, ")) and (.tests | length == 2)' "$json"
+}
+
+# -b NAME with -M leaving NAME out ran, and compared everything with the first method
+# instead, saying "ncpv (the baseline)": refused for every pair, before any run.
+@test "a --baseline left out of --methods is a one-line usage error" {
+	local b m
+	for b in ncpv nc-pv pv-devtcp nc cat-devtcp bash-read socat ncat; do
+		for m in ncpv bash-read; do
+			[ "$b" = "$m" ] && continue
+			run "$NCPV" bench -q --no-report -b "$b" -M "$m"
+			[ "$status" -eq 2 ]
+			[ "$output" = "ncpv bench: baseline '$b' is not in --methods: add it to -M, or leave out --baseline" ]
+		done
+	done
+	run "$NCPV" bench -q --no-report --tls -b ncat-ssl -M ncpv-tls
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv bench: baseline 'ncat-ssl' is not in --methods: add it to -M, or leave out --baseline" ]
+}
+
+# When the baseline itself was fastest the headline said only "(the baseline) was fastest.",
+# with one run as with fifty: it must say by how much over the runner-up and how sure.
+@test "a headline with the baseline fastest says by how much and how sure" {
+	local cases=(
+		'-M ncpv,bash-read -r 4|For one big stream, ncpv (the baseline) is fastest: *x bash-read, beyond run-to-run spread (p=0.029).'
+		'-M ncpv,bash-read -r 2|For one big stream, ncpv (the baseline) was fastest at *x bash-read, but too few runs for a verdict (need -r 4).'
+		'-M bash-read,ncpv -r 1|For one big stream, ncpv (the baseline) was fastest at *x bash-read, but too few runs for a verdict (need -r 4).'
+		'-M ncpv -r 1|For one big stream, ncpv (the baseline, the only method that ran) was fastest.'
+	)
+	local c h
+	for c in "${cases[@]}"; do
+		# shellcheck disable=SC2086
+		bench_json -T stream -d 0.2 --no-latency -b ncpv ${c%%|*}
+		[ "$status" -eq 0 ]
+		h=$(jq -r .headline "$SCRATCH/out.json")
+		echo "$c => $h"
+		# shellcheck disable=SC2053
+		[[ "$h" == ${c#*|} ]]
+	done
 }
 
 @test "--no-report writes no file, and an interrupted bench leaves no empty report" {
