@@ -379,14 +379,10 @@ static void latency_chart(FILE *f, const struct bench_test_result *t)
 /* TCP's view: retransmits per run and the mean RTT; "-" when unknown. */
 static void tcp_cells(FILE *f, const struct bench_result *r)
 {
-	if (r->retrans >= 0)
-		fprintf(f, "<td>%.0f</td>", r->retrans);
-	else
-		fputs("<td>-</td>", f);
-	if (r->rtt_ms >= 0)
-		fprintf(f, "<td>%.3g&nbsp;ms</td>", r->rtt_ms);
-	else
-		fputs("<td>-</td>", f);
+	char retrans[32], rtt[32];
+
+	report_tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
+	fprintf(f, "<td>%s</td><td>%s</td>", retrans, rtt);
 }
 
 static void html_table(FILE *f, const struct bench_test_result *t)

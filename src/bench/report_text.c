@@ -147,11 +147,10 @@ const char *report_no_ping(const struct bench_info *info, const struct bench_res
 	return "the probe got no round trip back";
 }
 
-/* TCP's view as the table shows it: "12", "0.05ms"; "-" when unknown. */
-static void tcp_cells(const struct bench_result *r, char *retrans, size_t rlen, char *rtt, size_t tlen)
+void report_tcp_cells(const struct bench_result *r, char *retrans, size_t rlen, char *rtt, size_t tlen)
 {
 	if (r->retrans >= 0)
-		snprintf(retrans, rlen, "%.0f", r->retrans);
+		snprintf(retrans, rlen, "%.6g", r->retrans);
 	else
 		snprintf(retrans, rlen, "-");
 	report_cpu(rtt, tlen, r->rtt_ms >= 0 ? r->rtt_ms / 1000 : 0);
@@ -178,7 +177,7 @@ static void latency_table(FILE *f, const struct bench_test_result *t)
 		}
 		for (int k = 0; k < 3; k++)
 			report_cpu(p[k], sizeof(p[k]), r->lat[k]);
-		tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
+		report_tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
 		fprintf(f, "%-13s %9s %9s %9s %9s %9s\n", name, p[0], p[1], p[2], retrans, rtt);
 	}
 }
@@ -206,7 +205,7 @@ static void load_table(FILE *f, const struct bench_info *info, const struct benc
 		if (r->status == BENCH_SKIPPED || r->ok_runs == 0)
 			continue;
 		snprintf(name, sizeof(name), "%s%s", r->method->name, strcmp(r->method->note, "seed") == 0 ? "*" : "");
-		tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
+		report_tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
 		if (r->ping_load.n == 0 || r->ping_idle.n == 0) {
 			fprintf(f, "%-13s %7s %8s  latency unavailable: %s\n", name, retrans, rtt,
 				report_no_ping(info, r, NULL));
@@ -410,7 +409,7 @@ static void csv_field(FILE *f, const char *s, int last)
 static void csv_seconds(FILE *f, double v)
 {
 	if (v >= 0)
-		fprintf(f, "%.6f,", v);
+		fprintf(f, "%.9f,", v);
 	else
 		fputc(',', f);
 }
@@ -426,11 +425,11 @@ static void csv_latency(FILE *f, const double lat[3])
 static void csv_tcp(FILE *f, double retrans, double rtt_ms)
 {
 	if (retrans >= 0)
-		fprintf(f, "%.0f,", retrans);
+		fprintf(f, "%.6g,", retrans);
 	else
 		fputc(',', f);
 	if (rtt_ms >= 0)
-		fprintf(f, "%.3f,", rtt_ms);
+		fprintf(f, "%.6g,", rtt_ms);
 	else
 		fputc(',', f);
 }

@@ -754,6 +754,53 @@ wait_all_gone() {
 	[ "$output" = "ncpv bench: baseline 'ncat-ssl' is not in --methods: add it to -M, or leave out --baseline" ]
 }
 
+# as_table SECONDS: a duration as the table prints it ("32.6us", "1.2ms", "-" when unknown).
+as_table() {
+	awk -v s="$1" 'BEGIN {
+		if (s <= 0) print "-"; else if (s < 1e-3) printf "%.3gus\n", s * 1e6;
+		else if (s < 1) printf "%.3gms\n", s * 1e3; else printf "%.3gs\n", s }'
+}
+
+# The JSON beside a report had the probe's round trips rounded to whole microseconds (33us
+# for the table's 32.6us), its median retransmits 9.5 printed as 10 in the table and CSV, and
+# the HTML gave RTT as "0.0204 ms" where the table said "20.4us": one run, every format, the same figures.
+@test "the table, JSON, CSV and HTML of one run give the same TCP and latency figures" {
+	local m=-M\ ncpv,bash-read,cat-devtcp
+	# shellcheck disable=SC2086
+	"$NCPV" bench -q -T stream,files -d 0.3 -n 20 -r 2 $m --html "$SCRATCH/r.html" >"$SCRATCH/table"
+	cat "$SCRATCH/table"
+	local name rest jr fields want k
+	while read -r name rest; do
+		# shellcheck disable=SC2206
+		fields=($rest)
+		jr=$(jq -r --arg n "$name" '.tests[0].methods[] | select(.name == $n) |
+			"\(.retrans) \(.rtt_ms / 1000) \(.latency_under_load.idle.p50) \(.latency_under_load.load.p50) \(.latency_under_load.load.p90) \(.latency_under_load.load.p99) \(.latency_under_load.idle.samples)/\(.latency_under_load.load.samples)"' \
+			"$SCRATCH/r.json")
+		read -r -a want <<<"$jr"
+		echo "$name: table ${fields[*]} json ${want[*]}"
+		[ "${fields[0]}" = "$(awk -v r="${want[0]}" 'BEGIN { printf "%.6g", r }')" ]
+		[ "${fields[6]}" = "${want[6]}" ]
+		# Each duration: the table's 3 digits within half a unit of the last (a median of
+		# 378 and 379us is 378.5 in JSON, 379 or 378 in the table by binary rounding).
+		for k in 1 2 3 4 5; do
+			awk -v t="${fields[k]}" -v s="${want[k]}" 'BEGIN {
+				m = t ~ /us$/ ? 1e-6 : t ~ /ms$/ ? 1e-3 : 1; v = t; sub(/[mu]?s$/, "", v)
+				exit !(v * m - s <= 0.0051 * s && s - v * m <= 0.0051 * s) }'
+		done
+		grep -q ">$name</td><td>${fields[0]}</td><td>${fields[1]}</td><td>${fields[2]}</td><td>${fields[3]}</td>" "$SCRATCH/r.html"
+	done < <(sed -n '/^Method  *Retrans  *RTT idle p50/,/^$/p' "$SCRATCH/table" | grep -E ' [0-9]+/[0-9]+$')
+	[ "$(sed -n '/^Method  *Retrans  *RTT idle p50/,/^$/p' "$SCRATCH/table" | grep -cE ' [0-9]+/[0-9]+$')" -eq 3 ]
+	# CSV from another run against the JSON beside it: the same numbers, field by field.
+	# shellcheck disable=SC2086
+	"$NCPV" bench -q -T stream -d 0.3 -r 2 $m --csv --html "$SCRATCH/c.html" >"$SCRATCH/c.csv"
+	while IFS=, read -r test name retrans rtt ip50 lp50 lp90 lp99; do
+		jq -e --arg n "$name" --argjson v "[$retrans,$rtt,$ip50,$lp50,$lp90,$lp99]" \
+			'.tests[0].methods[] | select(.name == $n) | [.retrans, .rtt_ms, .latency_under_load.idle.p50,
+			 .latency_under_load.load.p50, .latency_under_load.load.p90, .latency_under_load.load.p99] == $v' \
+			"$SCRATCH/c.json"
+	done < <(sed 1d "$SCRATCH/c.csv" | cut -d, -f1,2,18,19,20,22,23,24)
+}
+
 # When the baseline itself was fastest the headline said only "(the baseline) was fastest.",
 # with one run as with fifty: it must say by how much over the runner-up and how sure.
 @test "a headline with the baseline fastest says by how much and how sure" {
