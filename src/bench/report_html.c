@@ -502,13 +502,12 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 		fprintf(f, ", %ld CPUs; load %.2f %.2f %.2f at the start.<br>Tools:", e->ncpu, e->load[0], e->load[1],
 			e->load[2]);
 		for (size_t i = 0; i < e->ntools; i++) {
-			fputs(" ", f);
+			fputs(i ? "; " : " ", f);
 			esc(f, e->tools[i].name);
 			fputs(": ", f);
 			esc(f, e->tools[i].version);
-			fputs(";", f);
 		}
-		fputs("<br>Command: <code>", f);
+		fputs(e->ntools ? ".<br>Command: <code>" : " none.<br>Command: <code>", f);
 		esc(f, e->command);
 		fputs("</code></p>\n", f);
 	}

@@ -363,10 +363,10 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 					    e->date, e->kernel, e->cpu, e->ncpu, e->load[0], e->load[1], e->load[2]);
 
 		for (size_t i = 0; i < e->ntools && m < sizeof(caution); i++)
-			m += (size_t)snprintf(caution + m, sizeof(caution) - m, " %s: %s;", e->tools[i].name,
-					      e->tools[i].version);
-		if (e->ntools == 0 && m < sizeof(caution))
-			snprintf(caution + m, sizeof(caution) - m, " none");
+			m += (size_t)snprintf(caution + m, sizeof(caution) - m, "%s %s: %s", i ? ";" : "",
+					      e->tools[i].name, e->tools[i].version);
+		if (m < sizeof(caution))
+			snprintf(caution + m, sizeof(caution) - m, "%s.", e->ntools == 0 ? " none" : "");
 		wrap(f, caution);
 		fprintf(f, "Command: %s\n", e->command); /* whole, so that it pastes */
 	}

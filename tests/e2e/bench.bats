@@ -718,6 +718,10 @@ wait_all_gone() {
 	[[ "$output" == *$'\nEnvironment: '*"CPUs; load "*$'\nTools: '*"pv: pv "* ]]
 	[[ "$output" == *$'\nCommand: ncpv bench -q -T stream -d 0.2 -r 1 -M ncpv,nc-pv --html '* ]]
 	grep -q '<p class="env">Environment: ' "$SCRATCH/r.html"
+	# The tools are a list ending with a full stop, not a dangling ';'.
+	[[ "$output" == *$'.\nCommand: '* && "$output" != *$';\nCommand: '* ]]
+	grep -q '\.<br>Command: ' "$SCRATCH/r.html"
+	[ "$(grep -c ';<br>Command: ' "$SCRATCH/r.html")" -eq 0 ]
 }
 
 # Issue 16: the answer first, and a plain bench keeps its report in files.
@@ -891,7 +895,7 @@ as_table() {
 		case $fmt in
 		table)
 			grep -Eq '^late +skipped: interrupted before its first run$' "$SCRATCH/out"
-			! grep -q 'failed: *$' "$SCRATCH/out"
+			[ "$(grep -c 'failed: *$' "$SCRATCH/out")" -eq 0 ]
 			jq -e '.tests[0].methods[] | select(.name == "late") |
 				.status == "skipped" and .reason == "interrupted before its first run"' "$SCRATCH/r.json"
 			grep -q '<td colspan="5">skipped: interrupted before its first run</td>' "$SCRATCH/r.html" ;;
