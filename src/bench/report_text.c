@@ -89,8 +89,11 @@ static void header(FILE *f, const struct bench_info *info, const struct bench_te
 /* One value of the min..max column: the number and its prefix, no unit. */
 static char *bare_value(char *buf, size_t len, enum bench_test test, double v)
 {
-	if (test == BENCH_STREAM)
-		return display_amount(buf, len, v, 0, "");
+	if (test == BENCH_STREAM) {
+		char *s = display_amount(buf, len, v, 0, "");
+
+		return s + strspn(s, " "); /* "815Mi", not " 815Mi" after ".." */
+	}
 	snprintf(buf, len, v >= 100 ? "%.0f" : "%.1f", v);
 	return buf;
 }

@@ -805,6 +805,20 @@ as_table() {
 	done < <(sed 1d "$SCRATCH/c.csv" | cut -d, -f1,2,18,19,20,22,23,24)
 }
 
+# The stream table's spread read "655Mi.. 757Mi": a rate of 3 digits kept its padding.
+@test "the stream table's min..max has no padding inside it" {
+	command -v pv >/dev/null && command -v nc >/dev/null || skip "pv and nc are needed"
+	local rate
+	for rate in 300k 3m; do
+		run "$NCPV" bench -q --no-report -T stream -d 0.5 -r 2 --no-latency -M ncpv,slow \
+			--method "slow=nc {host} {port} | pv -q -L $rate >/dev/null"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		[[ "$output" =~ $'\n'slow\ +[0-9.]+[KM]iB\ +[0-9.]+[KM]iB/s\ +[0-9.]+[KM]i\.\.[0-9.]+[KM]i\  ]]
+		[ "$(grep -c '\.\. ' <<<"$output")" -eq 0 ]
+	done
+}
+
 # When the baseline itself was fastest the headline said only "(the baseline) was fastest.",
 # with one run as with fifty: it must say by how much over the runner-up and how sure.
 @test "a headline with the baseline fastest says by how much and how sure" {
