@@ -35,6 +35,11 @@ double probe_interval(double bits)
 	return interval > PROBE_INTERVAL ? interval : PROBE_INTERVAL;
 }
 
+double probe_idle_seconds(double interval)
+{
+	return PROBE_IDLE_TRIPS * interval > PROBE_IDLE ? PROBE_IDLE_TRIPS * interval : PROBE_IDLE;
+}
+
 void probe_init(struct bench_probe *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -179,7 +184,7 @@ int probe_start_pinger(struct bench_probe *p, const char *host, double interval,
 	pid_t parent = getpid();
 
 	p->interval = interval;
-	p->idle = PROBE_IDLE_TRIPS * interval > PROBE_IDLE ? PROBE_IDLE_TRIPS * interval : PROBE_IDLE;
+	p->idle = probe_idle_seconds(interval);
 	snprintf(port, sizeof(port), "%d", p->port);
 	if ((fd = net_connect(host, port, &o, err, errlen)) < 0)
 		return -1;

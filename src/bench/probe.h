@@ -47,6 +47,9 @@ struct bench_probe {
  * slow for the probe to stay within PROBE_SHARE of it (pure). */
 double probe_interval(double bits);
 
+/* Seconds of idle round trips before each stream run at that interval. */
+double probe_idle_seconds(double interval);
+
 /* Zero p (nothing running). */
 void probe_init(struct bench_probe *p);
 

@@ -498,7 +498,8 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 
 /* How long the runs will take, before they start (a 60 s, 8-method, 5-run
  * stream test is 40 minutes: say so). Stream runs last --duration plus the
- * time to the first byte and the stop; files runs as long as the methods. */
+ * time to the first byte and the stop, after the probe's idle round trips;
+ * files runs as long as the methods. */
 static void say_estimate(const struct bench_opts *o)
 {
 	const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
@@ -508,7 +509,10 @@ static void say_estimate(const struct bench_opts *o)
 	for (size_t i = 0; i < o->nmethods; i++)
 		ready += method_missing_tool(&o->methods[i], BENCH_STREAM, path, missing, sizeof(missing)) == 0;
 	if (o->tests & BENCH_STREAM) {
-		double s = (double)ready * (double)o->repeat * (o->duration + 0.3);
+		/* The latency probe's idle round trips come before each run. */
+		double interval = o->no_latency || o->connect ? -1 : probe_interval(o->link ? o->link_bits : 0);
+		double idle = interval > 0 ? probe_idle_seconds(interval) : 0;
+		double s = (double)ready * (double)o->repeat * (o->duration + 0.15 + idle);
 
 		n += (size_t)snprintf(msg, sizeof(msg), "%zu methods x %ld runs: the stream test takes about %.0f %s",
 				      ready, o->repeat, s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
