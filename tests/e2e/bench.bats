@@ -819,6 +819,18 @@ as_table() {
 	done
 }
 
+# --timeout 0.001 failed every run "still running after 0 s", under a latency table of no rows.
+@test "a run stopped by a short --timeout says the timeout given, and no empty table follows" {
+	local t
+	for t in 0.001 0.0005; do
+		run "$NCPV" bench -q --no-report -T files -n 50 -r 1 -M ncpv,bash-read --timeout "$t"
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *$'\nncpv          failed: still running after '"$t"$' s (--timeout)\n'* ]]
+		[[ "$output" != *"Latency per download"* ]]
+	done
+}
+
 # When the baseline itself was fastest the headline said only "(the baseline) was fastest.",
 # with one run as with fifty: it must say by how much over the runner-up and how sure.
 @test "a headline with the baseline fastest says by how much and how sure" {
