@@ -184,6 +184,13 @@ void compare_setup(const struct jvalue *a, const struct jvalue *b, char *buf, si
 	const struct jvalue *ta = tests_of(a), *tb = tests_of(b);
 
 	buf[0] = 0;
+	for (int side = 0; side < 2; side++)
+		if (is_type(jv_get(side ? b : a, "interrupted"), JV_TRUE)) {
+			size_t used = strlen(buf);
+
+			snprintf(buf + used, len - used, "%s%s was interrupted: partial results", used ? "; " : "",
+				 side ? "B" : "A");
+		}
 	differs(buf, len, "path", jv_string(a, "path", "?"), jv_string(b, "path", "?"));
 	differs(buf, len, "server", jv_string(a, "server", "?"), jv_string(b, "server", "?"));
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {

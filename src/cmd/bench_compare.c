@@ -111,7 +111,7 @@ int cmd_bench_compare(int argc, char **argv)
 		       jv_string(b, "ncpv", "?"));
 		compare_setup(a, b, setup, sizeof(setup));
 		if (setup[0])
-			printf("Setups differ (%s): a ratio mixes that with any other change.\n", setup);
+			printf("Not like for like (%s): a ratio mixes that with any other change.\n", setup);
 		printf("%-7s %-13s %10s %10s %8s  %s\n", "Test", "Method", "A median", "B median", "B/A", "B vs A");
 		for (int i = 0; i < n; i++) {
 			const struct compare_row *r = &rows[i];
