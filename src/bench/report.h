@@ -58,6 +58,9 @@ char *report_cpu(char *buf, size_t len, double seconds);
  * "9.5" stays 9.5) and the mean RTT as "50us"; "-" when unknown. */
 void report_tcp_cells(const struct bench_result *r, char *retrans, size_t rlen, char *rtt, size_t tlen);
 
+/* How many methods of t have a good run (0: no second table to draw). */
+size_t report_ran(const struct bench_test_result *t);
+
 /* The rounds of mask (bit k: round k+1) as "2, 5" in buf; returns how many. */
 int report_rounds(char *buf, size_t len, uint64_t mask);
 

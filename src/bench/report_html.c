@@ -526,7 +526,8 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 			fputs("</strong></p>\n", f);
 		}
 		comparison_chart(f, t);
-		detail_table(f, info, t);
+		if (report_ran(t) > 0)
+			detail_table(f, info, t);
 		if (t->test == BENCH_STREAM) {
 			latency_chart(f, t);
 			stream_charts(f, t);

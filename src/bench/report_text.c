@@ -338,6 +338,15 @@ size_t report_cautions(char *buf, size_t len, const struct bench_info *info, con
 	return n;
 }
 
+size_t report_ran(const struct bench_test_result *t)
+{
+	size_t ran = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		ran += t->results[i].status != BENCH_SKIPPED && t->results[i].ok_runs > 0;
+	return ran;
+}
+
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	char line[METHOD_CMD_MAX * 8], caution[4096];
@@ -347,15 +356,12 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 	fputc('\n', f);
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
-		size_t ran = 0;
 
 		if (k > 0)
 			fputc('\n', f);
 		header(f, info, t);
 		table(f, info, t);
-		for (size_t i = 0; i < t->n; i++)
-			ran += t->results[i].status != BENCH_SKIPPED && t->results[i].ok_runs > 0;
-		if (ran == 0)
+		if (report_ran(t) == 0)
 			; /* no method ran to the end: no second table of empty rows */
 		else if (t->test == BENCH_FILES)
 			latency_table(f, t);

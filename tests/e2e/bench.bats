@@ -827,11 +827,13 @@ as_table() {
 @test "a run stopped by a short --timeout says the timeout given, and no empty table follows" {
 	local t
 	for t in 0.001 0.0005; do
-		run "$NCPV" bench -q --no-report -T files -n 50 -r 1 -M ncpv,bash-read --timeout "$t"
+		run "$NCPV" bench -q -T files -n 50 -r 1 -M ncpv,bash-read --timeout "$t" --html "$SCRATCH/r.html"
 		echo "$output"
 		[ "$status" -eq 1 ]
 		[[ "$output" == *$'\nncpv          failed: still running after '"$t"$' s (--timeout)\n'* ]]
 		[[ "$output" != *"Latency per download"* ]]
+		[ "$(grep -c '<table class="detail' "$SCRATCH/r.html")" -eq 0 ]
+		grep -q "failed: still running after $t s (--timeout)" "$SCRATCH/r.html"
 	done
 }
 
