@@ -232,6 +232,9 @@ size_t probe_drain(struct bench_probe *p, struct bench_series *sink, double from
 				continue;
 			memcpy(&rec, p->part, sizeof(rec));
 			p->npart = 0;
+			p->last = rec.rtt;
+			if (p->best <= 0 || rec.rtt < p->best)
+				p->best = rec.rtt;
 			if (sink != NULL && rec.sent >= from && rec.sent < to && bench_series_add(sink, rec.rtt) == 0)
 				kept++;
 		}
@@ -249,6 +252,11 @@ size_t probe_idle(struct bench_probe *p, struct bench_series *sink, const volati
 	if (p == NULL || p->fd < 0 || p->ended)
 		return 0;
 	probe_drain(p, NULL, 0, 0);
+	end = clock_now() + PROBE_SETTLE_MAX;
+	while (p->best > 0 && p->last > 2 * p->best + PROBE_SETTLE_SLACK && !*stop && clock_now() < end && !p->ended) {
+		net_wait(p->fd, POLLIN, net_ms_until(end, clock_now()));
+		probe_drain(p, NULL, 0, 0);
+	}
 	from = clock_now();
 	end = from + p->idle;
 	while (!*stop && clock_now() < end && !p->ended) {

@@ -837,6 +837,20 @@ as_table() {
 	done
 }
 
+# On a slow link a run leaves seconds of data queued (ncpv's get at 1 Mbit/s: about 1 s): the
+# next method's 0.5 s of "idle" round trips sat behind it, none came back ("the probe got no
+# round trip back"), and its stream started late. The probe now waits for the link to drain.
+@test "on a slow link every run's idle round trips come after the last run's data has drained" {
+	need_netns
+	bench_json -T stream -d 3 -r 2 -M ncpv,nc-pv,cat-devtcp --link 1mbit
+	[ "$status" -eq 0 ]
+	# Every run of every method that ran: idle round trips, near the link's own (no delay:
+	# a few ms), and a first byte soon after the start.
+	jq -e '[.tests[0].methods[] | select(.status == "ok") | .runs[] |
+		.latency_under_load.idle.samples >= 3 and .latency_under_load.idle.p50 < 0.02 and
+		.first_byte < 0.3] | length >= 4 and all' "$SCRATCH/out.json"
+}
+
 # When the baseline itself was fastest the headline said only "(the baseline) was fastest.",
 # with one run as with fifty: it must say by how much over the runner-up and how sure.
 @test "a headline with the baseline fastest says by how much and how sure" {
