@@ -514,8 +514,12 @@ static void say_estimate(const struct bench_opts *o)
 		double idle = interval > 0 ? probe_idle_seconds(interval) : 0;
 		double s = (double)ready * (double)o->repeat * (o->duration + 0.15 + idle);
 
+		/* In the unit people plan with: seconds, minutes, hours, then days. */
+		double unit = s >= 2 * 86400 ? 86400 : s >= 2 * 3600 ? 3600 : s >= 120 ? 60 : 1;
+
 		n += (size_t)snprintf(msg, sizeof(msg), "%zu methods x %ld runs: the stream test takes about %.0f %s",
-				      ready, o->repeat, s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
+				      ready, o->repeat, s / unit,
+				      unit == 86400 ? "days" : unit == 3600 ? "h" : unit == 60 ? "min" : "s");
 	}
 	if (o->tests & BENCH_FILES && n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, "%s%zu files runs (%llu downloads each) as long as the methods take",

@@ -1005,6 +1005,18 @@ as_table() {
 		cat "$SCRATCH/err"
 		grep -q "^ncpv bench: 2 methods x 10 runs: the stream test takes about $want$" "$SCRATCH/err"
 	done
+	# Long ones in hours and days, not "11520087 min" for -d 86400 -r 1000.
+	for args in "5.85|60 s" "599.85|100 min" "3599.85|10 h" "86399.85|10 days"; do
+		want=${args#*|}
+		"$NCPV" bench --no-report --no-latency -T stream -d "${args%|*}" -r 10 -M ncpv >/dev/null 2>"$SCRATCH/err" &
+		pid=$!
+		STARTED_PIDS+=("$pid")
+		wait_for "$SCRATCH/err" "stream test takes" 20
+		kill -INT "$pid"
+		wait "$pid" || true
+		cat "$SCRATCH/err"
+		grep -q "^ncpv bench: 1 methods x 10 runs: the stream test takes about $want$" "$SCRATCH/err"
+	done
 }
 
 # Issue 16: TCP's view per method, from the server's sockets' tcp_info.
