@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "units.h"
 
@@ -620,7 +621,7 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 			break;
 		if (!is_bar(p.item) && p.item != ITEM_SGR) {
 			format_item(d, &p, f, parts, sizeof(parts));
-			fixed += (int)strlen(parts);
+			fixed += (int)display_columns(parts, strlen(parts));
 		}
 	}
 	/* Several bars share the room. */
@@ -669,21 +670,44 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 
 size_t display_columns(const char *line, size_t len)
 {
-	size_t cols = 0;
+	/* As pv 1.10.5 (wcswidth in the user's LC_CTYPE): a wide character takes two columns, a
+	 * combining one none; text the locale cannot decode (any non-ASCII byte in the C locale)
+	 * takes a column a byte, never fewer than a UTF-8 terminal gives it. */
+	mbstate_t st;
+	size_t cols = 0, bytes = 0;
+	int decoded = 1;
 
-	for (size_t i = 0; i < len; i++) {
+	memset(&st, 0, sizeof(st));
+	for (size_t i = 0; i < len;) {
 		unsigned char c = (unsigned char)line[i];
+		wchar_t wc;
+		size_t k;
+		int w;
 
 		if (c == 0x1b && i + 1 < len && line[i + 1] == '[') {
 			/* CSI: parameters up to a final byte from '@' to '~'. */
 			for (i += 2; i < len && !(line[i] >= 0x40 && line[i] <= 0x7e); i++)
 				;
+			i++;
 			continue;
 		}
-		/* UTF-8 continuation bytes share their character's column. */
-		cols += (c & 0xc0) != 0x80;
+		if (c < 0x80) {
+			cols++, bytes++, i++;
+			continue;
+		}
+		k = mbrtowc(&wc, line + i, len - i, &st);
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			memset(&st, 0, sizeof(st));
+			decoded = 0;
+			bytes++, i++;
+			continue;
+		}
+		w = wcwidth(wc);
+		cols += w < 0 ? 1 : (size_t)w;
+		bytes += k;
+		i += k;
 	}
-	return cols;
+	return decoded ? cols : bytes;
 }
 
 size_t display_line(struct display *d, const struct display_frame *f, char *buf, size_t len)
@@ -691,7 +715,7 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 	char fmt[DISPLAY_LINE_MAX];
 	const char *s = d->o.format;
 	int width = d->o.width > 0 ? d->o.width : 80;
-	size_t n;
+	size_t n, cols;
 
 	if (len == 0)
 		return 0;
@@ -703,11 +727,13 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 	if (d->o.fit > 0 && d->o.fit < width)
 		width = d->o.fit;
 	n = render(d, f, s, width, d->o.fit > 0, buf, len);
-	/* Blank what the previous line left, but never past the (maybe narrower) terminal. */
-	while (n < d->prev_len && n < (size_t)width && n + 1 < len)
+	/* Blank what the previous line left, but never past the (maybe narrower) terminal;
+	 * columns, not bytes: a name in UTF-8 takes fewer columns than bytes. */
+	cols = display_columns(buf, n);
+	for (; cols < d->prev_cols && cols < (size_t)width && n + 1 < len; cols++)
 		buf[n++] = ' ';
 	buf[n] = '\0';
-	d->prev_len = n;
+	d->prev_cols = cols;
 	return n;
 }
 

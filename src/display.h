@@ -53,7 +53,7 @@ struct display {
 	struct display_opts o;
 	int bounce;		/* pv's 0..198 step for the bar when the size is unknown */
 	uint64_t bounce_count;	/* count at the last step */
-	size_t prev_len;	/* length of the previous line, to blank leftovers */
+	size_t prev_cols;	/* columns of the previous line, to blank leftovers */
 };
 
 /* Fill a frame from a meter reading and the wall clock now (no -T or -A data). */
@@ -88,7 +88,8 @@ char *display_amount(char *buf, size_t len, double amount, int decimal, const ch
  * in IEC units, so that the width never changes at a prefix boundary). */
 char *display_amount_pv110(char *buf, size_t len, double amount, int decimal, const char *suffix);
 
-/* The columns a rendered line takes on a terminal: escape sequences take none. */
+/* The columns a rendered line takes on a terminal: escape sequences take none, a character
+ * its wcwidth in LC_CTYPE; a line the locale cannot decode, a column a byte (as pv 1.10.5). */
 size_t display_columns(const char *line, size_t len);
 
 /*

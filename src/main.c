@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* main.c - ncpv's entry point: picks the subcommand, or the tool named by argv[0]. */
 #include <libgen.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,9 @@ int main(int argc, char **argv)
 	/* A closed peer must give EPIPE, not kill the process. */
 	signal(SIGPIPE, SIG_IGN);
 	net_guard_std_fds();
+	/* Only the character type, as pv's status line needs it: a wide -N name takes two
+	 * columns a character. Numbers and messages stay in the C locale. */
+	setlocale(LC_CTYPE, "");
 
 	/* Run as "nc" (or Debian's other name for it, "netcat") or "pv" through a symlink; no other
 	 * command answers to argv[0]. As nc, its messages are nc's, prefixed with the name run. */

@@ -422,6 +422,23 @@ int net_tcp_stats(int fd, uint32_t *rtt_us, uint32_t *retrans)
 	return 0;
 }
 
+int net_write_all(int fd, const void *buf, size_t len)
+{
+	const char *b = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, b, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		b += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int net_set_nonblock(int fd, int on)
 {
 	int fl = fcntl(fd, F_GETFL);

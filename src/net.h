@@ -101,6 +101,9 @@ uint64_t net_unsent(int fd);
  * the segments it sent again. Returns 0, or -1 (not TCP, or an old kernel). */
 int net_tcp_stats(int fd, uint32_t *rtt_us, uint32_t *retrans);
 
+/* Write all of buf to a blocking fd, again after EINTR: 0, or -1 with errno
+ * (a write that takes nothing counts as an error). */
+int net_write_all(int fd, const void *buf, size_t len);
 int net_set_nonblock(int fd, int on);
 
 /* Wait for fd to become ready for events (POLLIN/POLLOUT) for at most

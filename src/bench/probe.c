@@ -64,24 +64,6 @@ static void no_delay(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-/* Write all of buf to blocking fd; -1 on error. */
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *b = buf;
-
-	while (len > 0) {
-		ssize_t n = write(fd, b, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		b += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The echo process: one connection at a time, every byte sent back. */
 static void echo_loop(int lfd)
 {
@@ -100,7 +82,7 @@ static void echo_loop(int lfd)
 
 			if (n < 0 && errno == EINTR)
 				continue;
-			if (n <= 0 || write_all(c, buf, (size_t)n) < 0)
+			if (n <= 0 || net_write_all(c, buf, (size_t)n) < 0)
 				break;
 		}
 		close(c);
@@ -156,7 +138,7 @@ static void ping_loop(int fd, int out, double interval)
 			clock_sleep(next - now);
 		rec.sent = clock_now();
 		next = rec.sent + interval;
-		if (write_all(fd, &seq, sizeof(seq)) < 0)
+		if (net_write_all(fd, &seq, sizeof(seq)) < 0)
 			return;
 		while (got < sizeof(back)) {
 			ssize_t n;
@@ -171,7 +153,7 @@ static void ping_loop(int fd, int out, double interval)
 			got += (size_t)n;
 		}
 		rec.rtt = clock_now() - rec.sent;
-		if (memcmp(back, &seq, sizeof(seq)) != 0 || write_all(out, &rec, sizeof(rec)) < 0)
+		if (memcmp(back, &seq, sizeof(seq)) != 0 || net_write_all(out, &rec, sizeof(rec)) < 0)
 			return;
 	}
 }

@@ -35,7 +35,9 @@ void progress_draw(struct progress *p, double now, int final)
 	p->disp.o.fit = p->disp.o.width;
 	meter_read(&p->meter, now, &r);
 	status_render(&p->disp, &r, p->size, final, 0, NULL, time(NULL), line, sizeof(line));
-	fprintf(stderr, "%s%s", line, final ? "\n" : "");
+	/* The last line starts with its own '\r': the terminal may have echoed "^C" after the
+	 * line before, and the line drawn from there would wrap. */
+	fprintf(stderr, "%s%s%s", final ? "\r" : "", line, final ? "\n" : "");
 	p->shown = 1;
 }
 

@@ -397,14 +397,16 @@ static int check_and_truncate_output(const struct pv_opts *o, int out, const cha
 	return 0;
 }
 
-/* The last line of a run (none after a failure or a signal, as pv), ended by "\n". */
+/* The last line of a run (none after a failure or a signal, as pv), then, as pv, a "\n" after
+ * whatever line is shown, however the run ended, so that the shell's prompt does not draw over it. */
 static void last_line(struct pv_run *r)
 {
 	if (r->opened > 0 && !stop_signal && !r->write_failed && !(r->status & PV_EXIT_SAME) &&
-	    may_draw(r, clock_now())) {
+	    may_draw(r, clock_now()))
 		draw(r, clock_now(), 1);
-		if (!r->o->numeric && r->shown && r->cursor == NULL)
-			emit(r, "\n", 1);
+	if (!r->o->numeric && r->shown && r->cursor == NULL) {
+		emit(r, "\n", 1);
+		r->shown = 0; /* -U: the forwarding's line is ended apart */
 	}
 }
 

@@ -15,6 +15,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "../net.h"
+
 /* The most instances one group keeps rows for. */
 #define GROUP_MAX 64
 /* How long the terminal may take to say where its cursor is. */
@@ -88,21 +90,6 @@ static int group_alive(const struct group *g)
 	return 0;
 }
 
-static int write_all(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Ask the terminal for the cursor's row (ESC [6n, answered ESC [ROW;COLR). -1 if it did not say. */
 static int cursor_row(int fd)
 {
@@ -119,7 +106,7 @@ static int cursor_row(int fd)
 	raw.c_cc[VTIME] = 0;
 	if (tcsetattr(fd, TCSANOW, &raw) < 0)
 		return -1;
-	if (write_all(fd, "\033[6n", 4) == 0) {
+	if (net_write_all(fd, "\033[6n", 4) == 0) {
 		while (got < sizeof(buf) - 1) {
 			struct pollfd p = { .fd = fd, .events = POLLIN };
 			ssize_t n;
@@ -165,15 +152,15 @@ static int make_room(int fd, struct group *g, int index)
 	if (over <= 0)
 		return 0;
 	snprintf(buf, sizeof(buf), "\0337\033[%d;1H", rows);
-	if (write_all(fd, buf, strlen(buf)) < 0)
+	if (net_write_all(fd, buf, strlen(buf)) < 0)
 		return -1;
 	for (int i = 0; i < over; i++)
-		if (write_all(fd, "\n", 1) < 0)
+		if (net_write_all(fd, "\n", 1) < 0)
 			return -1;
 	g->top -= over;
 	/* The saved cursor moved up with the text. */
 	snprintf(buf, sizeof(buf), "\0338\033[%dA", over);
-	return write_all(fd, buf, strlen(buf));
+	return net_write_all(fd, buf, strlen(buf));
 }
 
 struct pv_cursor *pv_cursor_open(int fd, char *err, size_t errlen)
@@ -237,8 +224,8 @@ int pv_cursor_draw(struct pv_cursor *c, const char *line, size_t len)
 	/* The top moves when a later instance scrolled the screen. */
 	group_read(c->state, &g);
 	snprintf(pre, sizeof(pre), "\0337\033[%d;1H", g.top + c->index);
-	rc = write_all(c->tty, pre, strlen(pre)) < 0 || write_all(c->tty, line, len) < 0 ||
-	     write_all(c->tty, "\033[K\0338", 5) < 0 ? -1 : 0;
+	rc = net_write_all(c->tty, pre, strlen(pre)) < 0 || net_write_all(c->tty, line, len) < 0 ||
+	     net_write_all(c->tty, "\033[K\0338", 5) < 0 ? -1 : 0;
 	lock(c->state, LOCK_UN);
 	return rc;
 }
@@ -263,7 +250,7 @@ void pv_cursor_close(struct pv_cursor *c)
 			} else {
 				snprintf(buf, sizeof(buf), "\033[%d;1H", below);
 			}
-			write_all(c->tty, buf, strlen(buf));
+			net_write_all(c->tty, buf, strlen(buf));
 			g.count = 0;
 			unlink(c->path);
 		}

@@ -58,3 +58,15 @@ check_width() {
 	[ "$status" -eq 0 ]
 	[[ $output == *" runs, 0 failures" ]]
 }
+
+@test "after Ctrl-C, get's last status line is drawn over the echoed ^C, not after it (no wrap)" {
+	# The terminal echoes "^C" where the cursor is, at the start of the status line; a last
+	# line drawn from there would be two columns too wide and wrap.
+	type_line "./n get -i 0.2 127.0.0.1 $SERVE_PORT >/dev/null"
+	pane_wait '0:00:0[1-9]' 10
+	tmux -L "$SOCK" send-keys C-c
+	pane_wait '^received' 10
+	local last
+	last=$(pane | grep -B1 '^received' | head -1)
+	[[ "$last" =~ ^\ *[0-9.]+[KMG]?i?B\ [0-9]:[0-9]{2}:[0-9]{2}\ .*\]\ *$ ]] || { pane; return 1; }
+}

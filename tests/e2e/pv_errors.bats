@@ -220,3 +220,32 @@ fd_flags() {
 	# Where it cannot (a pipe), the copy is the same.
 	"$NCPV" pv -q -K "$SCRATCH/in" | cmp - "$SCRATCH/in"
 }
+
+@test "a line shown is ended by a newline however the run ends (signal, reader gone), as pv does" {
+	# Without it the shell's prompt draws over the last line. Each ending, for ncpv and for
+	# Debian's pv side by side: the last two bytes on stderr are "\r\n".
+	local pv how pid rc tail
+	for pv in "$NCPV pv" /usr/bin/pv; do
+		[ -x "${pv%% *}" ] || continue
+		for how in TERM HUP EPIPE; do
+			rm -f "$SCRATCH/err"
+			if [ "$how" = EPIPE ]; then
+				# shellcheck disable=SC2086
+				$pv -f -i 0.05 -L 1M /dev/zero 2>"$SCRATCH/err" |
+					head -c 300000 >/dev/null # 0.3 s of lines, then the reader goes
+			else
+				# shellcheck disable=SC2086
+				$pv -f -i 0.05 -L 1M /dev/zero 2>"$SCRATCH/err" >/dev/null &
+				pid=$!
+				STARTED_PIDS+=("$pid")
+				wait_for "$SCRATCH/err" . 5
+				rc=0
+				kill -"$how" "$pid"
+				wait "$pid" || rc=$?
+				[ "$rc" -eq 32 ] || { echo "$pv $how: status $rc"; return 1; }
+			fi
+			tail=$(tail -c 2 "$SCRATCH/err" | od -An -c | tr -d ' ')
+			[ "$tail" = '\r\n' ] || { echo "$pv $how: ends with '$tail'"; od -c "$SCRATCH/err" | tail -3; return 1; }
+		done
+	done
+}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* test_display.c - pv 1.6.20's number formatting, bar layout and numeric lines, as measured. */
+#include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -385,8 +386,54 @@ static void test_columns_skip_escapes_and_utf8(void **state)
 	(void)state;
 	assert_int_equal(display_columns("abc", 3), 3);
 	assert_int_equal(display_columns("\033[31;1mab\033[m", 12), 2);
-	assert_int_equal(display_columns("\xe2\x86\x92x", 4), 2);
 	assert_int_equal(display_columns("", 0), 0);
+	/* As pv 1.10.5: in the C locale, text that is not ASCII takes a column a byte. */
+	assert_int_equal(display_columns("\xe2\x86\x92x", 4), 4);
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		skip();
+	assert_int_equal(display_columns("\xe2\x86\x92x", 4), 2);
+	/* Wide characters take two columns, a combining accent none. */
+	assert_int_equal(display_columns("\xe6\x97\xa5\xe6\x9c\xac", 6), 4);
+	assert_int_equal(display_columns("e\xcc\x81", 3), 1);
+	assert_int_equal(display_columns("\033[1m\xe6\x97\xa5\033[m", 10), 2);
+	/* Not UTF-8: a column a byte, never fewer than a terminal may give it. */
+	assert_int_equal(display_columns("\xff\xe6\x97\xa5", 4), 4);
+	setlocale(LC_CTYPE, "C");
+}
+
+static void test_wide_name_fits_and_fills(void **state)
+{
+	/* A -N name of wide characters: the line is exactly the terminal's width with a bar (as
+	 * pv 1.10.5 fills it), and never wider without one. A column count of its own. */
+	static const char name[] = "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e"; /* 3 chars, 6 columns */
+	(void)state;
+	if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+		skip();
+	for (int width = 1; width <= 120; width++) {
+		struct display_opts o;
+		struct display d;
+		struct display_frame f;
+		char line[DISPLAY_LINE_MAX];
+		size_t n, cols = 0;
+
+		display_defaults(&o);
+		o.name = name;
+		o.width = o.fit = width;
+		display_init(&d, &o);
+		memset(&f, 0, sizeof(f));
+		f.size = 1000;
+		f.count = 500;
+		f.elapsed = 1;
+		f.rate = f.average = 500;
+		n = display_line(&d, &f, line, sizeof(line));
+		for (size_t i = 0; i < n; i++)
+			cols += ((unsigned char)line[i] & 0xc0) != 0x80;
+		if (strncmp(line, name, strlen(name)) == 0)
+			cols += 3; /* the name's three characters are two columns each */
+		if (cols > (size_t)width || (strstr(line, "[=") && cols != (size_t)width))
+			fail_msg("width %d: %zu columns: '%s'", width, cols, line);
+	}
+	setlocale(LC_CTYPE, "C");
 }
 
 int main(void)
@@ -405,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_percent_and_eta),
 		cmocka_unit_test(test_line_fits_every_width),
 		cmocka_unit_test(test_columns_skip_escapes_and_utf8),
+		cmocka_unit_test(test_wide_name_fits_and_fills),
 		cmocka_unit_test(test_numeric_lines_ignore_fit),
 	};
 
