@@ -210,6 +210,10 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 			o->csv = 1;
 			break;
 		case OPT_HTML:
+			if (optarg[0] == '\0') {
+				cmd_error("bench", "--html needs a file name, such as report.html");
+				return CMD_PARSE_USAGE;
+			}
 			o->html = optarg;
 			break;
 		case OPT_NO_REPORT:

@@ -98,7 +98,7 @@ path_with() {
 	head -1 "$SCRATCH/s.csv" | grep -q ',latency_p50,latency_p90,latency_p99,'
 	head -1 "$SCRATCH/r.csv" | grep -q ',latency_p50,latency_p90,latency_p99,'
 	# The files test has no latency probe: its columns empty, its counts 0.
-	sed -n 2p "$SCRATCH/r.csv" | grep -Eq ',0\.[0-9]{6},0\.[0-9]{6},0\.[0-9]{6},,0,,,,0,$'
+	sed -n 2p "$SCRATCH/r.csv" | grep -Eq ',0\.[0-9]{9},0\.[0-9]{9},0\.[0-9]{9},,0,,,,0,$'
 }
 
 # With --connect no server log is read: latency is unavailable, never 0.
@@ -199,6 +199,16 @@ path_with() {
 	[ "$status" -eq 2 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "ncpv bench: invalid duration '5x': "* ]]
+}
+
+# --html "" wrote "cannot write : No such file or directory" (exit 6) after starting up.
+@test "an empty --html is a one-line usage error" {
+	run "$NCPV" bench -q -T stream -d 0.1 -r 1 -M ncpv --html ""
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv bench: --html needs a file name, such as report.html" ]
+	run "$NCPV" bench -q -T stream -d 0.1 -r 1 -M ncpv --html=
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv bench: --html needs a file name, such as report.html" ]
 }
 
 @test "a user method without {host} and {port} is refused" {
@@ -923,7 +933,8 @@ as_table() {
 # A method the signal came before never ran: it is "skipped" with that reason in every
 # report, not "failed: " with no reason (the table said so for a method that did nothing wrong).
 @test "an interrupted bench names the methods that never ran, in the table, JSON and CSV" {
-	local m=(-T stream -d 0.5 -r 50 -M ncpv,bash-read,late --method 'late={ncpv} get -q {host} {port}')
+	# late sleeps first, so that the signal always comes before its first run ends.
+	local m=(-T stream -d 0.5 -r 50 -M ncpv,bash-read,late --method 'late=sleep 60; {ncpv} get -q {host} {port}')
 	local fmt
 	for fmt in table json csv; do
 		local args=(--html "$SCRATCH/r.html")
@@ -1027,7 +1038,7 @@ as_table() {
 		all(.runs[]; .retrans >= 0 and .rtt_ms > 0)] | all' "$SCRATCH/out.json"
 	grep -q '<table class="detail stream"><tr><th>Method</th><th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
 	# Each method's row of the second table: a count, then a time.
-	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9]+</td><td>[0-9.]+&nbsp;ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
+	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9.]+</td><td>[0-9.]+(us|ms|s)</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
 	need_netns
 	# A shaped link queues: its RTT is far above loopback's.
 	bench_json -T stream -d 1 -r 1 -M ncpv --link 20mbit
@@ -1094,7 +1105,7 @@ as_table() {
 	jq -e '[.tests[0].methods[] | .status == "ok" and .retrans >= 0 and .rtt_ms > 0 and
 		all(.runs[]; .retrans >= 0 and .rtt_ms > 0)] | length == 2 and all' "$SCRATCH/out.json"
 	grep -q '<table class="detail files"><tr><th>Method</th><th>Retransmits per run</th><th>RTT</th>' "$SCRATCH/r.html"
-	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9]+</td><td>[0-9.]+&nbsp;ms</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
+	[ "$(grep -Eo '<tr><td>[a-z-]+</td><td>[0-9.]+</td><td>[0-9.]+(us|ms|s)</td>' "$SCRATCH/r.html" | wc -l)" -eq 2 ]
 }
 
 # ---- bench --tls: TLS download methods against serve --tls ----
