@@ -126,7 +126,7 @@ check: all unit replay e2e hardening
 SOAK_RUNS ?= 5
 .PHONY: check-loaded
 check-loaded: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
-	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/soak -n $(SOAK_RUNS) $(E2E_TESTS)
+	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) E2E_JOBS=$(E2E_JOBS) tests/soak -n $(SOAK_RUNS) $(E2E_TESTS)
 
 # The release binary really is PIE, full RELRO, stack-protected and fortified (level 3).
 hardening: $(BUILD)/ncpv

@@ -6,6 +6,7 @@
  * decides whether it is interrupted (EINTR, as a signal would), would block (EAGAIN), or moves
  * a short or full amount; two more bytes can make the peer reset or stdout fail at a given call.
  * When the schedule runs out every call succeeds in full, so every run ends.
+ * poll reports POLLHUP as Linux does: also on an input not polled for POLLIN that still has data.
  *
  * Invariants (abort on breach):
  *  - no read of 0 bytes is ever asked for, and nothing is read after a read returned 0 (EOF);
@@ -188,6 +189,16 @@ static int fake_poll(void *ctx, struct pollfd *pfd, nfds_t n, int timeout_ms)
 		/* A closed pipe without data reports POLLHUP alone, as Linux does. */
 		if (on && i == 0 && f->in_pos == f->in_len && (b & 0x10))
 			pfd[i].revents = POLLHUP;
+		/*
+		 * Linux reports POLLHUP whatever was asked for, data or not: on stdin, whose writer is
+		 * gone (all of it is written from the start), and on a TCP socket after SHUT_WR, the
+		 * peer's FIN being there from the start too. An input not polled for POLLIN sees it.
+		 */
+		if (!on && pfd[i].fd >= 0 && pfd[i].events == 0 && (b & 0x20) &&
+		    (i == 0 || (i == 2 && !f->udp && f->wr_shut))) {
+			pfd[i].revents = POLLHUP;
+			on = 1;
+		}
 		count += on;
 	}
 	if (count == 0)

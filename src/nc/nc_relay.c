@@ -278,6 +278,30 @@ static void set_interest(struct relay *r)
 	r->pfd[P_STDOUT].events = r->down.len > 0 ? POLLOUT : 0;
 }
 
+/*
+ * poll(2) reports POLLHUP whether it was asked for or not, and never POLLIN where it was not asked
+ * for: an input whose buffer is full would look hung up while its pipe or socket still holds data
+ * (the last 64 KiB of a closed stdin pipe; the rest of the socket's receive queue once both sides
+ * sent FIN). Taken for the end, that data was lost with exit 0. Such an input sits this poll out
+ * (its buffer is drained meanwhile, so some other entry is always waited on) and is read to its
+ * real end once there is room.
+ */
+static int poll_wanted(struct relay *r, int timeout_ms)
+{
+	struct pollfd ask[P_COUNT];
+	int n;
+
+	memcpy(ask, r->pfd, sizeof(ask));
+	if (ask[P_STDIN].events == 0)
+		ask[P_STDIN].fd = -1;
+	if (ask[P_NETIN].events == 0)
+		ask[P_NETIN].fd = -1;
+	n = r->io->poll(r->io->ctx, ask, P_COUNT, timeout_ms);
+	for (int i = 0; i < P_COUNT; i++)
+		r->pfd[i].revents = n < 0 ? 0 : ask[i].revents;
+	return n;
+}
+
 /* Poll timeout: the idle limit (-w) and the meter's next refresh. */
 static int wait_ms(const struct relay *r, double last_activity)
 {
@@ -300,9 +324,12 @@ static void handle_conditions(struct relay *r)
 	for (int i = 0; i < P_COUNT; i++)
 		if (p[i].revents & (POLLERR | POLLNVAL))
 			p[i].fd = -1;
-	if ((p[P_STDIN].revents & POLLHUP) && !(p[P_STDIN].revents & POLLIN))
+	/* A hang-up ends an input only where POLLIN was asked for and not given. */
+	if ((p[P_STDIN].events & POLLIN) && (p[P_STDIN].revents & POLLHUP) &&
+	    !(p[P_STDIN].revents & POLLIN))
 		p[P_STDIN].fd = -1;
-	if ((p[P_NETIN].revents & POLLHUP) && !(p[P_NETIN].revents & POLLIN))
+	if ((p[P_NETIN].events & POLLIN) && (p[P_NETIN].revents & POLLHUP) &&
+	    !(p[P_NETIN].revents & POLLIN))
 		p[P_NETIN].fd = -1;
 	if (p[P_NETOUT].revents & POLLHUP) {
 		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
@@ -437,7 +464,7 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 		if (finished(&r))
 			break;
 		set_interest(&r);
-		n = r.io->poll(r.io->ctx, r.pfd, P_COUNT, wait_ms(&r, last_activity));
+		n = poll_wanted(&r, wait_ms(&r, last_activity));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)

@@ -6,7 +6,7 @@ and the outcomes must match: exit status (124 = still running when the bound ran
 and stderr with the program's own prefix ("nc:", "ncpv nc:") set aside.
 
 usage: nc_compat.py NCPV   prints one line per scenario, exits 1 if any differs."""
-import array, fcntl, os, re, shutil, socket, subprocess, sys, tempfile, threading, time
+import array, fcntl, os, re, select, shutil, socket, subprocess, sys, tempfile, threading, time
 
 SCRATCH = tempfile.mkdtemp(prefix="ncpv-compat.")
 
@@ -85,7 +85,17 @@ def unix_relisten(nc, dgram, stale):
             break
         except OSError:
             c.close()
+    got = b""
+    if ok:  # what nc printed of it: up to 5 s on a loaded machine, not a fixed second
+        end = time.monotonic() + 5
+        while len(got) < 3 and time.monotonic() < end and p.poll() is None:
+            if select.select([p.stdout], [], [], 0.1)[0]:
+                chunk = os.read(p.stdout.fileno(), 64)
+                if not chunk:
+                    break
+                got += chunk
     rc, out, err = finish(p, 1)
+    out = got + out
     for c in keep:
         c.close()
     return rc, out, words(err), ok
