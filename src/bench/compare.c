@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "result.h"
 #include "../stats.h"
 
@@ -89,6 +90,122 @@ out:
 	free(vb);
 }
 
+static int is_type(const struct jvalue *v, enum jv_type type)
+{
+	return v != NULL && v->type == type;
+}
+
+/* One method of test (index ti): a name, a known unit and good runs with a
+ * rate, so that a hand-edited or foreign file is not read as a 0 B/s run. */
+static int check_method(const struct jvalue *m, size_t ti, const char *test, size_t mi, char *err, size_t errlen)
+{
+	const struct jvalue *runs = jv_get(m, "runs");
+	const char *unit = strcmp(test, "stream") == 0 ? "B/s" : "transfers/s";
+
+	if (!is_type(jv_get(m, "name"), JV_STRING) || !is_type(runs, JV_ARRAY)) {
+		snprintf(err, errlen, "tests[%zu].methods[%zu] has no \"name\" or no \"runs\" array", ti, mi);
+		return -1;
+	}
+	if (runs->n > 0 && strcmp(jv_string(m, "unit", ""), unit) != 0) {
+		snprintf(err, errlen, "%s method %s: unit '%s', expected %s", test, jv_string(m, "name", ""),
+			 jv_string(m, "unit", ""), unit);
+		return -1;
+	}
+	for (size_t k = 0; k < runs->n; k++) {
+		const struct jvalue *run = &runs->items[k], *ok = jv_get(run, "ok"), *v = jv_get(run, "value");
+
+		if (!is_type(ok, JV_TRUE) && !is_type(ok, JV_FALSE)) {
+			snprintf(err, errlen, "%s method %s run %zu: \"ok\" is not true or false", test,
+				 jv_string(m, "name", ""), k + 1);
+			return -1;
+		}
+		if (ok->type == JV_TRUE && (!is_type(v, JV_NUMBER) || !(v->number >= 0))) {
+			snprintf(err, errlen, "%s method %s run %zu: \"value\" is not a rate of 0 or more", test,
+				 jv_string(m, "name", ""), k + 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A bench document this version can read: schema_version absent (the first
+ * format, same fields) or 1..BENCH_SCHEMA_VERSION, tests named once each. */
+static int check_doc(const struct jvalue *doc, char *err, size_t errlen)
+{
+	const struct jvalue *t = tests_of(doc), *ver = jv_get(doc, "schema_version");
+
+	if (t == NULL) {
+		snprintf(err, errlen, "is not the JSON of ncpv bench --json (no \"tests\" array)");
+		return -1;
+	}
+	if (ver != NULL && (ver->type != JV_NUMBER || ver->number < 1 || ver->number != (double)(int)ver->number)) {
+		snprintf(err, errlen, "is not the JSON of ncpv bench --json (schema_version is not 1, 2, ...)");
+		return -1;
+	}
+	if (ver != NULL && ver->number > BENCH_SCHEMA_VERSION) {
+		snprintf(err, errlen, "was written by a newer ncpv (schema_version %d; this one reads up to %d)",
+			 (int)ver->number, BENCH_SCHEMA_VERSION);
+		return -1;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const char *test = jv_string(&t->items[i], "test", "");
+		const struct jvalue *ms = jv_get(&t->items[i], "methods");
+		char detail[200] = "";
+
+		if (strcmp(test, "stream") != 0 && strcmp(test, "files") != 0)
+			snprintf(detail, sizeof(detail), "tests[%zu] is neither the stream nor the files test", i);
+		else if (find_named(t, "test", test) != &t->items[i])
+			snprintf(detail, sizeof(detail), "the %s test is there twice", test);
+		else if (!is_type(ms, JV_ARRAY))
+			snprintf(detail, sizeof(detail), "the %s test has no \"methods\" array", test);
+		for (size_t k = 0; detail[0] == 0 && k < ms->n; k++)
+			if (check_method(&ms->items[k], i, test, k, detail, sizeof(detail)) < 0)
+				break;
+		if (detail[0]) {
+			snprintf(err, errlen, "is not the JSON of ncpv bench --json (%s)", detail);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* "what: A's, B's" into buf (after "; " when buf holds something) */
+static void differs(char *buf, size_t len, const char *what, const char *va, const char *vb)
+{
+	size_t used = strlen(buf);
+
+	if (strcmp(va, vb) != 0 && used < len)
+		snprintf(buf + used, len - used, "%s%s %s in A, %s in B", used ? "; " : "", what, va, vb);
+}
+
+void compare_setup(const struct jvalue *a, const struct jvalue *b, char *buf, size_t len)
+{
+	static const char *const keys[][2] = { { "stream", "duration" }, { "files", "count" }, { "files", "size" } };
+	const struct jvalue *ta = tests_of(a), *tb = tests_of(b);
+
+	buf[0] = 0;
+	for (int side = 0; side < 2; side++)
+		if (is_type(jv_get(side ? b : a, "interrupted"), JV_TRUE)) {
+			size_t used = strlen(buf);
+
+			snprintf(buf + used, len - used, "%s%s was interrupted: partial results", used ? "; " : "",
+				 side ? "B" : "A");
+		}
+	differs(buf, len, "path", jv_string(a, "path", "?"), jv_string(b, "path", "?"));
+	differs(buf, len, "server", jv_string(a, "server", "?"), jv_string(b, "server", "?"));
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const struct jvalue *xa = find_named(ta, "test", keys[k][0]), *xb = find_named(tb, "test", keys[k][0]);
+		char va[32], vb[32], what[32];
+
+		if (xa == NULL || xb == NULL)
+			continue;
+		snprintf(va, sizeof(va), "%g", jv_number(xa, keys[k][1], -1));
+		snprintf(vb, sizeof(vb), "%g", jv_number(xb, keys[k][1], -1));
+		snprintf(what, sizeof(what), "%s %s", keys[k][0], keys[k][1]);
+		differs(buf, len, what, va, vb);
+	}
+}
+
 int compare_runs(const struct jvalue *a, const struct jvalue *b, double alpha, struct compare_row *rows,
 		 size_t max, int *more, char *err, size_t errlen)
 {
@@ -96,10 +213,12 @@ int compare_runs(const struct jvalue *a, const struct jvalue *b, double alpha, s
 	size_t n = 0;
 
 	*more = 0;
-	if (ta == NULL || tb == NULL) {
-		snprintf(err, errlen, "%s is not the JSON of ncpv bench --json (no \"tests\")", ta ? "B" : "A");
-		return -1;
-	}
+	for (int side = 0; side < 2; side++)
+		if (check_doc(side ? b : a, err + 2, errlen > 2 ? errlen - 2 : 0) < 0) {
+			err[0] = side ? 'B' : 'A';
+			err[1] = ' ';
+			return -1;
+		}
 	/* A's tests and methods in A's order, then what only B has. */
 	for (int side = 0; side < 2; side++) {
 		const struct jvalue *mine = side ? tb : ta, *other = side ? ta : tb;

@@ -23,9 +23,15 @@ struct compare_row {
 /* Compare saved runs a and b (bench --json documents) at level alpha: rows
  * for every method of every test in either, in A's order then B's new ones.
  * Returns the number of rows (at most max; *more set when some did not
- * fit), or -1 when either is not a bench document: err then starts with
- * "A" or "B", saying which. */
+ * fit), or -1 when either is not a bench document this version reads:
+ * err then starts with "A " or "B ", saying which, and goes on with what
+ * is wrong ("is not the JSON of ncpv bench --json (...)"). */
 int compare_runs(const struct jvalue *a, const struct jvalue *b, double alpha, struct compare_row *rows,
 		 size_t max, int *more, char *err, size_t errlen);
+
+/* The setups of a and b where they differ (path, server, stream duration,
+ * files count and size), as "what A's in A, B's in B; ..." into buf; empty
+ * when they agree. */
+void compare_setup(const struct jvalue *a, const struct jvalue *b, char *buf, size_t len);
 
 #endif

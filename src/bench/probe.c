@@ -35,6 +35,11 @@ double probe_interval(double bits)
 	return interval > PROBE_INTERVAL ? interval : PROBE_INTERVAL;
 }
 
+double probe_idle_seconds(double interval)
+{
+	return PROBE_IDLE_TRIPS * interval > PROBE_IDLE ? PROBE_IDLE_TRIPS * interval : PROBE_IDLE;
+}
+
 void probe_init(struct bench_probe *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -161,7 +166,7 @@ int probe_start_pinger(struct bench_probe *p, const char *host, double interval,
 	pid_t parent = getpid();
 
 	p->interval = interval;
-	p->idle = PROBE_IDLE_TRIPS * interval > PROBE_IDLE ? PROBE_IDLE_TRIPS * interval : PROBE_IDLE;
+	p->idle = probe_idle_seconds(interval);
 	snprintf(port, sizeof(port), "%d", p->port);
 	if ((fd = net_connect(host, port, &o, err, errlen)) < 0)
 		return -1;
@@ -209,6 +214,9 @@ size_t probe_drain(struct bench_probe *p, struct bench_series *sink, double from
 				continue;
 			memcpy(&rec, p->part, sizeof(rec));
 			p->npart = 0;
+			p->last = rec.rtt;
+			if (p->best <= 0 || rec.rtt < p->best)
+				p->best = rec.rtt;
 			if (sink != NULL && rec.sent >= from && rec.sent < to && bench_series_add(sink, rec.rtt) == 0)
 				kept++;
 		}
@@ -226,6 +234,11 @@ size_t probe_idle(struct bench_probe *p, struct bench_series *sink, const volati
 	if (p == NULL || p->fd < 0 || p->ended)
 		return 0;
 	probe_drain(p, NULL, 0, 0);
+	end = clock_now() + PROBE_SETTLE_MAX;
+	while (p->best > 0 && p->last > 2 * p->best + PROBE_SETTLE_SLACK && !*stop && clock_now() < end && !p->ended) {
+		net_wait(p->fd, POLLIN, net_ms_until(end, clock_now()));
+		probe_drain(p, NULL, 0, 0);
+	}
 	from = clock_now();
 	end = from + p->idle;
 	while (!*stop && clock_now() < end && !p->ended) {

@@ -28,6 +28,13 @@
  * this, and at least PROBE_IDLE_TRIPS intervals. */
 #define PROBE_IDLE 0.5
 #define PROBE_IDLE_TRIPS 5
+/* Before its idle round trips, the probe waits (up to PROBE_SETTLE_MAX s)
+ * for the link to drain: the last run's data still queued on a slow link
+ * (seconds of it) would delay them, and the next method's "idle" figures
+ * would be the last one's queue. Drained: a round trip within twice the
+ * shortest so far plus PROBE_SETTLE_SLACK s. */
+#define PROBE_SETTLE_MAX 30.0
+#define PROBE_SETTLE_SLACK 0.001
 /* How long a round trip may take before the pinger gives up. */
 #define PROBE_TIMEOUT_MS 10000
 
@@ -40,12 +47,16 @@ struct bench_probe {
 	int ended;		  /* the pinger stopped (EOF): no more round trips */
 	double interval;	  /* seconds between round trips */
 	double idle;		  /* seconds of idle round trips before each run */
+	double best, last;	  /* the shortest round trip so far, and the latest (0: none) */
 };
 
 /* The probe's interval on a link of bits per second (0: loopback, no
  * limit): PROBE_INTERVAL, or longer on a slow link; -1 when the link is too
  * slow for the probe to stay within PROBE_SHARE of it (pure). */
 double probe_interval(double bits);
+
+/* Seconds of idle round trips before each stream run at that interval. */
+double probe_idle_seconds(double interval);
 
 /* Zero p (nothing running). */
 void probe_init(struct bench_probe *p);
@@ -64,8 +75,9 @@ int probe_start_pinger(struct bench_probe *p, const char *host, double interval,
  * the others are dropped. Returns how many went into sink. */
 size_t probe_drain(struct bench_probe *p, struct bench_series *sink, double from, double to);
 
-/* Take idle round trips for p->idle seconds into sink (fewer when *stop
- * is set). Returns how many. */
+/* Wait for the link to drain (see PROBE_SETTLE_MAX), then take idle round
+ * trips for p->idle seconds into sink (fewer when *stop is set). Returns
+ * how many. */
 size_t probe_idle(struct bench_probe *p, struct bench_series *sink, const volatile sig_atomic_t *stop);
 
 /* SIGKILL and reap both processes, close the pipe. Safe to repeat. */

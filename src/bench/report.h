@@ -54,6 +54,13 @@ const char *report_no_ping(const struct bench_info *info, const struct bench_res
 /* CPU seconds as "48.0us", "2.19ms" or "1.20s" ("-" when 0). */
 char *report_cpu(char *buf, size_t len, double seconds);
 
+/* TCP's view of r as every report shows it: retransmits per run (a median:
+ * "9.5" stays 9.5) and the mean RTT as "50us"; "-" when unknown. */
+void report_tcp_cells(const struct bench_result *r, char *retrans, size_t rlen, char *rtt, size_t tlen);
+
+/* How many methods of t have a good run (0: no second table to draw). */
+size_t report_ran(const struct bench_test_result *t);
+
 /* The rounds of mask (bit k: round k+1) as "2, 5" in buf; returns how many. */
 int report_rounds(char *buf, size_t len, uint64_t mask);
 

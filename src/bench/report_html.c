@@ -379,14 +379,10 @@ static void latency_chart(FILE *f, const struct bench_test_result *t)
 /* TCP's view: retransmits per run and the mean RTT; "-" when unknown. */
 static void tcp_cells(FILE *f, const struct bench_result *r)
 {
-	if (r->retrans >= 0)
-		fprintf(f, "<td>%.0f</td>", r->retrans);
-	else
-		fputs("<td>-</td>", f);
-	if (r->rtt_ms >= 0)
-		fprintf(f, "<td>%.3g&nbsp;ms</td>", r->rtt_ms);
-	else
-		fputs("<td>-</td>", f);
+	char retrans[32], rtt[32];
+
+	report_tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
+	fprintf(f, "<td>%s</td><td>%s</td>", retrans, rtt);
 }
 
 static void html_table(FILE *f, const struct bench_test_result *t)
@@ -506,13 +502,12 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 		fprintf(f, ", %ld CPUs; load %.2f %.2f %.2f at the start.<br>Tools:", e->ncpu, e->load[0], e->load[1],
 			e->load[2]);
 		for (size_t i = 0; i < e->ntools; i++) {
-			fputs(" ", f);
+			fputs(i ? "; " : " ", f);
 			esc(f, e->tools[i].name);
 			fputs(": ", f);
 			esc(f, e->tools[i].version);
-			fputs(";", f);
 		}
-		fputs("<br>Command: <code>", f);
+		fputs(e->ntools ? ".<br>Command: <code>" : " none.<br>Command: <code>", f);
 		esc(f, e->command);
 		fputs("</code></p>\n", f);
 	}
@@ -531,7 +526,8 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 			fputs("</strong></p>\n", f);
 		}
 		comparison_chart(f, t);
-		detail_table(f, info, t);
+		if (report_ran(t) > 0)
+			detail_table(f, info, t);
 		if (t->test == BENCH_STREAM) {
 			latency_chart(f, t);
 			stream_charts(f, t);

@@ -15,7 +15,7 @@ static void latency_json(struct json *j, const double lat[3], const char *why)
 
 	json_object(j, "latency");
 	for (int k = 0; k < 3; k++)
-		json_fixed(j, name[k], lat[k], 6);
+		json_fixed(j, name[k], lat[k], 9);
 	if (lat[0] < 0)
 		json_string(j, "unavailable", why);
 	json_end(j);
@@ -27,9 +27,9 @@ static void pcts_json(struct json *j, const char *key, const struct bench_pcts *
 
 	json_object(j, key);
 	json_uint(j, "samples", p->n);
-	json_fixed(j, "min", p->min, 6);
+	json_fixed(j, "min", p->min, 9);
 	for (int k = 0; k < 3; k++)
-		json_fixed(j, name[k], p->p[k], 6);
+		json_fixed(j, name[k], p->p[k], 9);
 	json_end(j);
 }
 

@@ -89,8 +89,11 @@ static void header(FILE *f, const struct bench_info *info, const struct bench_te
 /* One value of the min..max column: the number and its prefix, no unit. */
 static char *bare_value(char *buf, size_t len, enum bench_test test, double v)
 {
-	if (test == BENCH_STREAM)
-		return display_amount(buf, len, v, 0, "");
+	if (test == BENCH_STREAM) {
+		char *s = display_amount(buf, len, v, 0, "");
+
+		return s + strspn(s, " "); /* "815Mi", not " 815Mi" after ".." */
+	}
 	snprintf(buf, len, v >= 100 ? "%.0f" : "%.1f", v);
 	return buf;
 }
@@ -147,11 +150,10 @@ const char *report_no_ping(const struct bench_info *info, const struct bench_res
 	return "the probe got no round trip back";
 }
 
-/* TCP's view as the table shows it: "12", "0.05ms"; "-" when unknown. */
-static void tcp_cells(const struct bench_result *r, char *retrans, size_t rlen, char *rtt, size_t tlen)
+void report_tcp_cells(const struct bench_result *r, char *retrans, size_t rlen, char *rtt, size_t tlen)
 {
 	if (r->retrans >= 0)
-		snprintf(retrans, rlen, "%.0f", r->retrans);
+		snprintf(retrans, rlen, "%.6g", r->retrans);
 	else
 		snprintf(retrans, rlen, "-");
 	report_cpu(rtt, tlen, r->rtt_ms >= 0 ? r->rtt_ms / 1000 : 0);
@@ -178,7 +180,7 @@ static void latency_table(FILE *f, const struct bench_test_result *t)
 		}
 		for (int k = 0; k < 3; k++)
 			report_cpu(p[k], sizeof(p[k]), r->lat[k]);
-		tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
+		report_tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
 		fprintf(f, "%-13s %9s %9s %9s %9s %9s\n", name, p[0], p[1], p[2], retrans, rtt);
 	}
 }
@@ -206,7 +208,7 @@ static void load_table(FILE *f, const struct bench_info *info, const struct benc
 		if (r->status == BENCH_SKIPPED || r->ok_runs == 0)
 			continue;
 		snprintf(name, sizeof(name), "%s%s", r->method->name, strcmp(r->method->note, "seed") == 0 ? "*" : "");
-		tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
+		report_tcp_cells(r, retrans, sizeof(retrans), rtt, sizeof(rtt));
 		if (r->ping_load.n == 0 || r->ping_idle.n == 0) {
 			fprintf(f, "%-13s %7s %8s  latency unavailable: %s\n", name, retrans, rtt,
 				report_no_ping(info, r, NULL));
@@ -218,6 +220,30 @@ static void load_table(FILE *f, const struct bench_info *info, const struct benc
 		snprintf(count, sizeof(count), "%zu/%zu", r->ping_idle.n, r->ping_load.n);
 		fprintf(f, "%-13s %7s %8s %8s %8s %8s %8s %10s\n", name, retrans, rtt, p[0], p[1], p[2], p[3], count);
 	}
+}
+
+/* The headline when the baseline itself was fastest: how far ahead of the
+ * runner-up and whether that beats run-to-run spread (the runner-up's verdict). */
+static void baseline_fastest(char *how, size_t len, const struct bench_test_result *t, const struct bench_result *base)
+{
+	const struct bench_result *next = NULL;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (&t->results[i] != base && t->results[i].ok_runs > 0 && t->results[i].ratio > 0 &&
+		    (next == NULL || t->results[i].median > next->median))
+			next = &t->results[i];
+	if (next == NULL)
+		snprintf(how, len, "(the baseline, the only method that ran) was fastest");
+	else if (strcmp(next->verdict, "slower") == 0)
+		snprintf(how, len, "(the baseline) is fastest: %.3gx %s, beyond run-to-run spread (p=%.2g)",
+			 1 / next->ratio, next->method->name, next->p);
+	else if (strcmp(next->verdict, "too few runs") == 0)
+		snprintf(how, len, "(the baseline) was fastest at %.3gx %s, but too few runs for a verdict (need -r %ld)",
+			 1 / next->ratio, next->method->name, t->runs_needed);
+	else
+		snprintf(how, len,
+			 "(the baseline) was fastest at %.3gx %s, within run-to-run spread (p=%.2g): no clear winner",
+			 1 / next->ratio, next->method->name, next->p);
 }
 
 size_t report_headline(char *buf, size_t len, const struct bench_info *info, const struct bench_test_result *tests,
@@ -248,7 +274,7 @@ size_t report_headline(char *buf, size_t len, const struct bench_info *info, con
 			continue;
 		}
 		if (best == base) {
-			snprintf(how, sizeof(how), "(the baseline) was fastest");
+			baseline_fastest(how, sizeof(how), t, base);
 		} else if (strcmp(best->verdict, "faster") == 0) {
 			snprintf(how, sizeof(how), "is fastest: %.3gx %s, beyond run-to-run spread (p=%.2g)", best->ratio,
 				 base->method->name, best->p);
@@ -312,6 +338,15 @@ size_t report_cautions(char *buf, size_t len, const struct bench_info *info, con
 	return n;
 }
 
+size_t report_ran(const struct bench_test_result *t)
+{
+	size_t ran = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		ran += t->results[i].status != BENCH_SKIPPED && t->results[i].ok_runs > 0;
+	return ran;
+}
+
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	char line[METHOD_CMD_MAX * 8], caution[4096];
@@ -326,7 +361,9 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 			fputc('\n', f);
 		header(f, info, t);
 		table(f, info, t);
-		if (t->test == BENCH_FILES)
+		if (report_ran(t) == 0)
+			; /* no method ran to the end: no second table of empty rows */
+		else if (t->test == BENCH_FILES)
 			latency_table(f, t);
 		else
 			load_table(f, info, t);
@@ -340,10 +377,10 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 					    e->date, e->kernel, e->cpu, e->ncpu, e->load[0], e->load[1], e->load[2]);
 
 		for (size_t i = 0; i < e->ntools && m < sizeof(caution); i++)
-			m += (size_t)snprintf(caution + m, sizeof(caution) - m, " %s: %s;", e->tools[i].name,
-					      e->tools[i].version);
-		if (e->ntools == 0 && m < sizeof(caution))
-			snprintf(caution + m, sizeof(caution) - m, " none");
+			m += (size_t)snprintf(caution + m, sizeof(caution) - m, "%s %s: %s", i ? ";" : "",
+					      e->tools[i].name, e->tools[i].version);
+		if (m < sizeof(caution))
+			snprintf(caution + m, sizeof(caution) - m, "%s.", e->ntools == 0 ? " none" : "");
 		wrap(f, caution);
 		fprintf(f, "Command: %s\n", e->command); /* whole, so that it pastes */
 	}
@@ -386,7 +423,7 @@ static void csv_field(FILE *f, const char *s, int last)
 static void csv_seconds(FILE *f, double v)
 {
 	if (v >= 0)
-		fprintf(f, "%.6f,", v);
+		fprintf(f, "%.9f,", v);
 	else
 		fputc(',', f);
 }
@@ -402,11 +439,11 @@ static void csv_latency(FILE *f, const double lat[3])
 static void csv_tcp(FILE *f, double retrans, double rtt_ms)
 {
 	if (retrans >= 0)
-		fprintf(f, "%.0f,", retrans);
+		fprintf(f, "%.6g,", retrans);
 	else
 		fputc(',', f);
 	if (rtt_ms >= 0)
-		fprintf(f, "%.3f,", rtt_ms);
+		fprintf(f, "%.6g,", rtt_ms);
 	else
 		fputc(',', f);
 }

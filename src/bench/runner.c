@@ -607,7 +607,7 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 	run->bytes = run->transfers * size;
 	run->value = t > 0 ? (double)run->transfers / t : 0;
 	if (!exited)
-		snprintf(run->error, sizeof(run->error), "still running after %.0f s (--timeout)", timeout);
+		snprintf(run->error, sizeof(run->error), "still running after %g s (--timeout)", timeout);
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		describe_exit(c, status, t, run);
 	else if (run->transfers != count)

@@ -498,7 +498,8 @@ static void describe(const struct bench_state *st, struct bench_info *info, char
 
 /* How long the runs will take, before they start (a 60 s, 8-method, 5-run
  * stream test is 40 minutes: say so). Stream runs last --duration plus the
- * time to the first byte and the stop; files runs as long as the methods. */
+ * time to the first byte and the stop, after the probe's idle round trips;
+ * files runs as long as the methods. */
 static void say_estimate(const struct bench_opts *o)
 {
 	const char *path = getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin";
@@ -508,10 +509,17 @@ static void say_estimate(const struct bench_opts *o)
 	for (size_t i = 0; i < o->nmethods; i++)
 		ready += method_missing_tool(&o->methods[i], BENCH_STREAM, path, missing, sizeof(missing)) == 0;
 	if (o->tests & BENCH_STREAM) {
-		double s = (double)ready * (double)o->repeat * (o->duration + 0.3);
+		/* The latency probe's idle round trips come before each run. */
+		double interval = o->no_latency || o->connect ? -1 : probe_interval(o->link ? o->link_bits : 0);
+		double idle = interval > 0 ? probe_idle_seconds(interval) : 0;
+		double s = (double)ready * (double)o->repeat * (o->duration + 0.15 + idle);
+
+		/* In the unit people plan with: seconds, minutes, hours, then days. */
+		double unit = s >= 2 * 86400 ? 86400 : s >= 2 * 3600 ? 3600 : s >= 120 ? 60 : 1;
 
 		n += (size_t)snprintf(msg, sizeof(msg), "%zu methods x %ld runs: the stream test takes about %.0f %s",
-				      ready, o->repeat, s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
+				      ready, o->repeat, s / unit,
+				      unit == 86400 ? "days" : unit == 3600 ? "h" : unit == 60 ? "min" : "s");
 	}
 	if (o->tests & BENCH_FILES && n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, "%s%zu files runs (%llu downloads each) as long as the methods take",
@@ -623,8 +631,16 @@ int cmd_bench(int argc, char **argv)
 		cmd_error("bench", "interrupted: stopped the methods and the servers%s", o.link ? ", removed the link" : "");
 		/* What finished is still worth reading: the reports, marked partial. */
 		for (size_t k = 0; k < st.ntests; k++)
-			for (size_t i = 0; i < st.tests[k].n; i++)
-				done += st.tests[k].results[i].nruns;
+			for (size_t i = 0; i < st.tests[k].n; i++) {
+				struct bench_result *r = &st.tests[k].results[i];
+
+				done += r->nruns;
+				if (r->nruns == 0 && r->status != BENCH_SKIPPED) {
+					/* Not a failure of the method: say it never ran. */
+					r->status = BENCH_SKIPPED;
+					snprintf(r->reason, sizeof(r->reason), "interrupted before its first run");
+				}
+			}
 		if (done > 0) {
 			info.interrupted = 1;
 			write_reports(&st, &info, html);

@@ -83,7 +83,7 @@ int cmd_bench_compare(int argc, char **argv)
 {
 	struct compare_row *rows;
 	struct jvalue *a, *b;
-	char err[256], va[32], vb[32], verdict[48];
+	char err[256], va[32], vb[32], verdict[48], setup[512];
 	int n, more;
 
 	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
@@ -103,13 +103,15 @@ int cmd_bench_compare(int argc, char **argv)
 	rows = calloc(COMPARE_MAX_ROWS, sizeof(*rows));
 	n = rows ? compare_runs(a, b, COMPARE_ALPHA, rows, COMPARE_MAX_ROWS, &more, err, sizeof(err)) : -1;
 	if (n < 0 && rows != NULL) {
-		cmd_error("bench", "%s is not the JSON of ncpv bench --json (no \"tests\" array)",
-			  err[0] == 'A' ? argv[1] : argv[2]);
+		cmd_error("bench", "%s %s", err[0] == 'A' ? argv[1] : argv[2], err + 2);
 	} else if (n < 0) {
 		cmd_error("bench", "out of memory");
 	} else {
 		printf("A: %s (ncpv %s)\nB: %s (ncpv %s)\n", argv[1], jv_string(a, "ncpv", "?"), argv[2],
 		       jv_string(b, "ncpv", "?"));
+		compare_setup(a, b, setup, sizeof(setup));
+		if (setup[0])
+			printf("Not like for like (%s): a ratio mixes that with any other change.\n", setup);
 		printf("%-7s %-13s %10s %10s %8s  %s\n", "Test", "Method", "A median", "B median", "B/A", "B vs A");
 		for (int i = 0; i < n; i++) {
 			const struct compare_row *r = &rows[i];

@@ -210,6 +210,10 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 			o->csv = 1;
 			break;
 		case OPT_HTML:
+			if (optarg[0] == '\0') {
+				cmd_error("bench", "--html needs a file name, such as report.html");
+				return CMD_PARSE_USAGE;
+			}
 			o->html = optarg;
 			break;
 		case OPT_NO_REPORT:
@@ -385,6 +389,18 @@ int bench_select_methods(struct bench_opts *o)
 	if (n == 0) {
 		cmd_error("bench", "--methods names no method (known: %s)", known);
 		return NCPV_EXIT_USAGE;
+	}
+	/* A --baseline left out of --methods would be replaced by the first method, unsaid. */
+	if (o->baseline) {
+		size_t k = 0;
+
+		while (k < n && strcmp(keep[k].name, o->baseline) != 0)
+			k++;
+		if (k == n) {
+			cmd_error("bench", "baseline '%s' is not in --methods: add it to -M, or leave out --baseline",
+				  o->baseline);
+			return NCPV_EXIT_USAGE;
+		}
 	}
 	/* A method the user added and then left out is a mistake, not a choice. */
 	for (size_t i = 0; i < o->nmethods; i++) {
