@@ -661,6 +661,11 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 		if (n >= len)
 			n = len - 1;
 	}
+	/* Pieces measured one by one can add up to less than the whole (an escape sequence
+	 * or a character split between two pieces): with fit, cut the line to width as a
+	 * whole. Only a format with such bytes in its text gets here. */
+	while (fit && n > 0 && display_columns(buf, n) > (size_t)width)
+		buf[--n] = '\0';
 	/* As pv 1.10 does: a colour left on by %{sgr:...} is reset at the end of the line, so
 	 * that it does not bleed into what the terminal shows after it. */
 	if (sgr_on && n + 4 <= len)
