@@ -940,6 +940,9 @@ as_table() {
 		local args=(--html "$SCRATCH/r.html")
 		[ "$fmt" = json ] && args=(--json)
 		[ "$fmt" = csv ] && args=(--csv)
+		# The last round's err already says "run 1/50": without this, the signal could come
+		# before the new bench had even opened its files (seen under ASan).
+		rm -f "$SCRATCH/out" "$SCRATCH/err"
 		"$NCPV" bench "${m[@]}" "${args[@]}" >"$SCRATCH/out" 2>"$SCRATCH/err" &
 		local pid=$!
 		STARTED_PIDS+=("$pid")
@@ -1006,6 +1009,7 @@ as_table() {
 	local args want
 	for args in "|33 s" "--no-latency|23 s" "--link 500kbit|42 s"; do
 		want=${args#*|}
+		rm -f "$SCRATCH/err" # the last round's says "takes" already
 		# shellcheck disable=SC2086
 		"$NCPV" bench --no-report -T stream -d 1 -r 10 -M ncpv,bash-read ${args%|*} >/dev/null 2>"$SCRATCH/err" &
 		pid=$!
@@ -1019,6 +1023,7 @@ as_table() {
 	# Long ones in hours and days, not "11520087 min" for -d 86400 -r 1000.
 	for args in "5.85|60 s" "599.85|100 min" "3599.85|10 h" "86399.85|10 days"; do
 		want=${args#*|}
+		rm -f "$SCRATCH/err" # the last round's says "takes" already
 		"$NCPV" bench --no-report --no-latency -T stream -d "${args%|*}" -r 10 -M ncpv >/dev/null 2>"$SCRATCH/err" &
 		pid=$!
 		STARTED_PIDS+=("$pid")
