@@ -915,16 +915,26 @@ as_table() {
 	grep -q '<rect class="median" data-method="ncpv" [^>]*fill="#1f77b4"' "$SCRATCH/lin.html"
 }
 
+# interrupt_bench OUT PATTERN ARGS...: run `ncpv bench ARGS` in the background (stdout to OUT,
+# stderr to $SCRATCH/err, both made anew), send SIGINT once stderr matches PATTERN, and set
+# BENCH_RC to its exit status.
+interrupt_bench() {
+	local out=$1 pattern=$2 pid
+	shift 2
+	rm -f "$out" "$SCRATCH/err" # a last round's err must not match before this bench starts
+	"$NCPV" bench "$@" >"$out" 2>"$SCRATCH/err" &
+	pid=$!
+	STARTED_PIDS+=("$pid")
+	wait_for "$SCRATCH/err" "$pattern" 30
+	kill -INT "$pid"
+	BENCH_RC=0
+	wait "$pid" || BENCH_RC=$?
+}
+
 # Issue 16: an interrupted bench still reports what finished, marked partial.
 @test "an interrupted bench prints the runs that finished, marked partial, and exits 130" {
-	"$NCPV" bench --json -T stream -d 0.5 -r 50 -M ncpv,bash-read >"$SCRATCH/out.json" 2>"$SCRATCH/err" &
-	local pid=$!
-	STARTED_PIDS+=("$pid")
-	wait_for "$SCRATCH/err" "stream bash-read run 1/50" 30
-	kill -INT "$pid"
-	local rc=0
-	wait "$pid" || rc=$?
-	[ "$rc" -eq 130 ]
+	interrupt_bench "$SCRATCH/out.json" "stream bash-read run 1/50" --json -T stream -d 0.5 -r 50 -M ncpv,bash-read
+	[ "$BENCH_RC" -eq 130 ]
 	grep -q "interrupted: stopped the methods and the servers" "$SCRATCH/err"
 	jq -e '.interrupted and (.headline | startswith("Interrupted: partial results")) and
 		(.tests[0].methods[] | select(.name == "ncpv") | .runs_ok >= 1 and (.runs | all(.ok)))' "$SCRATCH/out.json"
@@ -940,18 +950,9 @@ as_table() {
 		local args=(--html "$SCRATCH/r.html")
 		[ "$fmt" = json ] && args=(--json)
 		[ "$fmt" = csv ] && args=(--csv)
-		# The last round's err already says "run 1/50": without this, the signal could come
-		# before the new bench had even opened its files (seen under ASan).
-		rm -f "$SCRATCH/out" "$SCRATCH/err"
-		"$NCPV" bench "${m[@]}" "${args[@]}" >"$SCRATCH/out" 2>"$SCRATCH/err" &
-		local pid=$!
-		STARTED_PIDS+=("$pid")
-		wait_for "$SCRATCH/err" "stream bash-read run 1/50" 30
-		kill -INT "$pid"
-		local rc=0
-		wait "$pid" || rc=$?
+		interrupt_bench "$SCRATCH/out" "stream bash-read run 1/50" "${m[@]}" "${args[@]}"
 		cat "$SCRATCH/out"
-		[ "$rc" -eq 130 ]
+		[ "$BENCH_RC" -eq 130 ]
 		case $fmt in
 		table)
 			grep -Eq '^late +skipped: interrupted before its first run$' "$SCRATCH/out"
