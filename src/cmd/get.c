@@ -23,6 +23,7 @@
 #include "../sink.h"
 #include "../tls.h"
 #include "../source.h"
+#include "../transfer.h"
 #include "../units.h"
 
 /* The most one source_send asks for: per-call costs vanish, the socket buffer stays the limit. */
@@ -518,8 +519,8 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 static void print_summary(const struct get_opts *o, const struct result *res, const char *dir,
 			  const struct tls_conn *tls)
 {
-	double rate = res->seconds > 0 ? (double)res->bytes / res->seconds : 0;
-	char amount[64], r[32], line[1024], over[160] = "";
+	struct transfer t = { .received = res->bytes, .seconds = res->seconds };
+	char text[256], line[1024], over[160] = "";
 	FILE *jf = o->output && strcmp(o->output, "-") == 0 ? stderr : stdout;
 	struct json j;
 
@@ -528,9 +529,7 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 		json_object(&j, NULL);
 		json_string(&j, "direction", dir);
 		json_string(&j, "peer", res->peer);
-		json_uint(&j, "bytes", res->bytes);
-		json_fixed(&j, "seconds", res->seconds, 6);
-		json_fixed(&j, "rate", rate, 0);
+		transfer_json(&j, &t, TRANSFER_ONE_WAY);
 		json_string(&j, "ended", res->ended);
 		if (tls)
 			cmd_tls_json(&j, tls);
@@ -544,11 +543,9 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 		memcpy(over, " over ", 7);
 		tls_conn_describe(tls, over + 6, sizeof(over) - 6);
 	}
-	fprintf(stderr, "%s %s in %.3f s = %s/s (%.1f Mbit/s) %s %s%s\n",
-		strcmp(dir, "send") == 0 ? "sent" : "received",
-		units_format_count(amount, sizeof(amount), res->bytes), res->seconds,
-		units_format_iec(r, sizeof(r), rate), rate * 8 / 1e6,
-		strcmp(dir, "send") == 0 ? "to" : "from", res->peer, over);
+	fprintf(stderr, "%s %s %s %s%s\n", strcmp(dir, "send") == 0 ? "sent" : "received",
+		transfer_text(text, sizeof(text), &t, TRANSFER_ONE_WAY), strcmp(dir, "send") == 0 ? "to" : "from",
+		res->peer, over);
 }
 
 /* --tls: the handshake on the connected sock, bounded by -w. Returns the

@@ -16,6 +16,7 @@
 #include "../json.h"
 #include "../loop.h"
 #include "../stats.h"
+#include "../transfer.h"
 #include "../units.h"
 
 struct slot {
@@ -246,8 +247,9 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 {
 	struct batch b;
 	struct stats_summary lat;
-	char err[512], peer[64], amount[32], rate[32], line[1024], tls[128] = "";
+	char err[512], peer[64], text[256], line[1024], tls[128] = "";
 	struct json j;
+	struct transfer sum;
 	double elapsed, deadline;
 	long room;
 	int rc, timed_out = 0;
@@ -327,6 +329,7 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 			b.cut++;
 		}
 	elapsed = clock_now() - b.p.meter.start;
+	sum = (struct transfer){ .received = b.p.meter.bytes, .seconds = elapsed, .transfers = b.done };
 	if (b.p.shown)
 		progress_draw(&b.p, clock_now(), 1);
 	stats_summarize(b.latency, (size_t)b.done, &lat);
@@ -340,10 +343,7 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 		json_string(&j, "peer", peer);
 		json_int(&j, "transfers", b.done);
 		json_int(&j, "failed", b.failed);
-		json_uint(&j, "bytes", b.p.meter.bytes);
-		json_fixed(&j, "seconds", elapsed, 6);
-		json_fixed(&j, "transfers_per_s", elapsed > 0 ? b.done / elapsed : 0, 1);
-		json_fixed(&j, "rate", elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, 0);
+		transfer_json(&j, &sum, TRANSFER_BATCH);
 		if (b.done > 0) {
 			json_object(&j, "latency_ms");
 			json_fixed(&j, "p50", lat.median * 1e3, 3);
@@ -367,10 +367,8 @@ int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
 	}
 	fflush(stdout);
 	if (!o->quiet) {
-		fprintf(stderr, "%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); ",
-			b.done, b.failed, peer, elapsed, elapsed > 0 ? b.done / elapsed : 0,
-			units_format_iec(amount, sizeof(amount), (double)b.p.meter.bytes),
-			units_format_iec(rate, sizeof(rate), elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0));
+		fprintf(stderr, "%ld transfers (%ld failed) from %s %s; ", b.done, b.failed, peer,
+			transfer_text(text, sizeof(text), &sum, TRANSFER_BATCH));
 		/* No finished transfer, no latency: zeros would read as a measured 0 ms. */
 		if (b.done > 0)
 			fprintf(stderr, "latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f%s\n", lat.median * 1e3,

@@ -18,6 +18,7 @@
 #include "../net.h"
 #include "../server.h"
 #include "../source.h"
+#include "../transfer.h"
 #include "../units.h"
 
 struct serve_opts {
@@ -176,8 +177,8 @@ static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 static void log_close(void *ctx, const struct server_close *c)
 {
 	const struct serve_opts *o = ctx;
-	double rate = c->seconds > 0 ? (double)(c->sent + c->received) / c->seconds : 0;
-	char amount[32], line[1024];
+	struct transfer t = { .sent = c->sent, .received = c->received, .seconds = c->seconds };
+	char text[256], line[1024];
 	struct json j;
 
 	if (o->quiet)
@@ -189,10 +190,7 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_string(&j, "peer", c->peer);
 		json_string(&j, "reason", c->reason);
 		json_string(&j, "end", server_end_name(c->end));
-		json_uint(&j, "sent", c->sent);
-		json_uint(&j, "received", c->received);
-		json_fixed(&j, "seconds", c->seconds, 6);
-		json_fixed(&j, "rate", rate, 0);
+		transfer_json(&j, &t, TRANSFER_CONNECTION);
 		if (c->retrans >= 0) {
 			json_fixed(&j, "rtt_ms", c->rtt_ms, 3);
 			json_int(&j, "retrans", c->retrans);
@@ -208,9 +206,8 @@ static void log_close(void *ctx, const struct server_close *c)
 			memcpy(over, " over ", 7);
 			tls_conn_describe(c->tls, over + 6, sizeof(over) - 6);
 		}
-		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)%s\n",
-			c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->received,
-			c->seconds, units_format_iec(amount, sizeof(amount), rate), over);
+		fprintf(stderr, "ncpv serve: %s %s: %s%s\n", c->peer, c->reason,
+			transfer_text(text, sizeof(text), &t, TRANSFER_CONNECTION), over);
 	}
 }
 
