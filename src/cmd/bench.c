@@ -38,11 +38,6 @@
 
 static volatile sig_atomic_t stop_signal;
 
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
 
 /* Everything that must be undone on every way out. */
 struct bench_state {
@@ -562,7 +557,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench_state st;
 	struct bench_info info;
 	struct bench_env env;
-	struct sigaction sa;
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
 	char server[400], path[200];
 	FILE *html = NULL;
 	int rc, failed = 0;
@@ -587,11 +582,7 @@ int cmd_bench(int argc, char **argv)
 	st.guard.fd = -1;
 	st.tty = isatty(2);
 	/* No SA_RESTART: a signal must end the waits so that cleanup runs. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cmd_catch_stop(&stop_signal, stops, 3, 0);
 
 	rc = setup(&st);
 	if (rc == 0 && !o.quiet)

@@ -3,6 +3,7 @@
 #ifndef NCPV_CMD_H
 #define NCPV_CMD_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -85,6 +86,18 @@ int cmd_parse_busy_poll(const char *arg, double *seconds);
 
 /* Print "ncpv CMD: bad value for OPTION: 'ARG' (REASON)" and return CMD_PARSE_USAGE. */
 enum cmd_parse cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason);
+
+/* cmd_catch_stop's flags. */
+#define CMD_STOP_KEEP_IGNORED 1 /* a signal ignored by whoever started us (nohup, a shell's
+				 * background job) stays ignored, as pv does for SIGINT and SIGHUP */
+
+/*
+ * The stop signals of a command (bench, get, pv, pv -d, serve): each of the n signals in sigs
+ * gets a handler that stores the signal's number in *flag and does nothing else. No
+ * SA_RESTART, so a blocked wait returns EINTR and the command looks at the flag; no signal is
+ * blocked while the handler runs. A process has one stop flag: every call must pass the same.
+ */
+void cmd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, size_t n, int flags);
 
 /* Map a net_* error code to an exit code. */
 int cmd_net_exit(int net_error);

@@ -2,6 +2,7 @@
 /* common.c - error reporting and small helpers shared by the subcommands. */
 #include "cmd.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +68,30 @@ enum cmd_parse cmd_missing_argument(const char *cmd, int opt, const char *word)
 	else
 		cmd_error(cmd, "option '-%c' needs an argument (try 'ncpv %s --help')", opt, cmd);
 	return CMD_PARSE_USAGE;
+}
+
+/* Set before the first handler is installed and never changed after (one flag per process). */
+static volatile sig_atomic_t *stop_flag;
+
+static void on_stop(int sig)
+{
+	*stop_flag = sig;
+}
+
+void cmd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, size_t n, int flags)
+{
+	struct sigaction sa, old;
+
+	stop_flag = flag;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < n; i++) {
+		if ((flags & CMD_STOP_KEEP_IGNORED) && sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 int cmd_net_exit(int net_error)

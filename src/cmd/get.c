@@ -33,12 +33,6 @@
 
 static volatile sig_atomic_t interrupted;
 
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -672,19 +666,15 @@ int cmd_get(int argc, char **argv)
 {
 	enum cmd_parse parsed;
 	struct get_opts o;
-	struct sigaction sa;
+	/* A hangup (the ssh session or terminal gone) stops get as SIGINT does:
+	 * by default it would kill get and leave -o's .FILE.ncpv-XXXXXX behind. */
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
 
 	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (o.parallel > o.count && o.count > 0)
 		o.parallel = o.count;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_interrupt;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	/* A hangup (the ssh session or terminal gone) stops get as SIGINT does:
-	 * by default it would kill get and leave -o's .FILE.ncpv-XXXXXX behind. */
-	sigaction(SIGHUP, &sa, NULL);
+	cmd_catch_stop(&interrupted, stops, 3, 0);
 	/* Past the file size limit (ulimit -f) write fails with EFBIG and get says so,
 	 * rather than dying with a core and no message. Not in main(): nc keeps nc's
 	 * behaviour, and devtcp's command would inherit the ignored signal. */

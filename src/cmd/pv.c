@@ -116,11 +116,6 @@ static void on_winch(int sig)
 	resized = 1;
 }
 
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
 struct pv_run {
 	struct pv_opts *o;	     /* changed by -R from another pv */
 	char remote_name[256], remote_format[1024]; /* what -R sent, kept here */
@@ -144,12 +139,7 @@ struct pv_run {
 
 static void catch_signal(int sig, void (*fn)(int))
 {
-	struct sigaction sa, old;
-
-	/* A signal ignored by whoever started us (nohup, a shell's background job) stays ignored. */
-	if ((sig == SIGHUP || sig == SIGINT) && sigaction(sig, NULL, &old) == 0 &&
-	    old.sa_handler == SIG_IGN)
-		return;
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = fn;
@@ -645,9 +635,11 @@ static int write_pidfile(const char *path)
 
 static void setup_signals(const struct pv_run *r)
 {
-	catch_signal(SIGINT, on_stop);
-	catch_signal(SIGTERM, on_stop);
-	catch_signal(SIGHUP, on_stop);
+	static const int ignorable[] = { SIGINT, SIGHUP }, term[] = { SIGTERM };
+
+	/* SIGINT and SIGHUP ignored by whoever started us (nohup, a background job) stay ignored. */
+	cmd_catch_stop(&stop_signal, ignorable, 2, CMD_STOP_KEEP_IGNORED);
+	cmd_catch_stop(&stop_signal, term, 1, 0);
 	catch_signal(SIGALRM, on_alarm);
 	catch_signal(SIGWINCH, on_winch);
 	{

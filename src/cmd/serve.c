@@ -34,12 +34,6 @@ struct serve_opts {
 
 static volatile sig_atomic_t stop_requested;
 
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -306,7 +300,7 @@ static void log_certificate(const struct serve_opts *o, const struct tls_ctx *tl
 /* Serve on lfd until SIGINT or SIGTERM; then the summary. */
 static int run(struct serve_opts *o, struct source *src, struct tls_ctx *tls, int lfd)
 {
-	struct sigaction sa;
+	static const int stops[] = { SIGINT, SIGTERM };
 	sigset_t block, during_wait;
 	char name[128];
 	struct json j;
@@ -321,10 +315,7 @@ static int run(struct serve_opts *o, struct source *src, struct tls_ctx *tls, in
 	/* Nothing to complete: each transfer runs until its client ends it. */
 	int endless = !o->discard && !o->has_size && source_kind(src) != SOURCE_FILE;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cmd_catch_stop(&stop_requested, stops, 2, 0);
 	/* Block the stop signals except inside epoll_pwait: none is missed. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
