@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes of serve and get (README "Exit codes"); nc and pv follow their originals. */
 enum ncpv_exit {
@@ -86,6 +87,24 @@ int cmd_parse_busy_poll(const char *arg, double *seconds);
 
 /* Print "ncpv CMD: bad value for OPTION: 'ARG' (REASON)" and return CMD_PARSE_USAGE. */
 enum cmd_parse cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason);
+
+/*
+ * The options serve, get, devtcp and link end their getopt switch with. A NULL member: the
+ * command has no such option (it is then not in its optstring either).
+ */
+struct cmd_tail {
+	const char *cmd;	 /* the command's name in messages: "get" */
+	void (*usage)(FILE *f);	 /* -h, --help */
+	int *family;		 /* -4, -6: AF_INET, AF_INET6 */
+	int *quiet, *json;	 /* -q, -j */
+	double *busy_poll;	 /* --busy-poll USEC, in seconds */
+};
+
+/* Handle getopt_long's answer c (argv and optind as it left them) when nothing before in the
+ * switch did: -4, -6, -q, -j and --busy-poll are stored (CMD_PARSE_RUN); -h prints the usage on
+ * stdout (CMD_PARSE_DONE); a bad --busy-poll, a missing argument (':') or any other option is
+ * reported as one line (CMD_PARSE_USAGE). */
+enum cmd_parse cmd_option_tail(const struct cmd_tail *t, int c, char **argv);
 
 /* cmd_catch_stop's flags. */
 #define CMD_STOP_KEEP_IGNORED 1 /* a signal ignored by whoever started us (nohup, a shell's

@@ -94,6 +94,8 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 		CMD_TLS_CLIENT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct cmd_tail tail = { "get", usage, &o->net.family, &o->quiet, &o->json, &o->busy_poll };
+	enum cmd_parse tailed;
 	char err[256];
 	int c;
 
@@ -149,34 +151,14 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 			if (units_parse_seconds(optarg, &o->interval) < 0 || o->interval < 0.01)
 				return cmd_bad_value("get", "interval", optarg, "expected seconds, at least 0.01");
 			break;
-		case OPT_BUSY_POLL:
-			if (cmd_parse_busy_poll(optarg, &o->busy_poll) < 0)
-				return cmd_bad_value("get", "busy-poll", optarg, "expected microseconds from 0 to 1000000");
-			break;
 		case 'f':
 			o->force = 1;
 			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case '4':
-			o->net.family = AF_INET;
-			break;
-		case '6':
-			o->net.family = AF_INET6;
-			break;
-		case 'h':
-			usage(stdout);
-			return CMD_PARSE_DONE;
-		case ':':
-			return cmd_missing_argument("get", optopt, argv[optind - 1]);
 		default:
 			if (cmd_tls_option(&o->tls, c, optarg))
 				break;
-			return cmd_bad_option("get", optopt, optopt ? NULL : argv[optind - 1]);
+			if ((tailed = cmd_option_tail(&tail, c, argv)) != CMD_PARSE_RUN)
+				return tailed;
 		}
 	}
 	if (cmd_tls_check("get", &o->tls) != CMD_PARSE_RUN)
