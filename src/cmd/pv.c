@@ -17,6 +17,7 @@
 #include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
+#include "../net.h"
 #include "../pv/cursor.h"
 #include "../pv/opts.h"
 #include "../pv/remote.h"
@@ -183,7 +184,7 @@ static void emit(struct pv_run *r, const char *s, size_t len)
 {
 	if (!pv_tty_foreground(STDERR_FILENO))
 		return;
-	if (pv_tty_write(STDERR_FILENO, s, len) < 0) {
+	if (net_write_all(STDERR_FILENO, s, len) < 0) {
 		if (errno != EAGAIN)
 			r->show = 0;
 		return;
