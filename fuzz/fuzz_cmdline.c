@@ -6,7 +6,7 @@
 #include "fuzz.h"
 #include "../src/cmd/cmd.h"
 #include "../src/cmd/nc.h"
-#include "../src/pv/opts.h"
+#include "../src/cmd/pv_cmd.h"
 
 #define MAX_ARGS 64
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* pv_remote.c - "pv -R PID" (change a running ncpv pv's options) and "pv -Q PID" (show its progress). */
-#include "pv_modes.h"
+#include "pv_cmd.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* pv_watch.c - "pv -d PID[:FD]": a line per file another process has open, from /proc. */
-#include "pv_modes.h"
+#include "pv_cmd.h"
 
 #include <errno.h>
 #include <signal.h>
