@@ -5,7 +5,7 @@
 
 #include "fuzz.h"
 #include "../src/cmd/cmd.h"
-#include "../src/cmd/nc.h"
+#include "../src/cmd/nc_cmd.h"
 #include "../src/cmd/pv_cmd.h"
 
 #define MAX_ARGS 64
