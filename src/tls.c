@@ -140,6 +140,12 @@ const char *tls_conn_alpn(const struct tls_conn *c, char *buf, size_t len)
 int tls_conn_resumed(const struct tls_conn *c) { (void)c; return 0; }
 int tls_conn_ktls_send(const struct tls_conn *c) { (void)c; return 0; }
 int tls_conn_ktls_recv(const struct tls_conn *c) { (void)c; return 0; }
+int tls_conn_wire_written(const struct tls_conn *c, uint64_t *n)
+{
+	(void)c;
+	(void)n;
+	return -1;
+}
 
 #else /* OpenSSL */
 
@@ -719,6 +725,16 @@ int tls_conn_ktls_recv(const struct tls_conn *c)
 	(void)c;
 	return 0;
 #endif
+}
+
+/* The socket BIO counts what it wrote: the records themselves, unless the
+ * kernel builds them (kTLS), when it sees only plaintext. */
+int tls_conn_wire_written(const struct tls_conn *c, uint64_t *n)
+{
+	if (tls_conn_ktls_send(c))
+		return -1;
+	*n = BIO_number_written(SSL_get_wbio(c->ssl));
+	return 0;
 }
 
 #endif /* OpenSSL */
