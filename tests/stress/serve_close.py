@@ -37,7 +37,10 @@ ENDLESS_CAP = 3 * 1048576  # a reader of an endless stream without limits closes
 # Seeds that once failed: each timed run replays them first.
 #   302434404: a reset client got 389,932 B more than serve logged as sent, when the count
 #   was taken before the log line and the close came after it (issue 28).
-FIXED_SEEDS = [302434404]
+#   290000064: under stress-ng --cpu 2, serve was preempted between the count and the reset,
+#   and the kernel sent 130,966 B more than the count (serve now yields before a reset, and
+#   says everything it handed the kernel when it was preempted there all the same).
+FIXED_SEEDS = [302434404, 290000064]
 STATS = {"reset_exact": 0, "reset_in_flight": 0}
 
 
