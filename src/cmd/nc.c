@@ -8,7 +8,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "nc.h"
+#include "nc_cmd.h"
 #include "progress.h"
 #include "../clock.h"
 #include "../json.h"

@@ -2,7 +2,7 @@
 /* nc_help.c - "ncpv nc" usage and -h, in ncpv's layout or, run as nc, in nc's: same lines, same order. */
 #include <stdio.h>
 
-#include "nc.h"
+#include "nc_cmd.h"
 
 /*
  * Run as nc (or netcat), -h and the usage block keep OpenBSD nc's functional strings: the
