@@ -40,7 +40,7 @@ static const char *const compare_keys[] = {
 static struct jvalue *load(const char *path)
 {
 	FILE *f = fopen(path, "re");
-	char *text = NULL, err[256], safe[1024];
+	char *text = NULL, err[256];
 	size_t len = 0, cap = 0;
 	struct jvalue *doc = NULL;
 	struct stat st;
@@ -82,8 +82,8 @@ static struct jvalue *load(const char *path)
 	if (ferror(f)) {
 		cmd_error("bench", "cannot read %s: %s", path, strerror(errno));
 	} else if (jv_parse_keep(text, len, compare_keys, &doc, err, sizeof(err)) < 0) {
-		/* The message quotes a member's name from the file. */
-		cmd_error("bench", "%s is not JSON: %s", path, termsafe_str(safe, sizeof(safe), err));
+		/* The message quotes a member's name from the file: cmd_error escapes it. */
+		cmd_error("bench", "%s is not JSON: %s", path, err);
 		doc = NULL;
 	}
 	fclose(f);
@@ -125,8 +125,8 @@ int cmd_bench_compare(int argc, char **argv)
 	rows = calloc(COMPARE_MAX_ROWS, sizeof(*rows));
 	n = rows ? compare_runs(a, b, COMPARE_ALPHA, rows, COMPARE_MAX_ROWS, &more, err, sizeof(err)) : -1;
 	if (n < 0 && rows != NULL) {
-		/* What is wrong quotes names and units from the file: shown escaped. */
-		cmd_error("bench", "%s %s", err[0] == 'A' ? argv[1] : argv[2], termsafe_str(safe, sizeof(safe), err + 2));
+		/* What is wrong quotes names and units from the file: cmd_error escapes them. */
+		cmd_error("bench", "%s %s", err[0] == 'A' ? argv[1] : argv[2], err + 2);
 	} else if (n < 0) {
 		cmd_error("bench", "out of memory");
 	} else {
