@@ -37,7 +37,7 @@ print("ok" if ok else "bad %s" % v)' "$(numbers "$SCRATCH/pct")"
 }
 
 @test "pv over 1 to 4 generated files (sizes at edges, an empty one): -n ends at 100, -b and -l at the sums" {
-	local seed=${PV_MULTI_SEED:-$RANDOM} round n i size files total lines
+	local seed=${PV_MULTI_SEED:-$RANDOM} round n i size files total nlines
 	echo "seed $seed"
 	RANDOM=$seed
 	for round in 1 2 3 4 5 6; do
@@ -53,7 +53,7 @@ sys.stdout.write("".join(r.choices("abc\n", k=n)))' "$size" "$RANDOM" >"$SCRATCH
 			files+=("$SCRATCH/f$i")
 			total=$((total + size))
 		done
-		lines=$(cat "${files[@]}" | tr -cd '\n' | wc -c)
+		nlines=$(cat "${files[@]}" | tr -cd '\n' | wc -c)
 		"$NCPV" pv -n "${files[@]}" 2>"$SCRATCH/pct" >/dev/null
 		"$NCPV" pv -n -b "${files[@]}" 2>"$SCRATCH/bytes" >/dev/null
 		"$NCPV" pv -n -l "${files[@]}" 2>"$SCRATCH/lines" >/dev/null
@@ -63,7 +63,7 @@ sys.stdout.write("".join(r.choices("abc\n", k=n)))' "$size" "$RANDOM" >"$SCRATCH
 			[ "$output" = True ] || { echo "round $round: $(numbers "$SCRATCH/pct")"; false; }
 		fi
 		[ "$(tail -n 1 "$SCRATCH/bytes")" = "$total" ] || { echo "round $round: -b $(numbers "$SCRATCH/bytes") of $total"; false; }
-		[ "$lines" -eq 0 ] || [ "$(tail -n 1 "$SCRATCH/lines")" = 100 ] ||
-			{ echo "round $round: -l $(numbers "$SCRATCH/lines") over $lines lines"; false; }
+		[ "$nlines" -eq 0 ] || [ "$(tail -n 1 "$SCRATCH/lines")" = 100 ] ||
+			{ echo "round $round: -l $(numbers "$SCRATCH/lines") over $nlines lines"; false; }
 	done
 }
