@@ -130,18 +130,20 @@ print(end, n, flush=True)' "$@"
 	# it; the kernel sent on meanwhile, so a reset client could hold more than was logged.
 	# Now acked and sent are read just before the reset, and the client's count, whatever
 	# the speed, falls between them (over TLS: whole records of plaintext).
-	local seed=${CUT_SEED:-$RANDOM} tls mode delay
+	local seed=${CUT_SEED:-$RANDOM} tls mode delay got
 	echo "seed $seed"
 	RANDOM=$seed
 	for tls in 0 1; do
 		for mode in fast slow; do
 			delay=0.$((RANDOM % 5 + 1))
 			start_serve --json $([ "$tls" = 1 ] && echo --tls) --size 1G
-			cut_reader "$SERVE_PORT" "$tls" "$mode" >"$SCRATCH/got" &
-			wait_for "$SCRATCH/got" '^reading' 10
+			# A file of its own: the last round's "reading" must not pass for this one's.
+			got=$SCRATCH/got.$tls.$mode
+			cut_reader "$SERVE_PORT" "$tls" "$mode" >"$got" &
+			wait_for "$got" '^reading' 10
 			sleep "$delay" # not a synchronisation: how long the transfer runs before the cut
 			kill -TERM "$SERVE_PID"
-			wait_for "$SCRATCH/got" '^(eof|reset) ' 10
+			wait_for "$got" '^(eof|reset) ' 10
 			wait_for "$SERVE_LOG" '"event":"summary"' 5
 			run python3 -c '
 import json, sys
@@ -149,7 +151,7 @@ got = open(sys.argv[1]).read().split()
 end, n = got[-2], int(got[-1])
 e = [json.loads(l) for l in open(sys.argv[2]) if "\"close\"" in l][0]
 ok = end == "reset" and e["end"] == "cut" and e["acked"] <= n <= e["sent"]
-print("ok" if ok else "bad", end, n, "acked", e["acked"], "sent", e["sent"])' "$SCRATCH/got" "$SERVE_LOG"
+print("ok" if ok else "bad", end, n, "acked", e["acked"], "sent", e["sent"])' "$got" "$SERVE_LOG"
 			[[ "$output" == ok* ]] || { echo "tls $tls $mode after $delay s: $output"; false; }
 		done
 	done
