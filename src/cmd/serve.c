@@ -58,8 +58,9 @@ static void usage(FILE *f)
 		"  -q, --quiet          no line per connection\n"
 		"  -j, --json           log one JSON object per line\n"
 		"  -h, --help           show this help\n\n"
-		"Each connection ends with a line on stderr; SIGINT or SIGTERM stops the\n"
-		"server with a summary.\n"
+		"Each connection ends with a line on stderr: the bytes sent (gone to the wire)\n"
+		"and, when a reset caught some on their way, how many the client acknowledged;\n"
+		"it got between the two. SIGINT or SIGTERM stops the server with a summary.\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the event loop failed, 2 bad\n"
 		"option, 3 address not resolved, 6 source (or --cert, --key) unreadable,\n"
 		"7 cannot listen (address in use, no permission).\n");
@@ -153,7 +154,7 @@ static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 static void log_close(void *ctx, const struct server_close *c)
 {
 	const struct serve_opts *o = ctx;
-	struct transfer t = { .sent = c->sent, .received = c->received, .seconds = c->seconds };
+	struct transfer t = { .sent = c->sent, .acked = c->acked, .received = c->received, .seconds = c->seconds };
 	char text[256], line[1024];
 	struct json j;
 
@@ -176,14 +177,17 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
-		char over[160] = "";
+		char over[160] = "", acked[64] = "";
 
 		if (c->tls) {
 			memcpy(over, " over ", 7);
 			tls_conn_describe(c->tls, over + 6, sizeof(over) - 6);
 		}
-		fprintf(stderr, "ncpv serve: %s %s: %s%s\n", c->peer, c->reason,
-			transfer_text(text, sizeof(text), &t, TRANSFER_CONNECTION), over);
+		/* Said only while it differs: a reset that caught bytes on their way. */
+		if (c->acked < c->sent)
+			snprintf(acked, sizeof(acked), "; %llu B of it acknowledged", (unsigned long long)c->acked);
+		fprintf(stderr, "ncpv serve: %s %s: %s%s%s\n", c->peer, c->reason,
+			transfer_text(text, sizeof(text), &t, TRANSFER_CONNECTION), over, acked);
 	}
 }
 
