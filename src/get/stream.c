@@ -32,7 +32,6 @@ struct stream {
 	struct source *src;
 	void *scratch;	   /* --tls --send: TLS_CHUNK bytes of a file source's plaintext */
 	const char *peer;
-	enum get_end end;  /* how the loop stopped, when it stopped as asked */
 };
 
 const char *get_end_name(enum get_end end)
