@@ -367,10 +367,11 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, struct get_result *r,
 			char *err, size_t errlen)
 {
-	struct stream s = { .o = o, .ev = ev, .sock = -1, .peer = r->peer };
+	struct stream s = { .o = o, .ev = ev, .sock = -1 };
 	enum get_end end;
 
 	memset(r, 0, sizeof(*r));
+	s.peer = r->peer;
 	end = open_stream(&s, r, err, errlen);
 	if (!get_end_failed(end)) {
 		r->began = 1;
