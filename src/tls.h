@@ -110,6 +110,10 @@ int tls_conn_ktls_recv(const struct tls_conn *c);
  * (user-space TLS)", with ", ALPN proto" when one was agreed. */
 void tls_conn_describe(const struct tls_conn *c, char *buf, size_t len);
 
+/* After a handshake that failed on the server's certificate (TLS_EUNKNOWN_CA,
+ * TLS_EPIN): its SHA-256 fingerprint "AB:CD:...", owned by c; NULL if none was seen. */
+const char *tls_conn_peer_fingerprint(const struct tls_conn *c);
+
 /* A short name for a result ("unknown CA", "certificate expired", ...). */
 const char *tls_result_name(int code);
 
