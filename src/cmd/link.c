@@ -74,6 +74,7 @@ static void usage(FILE *f)
 		"  -v, --verbose     print the link and its random seed first, and each\n"
 		"                    direction's packet counts at the end\n"
 		"  -h, --help        show this help\n\n"
+		"T is in seconds (2.5), or takes a unit: 500ms, 30s, 1m.\n"
 		"COMMAND cannot reach the host's addresses: 127.0.0.1 there is the namespace's\n"
 		"own loopback, not the host's. Run its server with --near, at " LINK_NEAR_ADDR ":\n"
 		"  ncpv link --near 'ncpv serve " LINK_NEAR_ADDR ":6666' -- ncpv get " LINK_NEAR_ADDR "\n\n"

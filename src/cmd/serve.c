@@ -63,6 +63,7 @@ static void usage(FILE *f)
 		"  -q, --quiet          no line per connection\n"
 		"  -j, --json           log one JSON object per line\n"
 		"  -h, --help           show this help\n\n"
+		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Each connection ends with a line on stderr; SIGINT or SIGTERM stops the\n"
 		"server with a summary.\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the event loop failed, 2 bad\n"

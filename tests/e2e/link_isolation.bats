@@ -35,12 +35,15 @@ HINT="cannot reach the host's addresses (127.0.0.1 is the namespace's own loopba
 
 @test "no hint when COMMAND succeeds, when --near was given, or for link's own failures" {
 	run timeout 60 "$NCPV" link -- true
-	[ "$status" -eq 0 ] && [ -z "$output" ]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	run timeout 60 "$NCPV" link --near-wait 0 --near true -- sh -c 'exit 4'
-	[ "$status" -eq 4 ] && [[ "$output" != *"--near CMD"* ]]
+	[ "$status" -eq 4 ]
+	[[ "$output" != *"--near CMD"* ]]
 	run -127 timeout 60 "$NCPV" link -- ncpv-no-such-command-here
 	[[ "$output" != *"--near CMD"* ]]
 	# nc's refusal is status 1: the hint too.
 	run timeout 60 "$NCPV" link -- sh -c 'exit 1'
-	[ "$status" -eq 1 ] && [[ "$output" == *"$HINT"* ]]
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"$HINT"* ]]
 }
