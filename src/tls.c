@@ -612,3 +612,13 @@ const char *tls_conn_peer_fingerprint(const struct tls_conn *c)
 {
 	return c->pin_seen[0] && c->pin_seen[0] != '?' ? c->pin_seen : NULL;
 }
+
+/* The socket BIO counts what it wrote: the records themselves, unless the
+ * kernel builds them (kTLS), when it sees only plaintext. */
+int tls_conn_wire_written(const struct tls_conn *c, uint64_t *n)
+{
+	if (tls_conn_ktls_send(c))
+		return -1;
+	*n = BIO_number_written(SSL_get_wbio(c->ssl));
+	return 0;
+}
