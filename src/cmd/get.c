@@ -63,6 +63,7 @@ static void usage(FILE *f)
 		"      --sni NAME       the server name to send and to verify (default HOST)\n"
 		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
 		"  -h, --help           show this help\n\n"
+		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Exit status: 0 done (a single transfer also when interrupted), 1 it failed or\n"
 		"ended short (or --count was interrupted), 2 bad option, 3 name or port not\n"
 		"resolved, 4 refused or unreachable, 5 timed out (-w), 6 a local file (-o,\n"
@@ -317,7 +318,7 @@ static int run_stream(const struct get_args *a)
 	struct view v = { .a = a };
 	const struct get_events ev = { say, tick, &v };
 	struct get_result r;
-	char err[512];
+	char err[1024];
 	enum get_end end = get_stream(&a->run, &ev, &r, err, sizeof(err));
 	int rc = exit_code(end, r.net_error, r.tls_error);
 

@@ -56,16 +56,22 @@ static double earliest(double a, double b)
 	return a > 0 && (b <= 0 || a < b) ? a : b;
 }
 
+/* A TLS server says nothing until the client's hello: a plain get to one hears silence.
+ * After this long with not one byte, get says so once (or -w's message does, if sooner). */
+#define GET_TLS_HINT_AFTER 3.0
+#define GET_TLS_HINT "a TLS server stays silent until the client speaks TLS: if it is one, add --tls"
+
 /* -w after the connect: the peer has moved nothing for that long (nc's -w). */
 static int idle_timeout(const struct stream *s, double last_io, double now, char *err, size_t errlen,
-			int sending)
+			int sending, int tls_hint)
 {
 	const struct get_opts *o = s->o;
 
 	if (o->timeout <= 0 || now - last_io < o->timeout)
 		return 0;
-	snprintf(err, errlen, "%s %s: timed out: %s for %g s (-w)", sending ? "send to" : "receive from",
-		 s->peer, sending ? "the server took nothing" : "nothing received", o->timeout);
+	snprintf(err, errlen, "%s %s: timed out: %s for %g s (-w)%s%s", sending ? "send to" : "receive from",
+		 s->peer, sending ? "the server took nothing" : "nothing received", o->timeout,
+		 tls_hint ? "; " : "", tls_hint ? GET_TLS_HINT : "");
 	return 1;
 }
 
@@ -80,7 +86,7 @@ static enum get_end receive(struct stream *s, char *err, size_t errlen)
 {
 	const struct get_opts *o = s->o;
 	double start = s->t.start, deadline = o->duration > 0 ? start + o->duration : 0;
-	double last_io = start;
+	double last_io = start, tls_hint_at = o->tls ? 0 : start + GET_TLS_HINT_AFTER;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	struct loop_spin spin = { .window = o->busy_poll };
 
@@ -135,11 +141,21 @@ static enum get_end receive(struct stream *s, char *err, size_t errlen)
 			return GET_END_INTERRUPTED;
 		if (deadline > 0 && now >= deadline)
 			return GET_END_TIME;
-		if (idle_timeout(s, last_io, now, err, errlen, 0))
+		if (idle_timeout(s, last_io, now, err, errlen, 0, tls_hint_at > 0 && s->t.bytes == 0))
 			return GET_END_IDLE;
+		if (tls_hint_at > 0 && now >= tls_hint_at) {
+			if (s->t.bytes == 0 && s->ev && s->ev->say) {
+				char line[256];
+
+				snprintf(line, sizeof(line), "nothing received from %s in %g s: %s", s->peer,
+					 GET_TLS_HINT_AFTER, GET_TLS_HINT);
+				s->ev->say(s->ev->ctx, line);
+			}
+			tls_hint_at = 0;
+		}
 		tick_due(s, now);
 		if (again) {
-			double until = earliest(s->next_tick, deadline);
+			double until = earliest(earliest(s->next_tick, deadline), tls_hint_at);
 
 			if (loop_spin_again(&spin, now))
 				continue;
@@ -290,7 +306,7 @@ static enum get_end upload(struct stream *s, char *err, size_t errlen)
 			end = GET_END_TIME;
 			break;
 		}
-		if (idle_timeout(s, last_io, now, err, errlen, 1))
+		if (idle_timeout(s, last_io, now, err, errlen, 1, 0))
 			return GET_END_IDLE;
 		tick_due(s, now);
 		if (wait_fd >= 0) {
@@ -323,7 +339,11 @@ static enum get_end start_tls(struct stream *s, struct get_result *r, char *err,
 				sizeof(why));
 	if (rc == TLS_OK)
 		return GET_END_EOF;
-	snprintf(err, errlen, "TLS handshake with %s: %s", s->peer, why);
+	if (rc == TLS_EUNKNOWN_CA && tls_conn_peer_fingerprint(s->tls))
+		snprintf(err, errlen, "TLS handshake with %s: %s; to accept exactly this certificate: --pin %s",
+			 s->peer, why, tls_conn_peer_fingerprint(s->tls));
+	else
+		snprintf(err, errlen, "TLS handshake with %s: %s", s->peer, why);
 	r->tls_error = rc;
 	tls_conn_free(s->tls);
 	s->tls = NULL;
