@@ -590,3 +590,13 @@ int tls_conn_ktls_recv(const struct tls_conn *c)
 	return 0;
 #endif
 }
+
+/* The socket BIO counts what it wrote: the records themselves, unless the
+ * kernel builds them (kTLS), when it sees only plaintext. */
+int tls_conn_wire_written(const struct tls_conn *c, uint64_t *n)
+{
+	if (tls_conn_ktls_send(c))
+		return -1;
+	*n = BIO_number_written(SSL_get_wbio(c->ssl));
+	return 0;
+}
