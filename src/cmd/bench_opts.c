@@ -304,11 +304,6 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 	return CMD_PARSE_RUN;
 }
 
-const char *bench_baseline(const struct bench_opts *o)
-{
-	return o->baseline ? o->baseline : o->tls ? "s_client" : "nc-pv";
-}
-
 /* A built-in of the other transport, by name: TLS's without --tls, plain TCP's with it. */
 static const struct bench_method *other_transport(const struct bench_method *all, size_t n, int tls,
 						  const char *name)

@@ -9,10 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <linux/sched.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -23,9 +20,7 @@
 #include "cmd.h"
 #include "../bench/tcpdiag.h"
 #include "../clock.h"
-#include "../link/line.h"
-#include "../link/netns.h"
-#include "../link/sched.h"
+#include "../link/supervisor.h"
 #include "../units.h"
 
 /* As env(1) and devtcp: the wrapper failed, the command cannot run, is missing. */
@@ -33,9 +28,6 @@ enum { LINK_EXIT_WRAPPER = 125, LINK_EXIT_CANNOT_RUN = 126, LINK_EXIT_NOT_FOUND 
 
 /* Without --near-wait, how long the near command has to start listening. */
 #define LINK_DEFAULT_NEAR_WAIT 10.0
-
-/* Without --queue, a rate-limited direction holds this many packets (a NIC's usual txqueuelen). */
-#define LINK_DEFAULT_QUEUE 1000
 
 struct link_opts {
 	struct link_params p[2];	/* [0] down (near to far), [1] up */
@@ -201,25 +193,6 @@ enum cmd_parse cmd_link_parse(int argc, char **argv)
 	return parse_options(argc, argv, &o);
 }
 
-/* "94mbit, 20ms +-1ms, 1% loss, queue 1000 packets" for -v. */
-static char *describe(char *buf, size_t len, const struct link_params *p)
-{
-	char rate[32] = "no rate limit", jitter[32] = "", loss[32] = "", queue[48] = "";
-
-	if (p->bits_per_s)
-		snprintf(rate, sizeof(rate), "%.6gmbit", p->bits_per_s / 1e6);
-	if (p->jitter_ns)
-		snprintf(jitter, sizeof(jitter), " +-%.6gms", p->jitter_ns / 1e6);
-	if (p->loss > 0)
-		snprintf(loss, sizeof(loss), ", %.6g%% loss", p->loss * 100);
-	if (p->queue_packets)
-		snprintf(queue, sizeof(queue), ", queue %u packets", p->queue_packets);
-	else if (p->queue_bytes)
-		snprintf(queue, sizeof(queue), ", queue %llu bytes", (unsigned long long)p->queue_bytes);
-	snprintf(buf, len, "%s, %.6gms%s%s%s", rate, p->delay_ns / 1e6, jitter, loss, queue);
-	return buf;
-}
-
 __attribute__((noreturn)) static void exec_command(char **argv)
 {
 	int saved;
@@ -372,24 +345,6 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 	}
 }
 
-/* fork(), the child being PID 1 of a new PID namespace. clone3 rather than
- * unshare(CLONE_NEWPID), which would put every later child of ours there
- * too (LeakSanitizer's tracer among them, which could then not see us). */
-static pid_t fork_new_pid_ns(void)
-{
-	struct clone_args args;
-	pid_t pid;
-
-	memset(&args, 0, sizeof(args));
-	args.flags = CLONE_NEWPID;
-	args.exit_signal = SIGCHLD;
-	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-	/* Kernels before 5.3 (and valgrind) have no clone3: the older way. */
-	if (pid < 0 && errno == ENOSYS && unshare(CLONE_NEWPID) == 0)
-		pid = fork();
-	return pid;
-}
-
 static void print_counts(const struct link_line *line, double seconds)
 {
 	static const char *const names[2] = { "down", "up" };
@@ -462,8 +417,7 @@ static int run_line(struct link_line *line, int sigfd, pid_t init)
 int cmd_link(int argc, char **argv)
 {
 	struct link_opts o;
-	struct link_net net;
-	struct link_line *line;
+	struct link_sup sup;
 	char err[256], down[128], up[128];
 	sigset_t mask;
 	pid_t init;
@@ -477,13 +431,8 @@ int cmd_link(int argc, char **argv)
 		o.seed = (uint64_t)getpid() ^ (uint64_t)time(NULL);
 	/* Timers may otherwise fire up to 50 us late: the delay line's precision. */
 	prctl(PR_SET_TIMERSLACK, 1UL);
-	if (link_net_setup(&net, o.mode, err, sizeof(err)) < 0) {
+	if (link_sup_open(&sup, o.p, o.seed, o.mode, err, sizeof(err)) < 0) {
 		cmd_error("link", "%s", err);
-		return LINK_EXIT_WRAPPER;
-	}
-	if ((line = link_line_new(o.p, o.seed, net.pkt_fd, net.header, err, sizeof(err))) == NULL) {
-		cmd_error("link", "%s", err);
-		link_net_close(&net);
 		return LINK_EXIT_WRAPPER;
 	}
 	sigemptyset(&mask);
@@ -497,40 +446,36 @@ int cmd_link(int argc, char **argv)
 	setenv("NCPV_LINK_FAR", LINK_FAR_ADDR, 1);
 	if ((sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 || pipe2(alive, O_CLOEXEC) < 0) {
 		cmd_error("link", "%s: %s", sigfd < 0 ? "signalfd" : "pipe", strerror(errno));
-		link_line_free(line);
-		link_net_close(&net);
+		link_sup_close(&sup);
 		return LINK_EXIT_WRAPPER;
 	}
 	if (o.verbose) {
 		fprintf(stderr, "ncpv link: %s at %s, near end %s (%s); down: %s; up: %s\n", o.command[0],
-			LINK_FAR_ADDR, LINK_NEAR_ADDR, net.mode, describe(down, sizeof(down), &o.p[0]),
-			describe(up, sizeof(up), &o.p[1]));
+			LINK_FAR_ADDR, LINK_NEAR_ADDR, sup.net.mode, link_params_describe(&o.p[0], down, sizeof(down)),
+			link_params_describe(&o.p[1], up, sizeof(up)));
 		fprintf(stderr, "ncpv link: seed %llu\n", (unsigned long long)o.seed);
 		fflush(stderr);
 	}
-	if ((init = fork_new_pid_ns()) < 0) {
+	if ((init = link_sup_fork_pid_ns()) < 0) {
 		cmd_error("link", "cannot make a PID namespace: %s", strerror(errno));
 		rc = LINK_EXIT_WRAPPER;
 	} else if (init == 0) {
 		/* The line is the parent's: this process only starts and waits. */
-		link_line_free(line);
+		link_sup_leave_line(&sup);
 		close(sigfd);
-		close(net.pkt_fd[0]);
-		close(net.pkt_fd[1]);
 		close(alive[1]);
-		run_init(&o, &net, alive[0], &mask);
+		run_init(&o, &sup.net, alive[0], &mask);
 	} else {
 		close(alive[0]);
 		double start = clock_now();
 
-		rc = run_line(line, sigfd, init);
+		rc = run_line(sup.line, sigfd, init);
 		if (o.verbose)
-			print_counts(line, clock_now() - start);
+			print_counts(sup.line, clock_now() - start);
 		hint_isolation(&o, rc, clock_now() - start);
 	}
 	close(alive[1]);
 	close(sigfd);
-	link_line_free(line);
-	link_net_close(&net);
+	link_sup_close(&sup);
 	return rc;
 }

@@ -188,6 +188,22 @@ static void test_link_spec_rate_and_round_trip(void **state)
 	assert_int_equal(link_parse("94mbit,,1%", &bits, &delay, &loss, err, sizeof(err)), -1);
 }
 
+/* --link's spec as the delay line's parameters: the same both ways, half the round trip each. */
+static void test_link_spec_becomes_both_directions(void **state)
+{
+	struct link_params p[2];
+
+	(void)state;
+	link_sup_symmetric(p, 94e6, 0.020, 0.01);
+	for (int d = 0; d < 2; d++) {
+		assert_true(p[d].bits_per_s == 94000000);
+		assert_true(p[d].delay_ns == 10000000);
+		assert_float_equal(p[d].loss, 0.01, 1e-12);
+		assert_int_equal(p[d].queue_packets, LINK_DEFAULT_QUEUE);
+		assert_true(p[d].jitter_ns == 0 && p[d].queue_bytes == 0);
+	}
+}
+
 static void set_runs(struct bench_result *r, const double *v, size_t n)
 {
 	r->runs = calloc(n, sizeof(*r->runs));
@@ -636,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_user_method_errors_name_the_problem),
 		cmocka_unit_test(test_missing_tool_is_named),
 		cmocka_unit_test(test_link_spec_rate_and_round_trip),
+		cmocka_unit_test(test_link_spec_becomes_both_directions),
 		cmocka_unit_test(test_summary_ratio_and_verdicts),
 		cmocka_unit_test(test_too_few_runs_give_no_verdict),
 		cmocka_unit_test(test_unstable_round_is_found_and_left_out),
