@@ -16,6 +16,7 @@
 #include "../link/line.h"
 #include "../link/sched.h"
 #include "../units.h"
+#include "../proc.h"
 
 /* As `ncpv link` without --queue: a NIC's usual txqueuelen. */
 #define BENCH_LINK_QUEUE 1000
@@ -167,7 +168,7 @@ void link_teardown(struct bench_link *l)
 		l->line_fd = -1;
 	}
 	if (l->line > 0) {
-		kill(l->line, SIGTERM);
+		proc_signal(l->line, SIGTERM);
 		waitpid(l->line, NULL, 0);
 		l->line = 0;
 	}

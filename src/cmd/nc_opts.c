@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_opts.c - "ncpv nc" command line: OpenBSD nc's options, checks and messages, parsed once. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <netdb.h>
@@ -51,9 +52,13 @@ static int number(const struct nc_opts *o, const char *what, const char *arg, lo
 	if (units_parse_long(arg, lo, hi, out) == 0)
 		return 0;
 	if (errno == ERANGE) {
-		char *end;
+		long any;
 
-		why = strtol(arg, &end, 10) < lo ? "too small" : "too large";
+		/* A number, just outside [lo, hi]; past a long, its sign says which side. */
+		if (units_parse_long(arg, LONG_MIN, LONG_MAX, &any) == 0)
+			why = any < lo ? "too small" : "too large";
+		else
+			why = arg[0] == '-' ? "too small" : "too large";
 	}
 	if (o->prog && strstr(what, "ttl"))
 		nc_error(o, "%s is %s", what, why);

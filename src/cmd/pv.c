@@ -24,6 +24,7 @@
 #include "../pv/xfer.h"
 #include "../status.h"
 #include "../version.h"
+#include "../proc.h"
 
 /* Read/write buffer when -B is not given: big enough for few system calls,
  * small enough to stay in the CPU cache (bench/pv-perf.sh). */
@@ -465,7 +466,7 @@ static void serve_remote(struct pv_run *r)
 			r->disp.o.format = r->remote_format;
 		}
 	}
-	kill(from, SIGUSR2);
+	proc_signal(from, SIGUSR2);
 }
 
 enum copy_end { COPY_NEXT, COPY_STOP };
