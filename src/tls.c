@@ -466,6 +466,14 @@ struct tls_conn *tls_conn_new(struct tls_ctx *t, int fd, const char *server_name
 		SSL_set_accept_state(c->ssl);
 	} else {
 		SSL_set_connect_state(c->ssl);
+		/* Verifying against no name, or ".example", would accept a certificate made for
+		 * another host: refuse rather than check less than asked. */
+		if (!t->insecure && !t->have_pin && tls_host_name_problem(server_name) != NULL) {
+			snprintf(err, errlen, "cannot verify the server as '%s': the name %s",
+				 server_name ? server_name : "", tls_host_name_problem(server_name));
+			tls_conn_free(c);
+			return NULL;
+		}
 		if (server_name && *server_name) {
 			snprintf(c->host, sizeof(c->host), "%s", server_name);
 			if (client_names(c, server_name) < 0)

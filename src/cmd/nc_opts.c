@@ -15,6 +15,7 @@
 #include "nc.h"
 #include "../addr.h"
 #include "../units.h"
+#include "../tls_cert.h"
 
 enum { OPT_PROGRESS = 1000, OPT_JSON, OPT_HELP };
 
@@ -289,8 +290,18 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 /* --ssl's own rules: TCP only, and each option on the side where it means something. */
 static int check_tls(const struct nc_opts *o, const struct cmd_tls *t)
 {
+	const struct tls_config *c = &t->cfg;
+	const char *empty = c->cert_file && !*c->cert_file ? "--ssl-cert" : c->key_file && !*c->key_file ? "--ssl-key" :
+			    c->ca_file && !*c->ca_file ? "--ssl-trustfile" : t->sni && !*t->sni ? "--ssl-servername" :
+			    c->alpn && !*c->alpn ? "--ssl-alpn" : NULL;
+
 	if (!t->on)
 		return 0;
+	/* An empty --ssl-servername checked no host name at all: each empty value is refused. */
+	if (empty)
+		return fail(o, "%s: empty value", empty);
+	if (t->sni && tls_host_name_problem(t->sni) != NULL)
+		return fail(o, "invalid --ssl-servername: %s", t->sni);
 	if (!TLS_AVAILABLE)
 		return fail(o, "--ssl: this build has no TLS support (built without OpenSSL)%s", "");
 	if (o->udp)
