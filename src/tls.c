@@ -592,6 +592,15 @@ int tls_handshake(struct tls_conn *c, char *err, size_t errlen)
 		snprintf(err, errlen, "the peer closed the connection during the handshake");
 		return TLS_EHANDSHAKE;
 	}
+	if (r == TLS_EIO) {
+		/* A reset (or any socket error) is the peer failing the handshake as much as a FIN
+		 * is: the same result, so the same exit, with the errno kept in the words. */
+		int saved = errno;
+
+		snprintf(err, errlen, "the connection failed during the handshake: %s", strerror(saved));
+		errno = saved;
+		return TLS_EHANDSHAKE;
+	}
 	return r;
 }
 

@@ -495,3 +495,29 @@ one_way() {
 		1|--ssl-key: empty value|nc -l --ssl-cert /dev/null --ssl-key
 	EOF
 }
+
+# Issue 22: a reset during the handshake exited 1 ("Connection reset by peer") where a FIN at the
+# same point gave the handshake's exit 8. Every way a peer can fail the handshake is exit 8 for
+# get (13 stays the -w timeout's), and nc's exit 1 (OpenBSD nc's one failure status) with the same
+# "TLS handshake failed" words. (A reset before the client's first byte can beat the connect's
+# own check, and is then the connect's failure: exit 4, as docs/ERRORS.md says of serve --max-conns.)
+@test "a peer that resets, closes or answers garbage at any point of the handshake: get exit 8, nc exit 1" {
+	local mode port i
+	for mode in rst-partial rst-after-hello rst-mid-server fin-now fin-after-hello garbage; do
+		bg python3 "$BATS_TEST_DIRNAME/handshake_cut.py" "$mode" 2 >"$SCRATCH/port.$mode"
+		for ((i = 0; i < 500; i++)); do
+			port=$(head -1 "$SCRATCH/port.$mode")
+			[ -n "$port" ] && break
+			sleep 0.02
+		done
+		[ -n "$port" ]
+		run "$NCPV" get -q --tls --insecure -w 5 "127.0.0.1:$port"
+		echo "get, $mode: $status $output"
+		[ "$status" -eq 8 ]
+		[[ "$output" == "ncpv get: TLS handshake with 127.0.0.1:$port: "* ]]
+		run "$NCPV" nc --ssl -w 5 127.0.0.1 "$port" </dev/null
+		echo "nc, $mode: $status $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == "ncpv nc: TLS handshake failed: "* ]]
+	done
+}
