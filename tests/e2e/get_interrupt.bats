@@ -82,13 +82,19 @@ one_run() {
 	[ "$INTERRUPTED" -gt 0 ]
 }
 
-# interrupt_get ARGS...: run get ARGS (stderr to $SCRATCH/err), SIGINT 50 ms in; STATUS its status.
+# interrupt_get ARGS...: run get ARGS (stderr to $SCRATCH/err), SIGINT 50 ms after its connection
+# to serve is up (get's handlers are set by then: a SIGINT before them would be lost, since bats
+# starts background jobs with SIGINT ignored); STATUS its status.
 interrupt_get() {
-	local pid
+	local pid i
 	STATUS=0
 	"$NCPV" get "$@" 2>"$SCRATCH/err" &
 	pid=$!
 	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 500; i++)); do
+		[ -n "$(ss -tnH state established "( dport = :$SERVE_PORT )")" ] && break
+		sleep 0.02
+	done
 	sleep 0.05
 	kill -INT "$pid"
 	wait_gone "$pid" 10
