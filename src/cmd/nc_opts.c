@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_opts.c - "ncpv nc" command line: OpenBSD nc's options, checks and messages, parsed once. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -246,7 +247,14 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 		o->minttl = (int)v;
 		break;
 	case 'P': o->proxy_user = arg; break;
-	case 'p': o->source_port = arg; break;
+	case 'p':
+		/* getaddrinfo would bind 70000 as 4464 and " 1" as 1 (OpenBSD nc does): a number is
+		 * checked by the one strict parser, a service name left to getaddrinfo. */
+		if (!isalpha((unsigned char)arg[0]) && addr_parse_port(arg) < 0)
+			return fail(o, errno != ERANGE ? "port number invalid: %s" :
+				       arg[0] == '-' ? "port number too small: %s" : "port number too large: %s", arg);
+		o->source_port = arg;
+		break;
 	case 'q':
 		if (number(o, "quit timer", arg, -2147483647L, 2147483647L, &v) < 0)
 			return -1;
