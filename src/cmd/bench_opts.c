@@ -54,6 +54,7 @@ static void usage(FILE *f)
 		"      --no-report        write no report files\n"
 		"  -q, --quiet            no live progress line on stderr\n"
 		"  -h, --help             show this help\n\n"
+		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Methods: ncpv, nc-pv and pv-devtcp (the seed's two), nc, cat-devtcp,\n"
 		"bash-read (no process per file), socat, ncat; one whose tool is missing\n"
 		"is skipped with the reason. With --tls: ncpv-tls, ncat-ssl, socat-openssl,\n"

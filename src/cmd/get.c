@@ -72,6 +72,7 @@ static void usage(FILE *f)
 		"      --sni NAME       the server name to send and to verify (default HOST)\n"
 		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
 		"  -h, --help           show this help\n\n"
+		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Exit status: 0 done (an interrupted one too, unless -o keeps it), 1 it failed,\n"
 		"ended short or was interrupted with -o or --count, 2 bad option, 3 name or port not\n"
 		"resolved, 4 refused or unreachable, 5 timed out (-w), 6 a local file (-o,\n"
@@ -265,14 +266,20 @@ static double earliest(double a, double b)
 	return a > 0 && (b <= 0 || a < b) ? a : b;
 }
 
+/* A TLS server says nothing until the client's hello: a plain get to one hears silence.
+ * After this long with not one byte, get says so once (or -w's message does, if sooner). */
+#define GET_TLS_HINT_AFTER 3.0
+#define GET_TLS_HINT "a TLS server stays silent until the client speaks TLS: if it is one, add --tls"
+
 /* -w after the connect: the peer has moved nothing for that long (nc's -w). */
 static int idle_timeout(const struct get_opts *o, double last_io, double now, char *err,
-			size_t errlen, int sending, const char *peer)
+			size_t errlen, int sending, const char *peer, int tls_hint)
 {
 	if (o->timeout <= 0 || now - last_io < o->timeout)
 		return 0;
-	snprintf(err, errlen, "%s %s: timed out: %s for %g s (-w)", sending ? "send to" : "receive from",
-		 peer, sending ? "the server took nothing" : "nothing received", o->timeout);
+	snprintf(err, errlen, "%s %s: timed out: %s for %g s (-w)%s%s", sending ? "send to" : "receive from",
+		 peer, sending ? "the server took nothing" : "nothing received", o->timeout,
+		 tls_hint ? "; " : "", tls_hint ? GET_TLS_HINT : "");
 	return NCPV_EXIT_TIMEOUT;
 }
 
@@ -280,7 +287,7 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 		   struct result *res, char *err, size_t errlen)
 {
 	double start = p->meter.start, deadline = o->duration > 0 ? start + o->duration : 0;
-	double last_io = start;
+	double last_io = start, tls_hint_at = o->tls.on ? 0 : start + GET_TLS_HINT_AFTER;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	struct loop_spin spin = { .window = o->busy_poll };
 
@@ -344,11 +351,21 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 			res->ended = "time";
 			return 0;
 		}
-		if (idle_timeout(o, last_io, now, err, errlen, 0, res->peer))
+		if (idle_timeout(o, last_io, now, err, errlen, 0, res->peer,
+				 tls_hint_at > 0 && p->meter.bytes == 0))
 			return NCPV_EXIT_TIMEOUT;
+		if (tls_hint_at > 0 && now >= tls_hint_at) {
+			if (p->meter.bytes == 0 && !o->quiet) {
+				if (p->shown)
+					fputc('\n', stderr);
+				cmd_error("get", "nothing received from %s in %g s: %s", res->peer,
+					  GET_TLS_HINT_AFTER, GET_TLS_HINT);
+			}
+			tls_hint_at = 0;
+		}
 		progress_tick(p, now);
 		if (again) {
-			double until = earliest(p->show ? p->next : 0, deadline);
+			double until = earliest(earliest(p->show ? p->next : 0, deadline), tls_hint_at);
 
 			if (loop_spin_again(&spin, now))
 				continue;
@@ -466,7 +483,7 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 			res->ended = "time";
 			break;
 		}
-		if (idle_timeout(o, last_io, now, err, errlen, 1, res->peer))
+		if (idle_timeout(o, last_io, now, err, errlen, 1, res->peer, 0))
 			return NCPV_EXIT_TIMEOUT;
 		progress_tick(p, now);
 		if (wait_fd >= 0) {
@@ -575,7 +592,11 @@ static struct tls_conn *start_tls(const struct get_opts *o, int sock, struct tls
 			       sizeof(err));
 	if (r == TLS_OK)
 		return tls;
-	cmd_error("get", "TLS handshake with %s: %s", peer, err);
+	if (r == TLS_EUNKNOWN_CA && tls_conn_peer_fingerprint(tls))
+		cmd_error("get", "TLS handshake with %s: %s; to accept exactly this certificate: --pin %s",
+			  peer, err, tls_conn_peer_fingerprint(tls));
+	else
+		cmd_error("get", "TLS handshake with %s: %s", peer, err);
 	*rc = interrupted ? NCPV_EXIT_FAIL : cmd_tls_exit(r);
 	tls_conn_free(tls);
 	return NULL;

@@ -75,6 +75,10 @@ static void usage(FILE *f)
 		"  -v, --verbose     print the link and its random seed first, and each\n"
 		"                    direction's packet counts at the end\n"
 		"  -h, --help        show this help\n\n"
+		"T is in seconds (2.5), or takes a unit: 500ms, 30s, 1m.\n"
+		"COMMAND cannot reach the host's addresses: 127.0.0.1 there is the namespace's\n"
+		"own loopback, not the host's. Run its server with --near, at " LINK_NEAR_ADDR ":\n"
+		"  ncpv link --near 'ncpv serve " LINK_NEAR_ADDR ":6666' -- ncpv get " LINK_NEAR_ADDR "\n\n"
 		"Needs no root: an ordinary user gets a user namespace. Packets pass through\n"
 		"ncpv's delay line, so no netem is needed; both modes emulate all of the\n"
 		"above. NCPV_LINK_NEAR and NCPV_LINK_FAR hold the addresses for COMMAND.\n"
@@ -413,6 +417,21 @@ static void print_counts(const struct link_line *line, double seconds)
 			(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, seconds);
 }
 
+/* A COMMAND that fails this soon without --near most often tried to reach the host. */
+#define LINK_HINT_WITHIN 10.0
+
+/* COMMAND failed: if no --near was given and it failed quickly (get's "refused or
+ * unreachable" is 4, nc's 1; both come at once), say what the namespace cannot reach. */
+static void hint_isolation(const struct link_opts *o, int rc, double seconds)
+{
+	if (o->near != NULL || rc == 0 || rc >= LINK_EXIT_WRAPPER || seconds >= LINK_HINT_WITHIN)
+		return;
+	cmd_error("link", "%s exited with status %d after %.1f s; if it could not connect: under link it "
+		  "cannot reach the host's addresses (127.0.0.1 is the namespace's own loopback); run the "
+		  "server with --near CMD and connect to " LINK_NEAR_ADDR " ($NCPV_LINK_NEAR)",
+		  o->command[0], rc, seconds);
+}
+
 /* Move packets until PID 1 of the command's namespace ends; its status. */
 static int run_line(struct link_line *line, int sigfd, pid_t init)
 {
@@ -507,6 +526,7 @@ int cmd_link(int argc, char **argv)
 		rc = run_line(line, sigfd, init);
 		if (o.verbose)
 			print_counts(line, clock_now() - start);
+		hint_isolation(&o, rc, clock_now() - start);
 	}
 	close(alive[1]);
 	close(sigfd);
