@@ -73,8 +73,8 @@ static void usage(FILE *f)
 		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
 		"  -h, --help           show this help\n\n"
 		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
-		"Exit status: 0 done (a single transfer also when interrupted), 1 it failed or\n"
-		"ended short (or --count was interrupted), 2 bad option, 3 name or port not\n"
+		"Exit status: 0 done (an interrupted one too, unless -o keeps it), 1 it failed,\n"
+		"ended short or was interrupted with -o or --count, 2 bad option, 3 name or port not\n"
 		"resolved, 4 refused or unreachable, 5 timed out (-w), 6 a local file (-o,\n"
 		"--source), 8-13 TLS (handshake, CA, expiry, host, --pin, -w).\n");
 }
@@ -561,11 +561,12 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 		memcpy(over, " over ", 7);
 		tls_conn_describe(tls, over + 6, sizeof(over) - 6);
 	}
-	fprintf(stderr, "%s %s in %.3f s = %s/s (%.1f Mbit/s) %s %s%s\n",
+	fprintf(stderr, "%s %s in %.3f s = %s/s (%.1f Mbit/s) %s %s%s%s\n",
 		strcmp(dir, "send") == 0 ? "sent" : "received",
 		units_format_count(amount, sizeof(amount), res->bytes), res->seconds,
 		units_format_iec(r, sizeof(r), rate), rate * 8 / 1e6,
-		strcmp(dir, "send") == 0 ? "to" : "from", res->peer, over);
+		strcmp(dir, "send") == 0 ? "to" : "from", res->peer, over,
+		strcmp(res->ended, "interrupted") == 0 ? ", interrupted" : "");
 }
 
 /* --tls: the handshake on the connected sock, bounded by -w. Returns the
@@ -611,7 +612,7 @@ static int run_single(const struct get_opts *o)
 	struct tls_conn *tls = NULL;
 	char err[512];
 	void *scratch = NULL;
-	int sock = -1, rc = 0, short_size;
+	int sock = -1, rc = 0, short_size, cut;
 
 	memset(&res, 0, sizeof(res));
 	if (o->tls.on && ((ctx = cmd_tls_ctx("get", &o->tls, 0, &rc)) == NULL ||
@@ -659,8 +660,11 @@ static int run_single(const struct get_opts *o)
 	if (p.shown || (p.show && rc == 0))
 		progress_draw(&p, clock_now(), 1);
 	short_size = o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0;
-	/* Only a whole transfer (or one stopped as asked: -t, -b, a signal) replaces FILE. */
-	if (rc == 0 && !short_size && sink_commit(sink) < 0) {
+	/* A signal stops a download counted to nowhere as asked, but one kept with -o is not
+	 * whole: FILE stays as it was and the status says so (issue 22). */
+	cut = o->output != NULL && !o->send && strcmp(res.ended, "interrupted") == 0;
+	/* Only a whole transfer (or one stopped as asked: -t, -b) replaces FILE. */
+	if (rc == 0 && !short_size && !cut && sink_commit(sink) < 0) {
 		snprintf(err, sizeof(err), "cannot replace output '%s': %s", o->output, strerror(errno));
 		rc = NCPV_EXIT_FILE;
 	}
@@ -669,6 +673,15 @@ static int run_single(const struct get_opts *o)
 		goto out;
 	}
 	print_summary(o, &res, o->send ? "send" : "receive", tls);
+	if (cut) {
+		if (strcmp(o->output, "-") == 0)
+			cmd_error("get", "interrupted after %llu bytes: stdout has only part of the download",
+				  (unsigned long long)res.bytes);
+		else
+			cmd_error("get", "interrupted after %llu bytes: '%s' left as it was", (unsigned long long)res.bytes,
+				  o->output);
+		rc = NCPV_EXIT_FAIL;
+	}
 	if (short_size) {
 		cmd_error("get", "expected %llu bytes, received %llu", (unsigned long long)o->size,
 			  (unsigned long long)res.bytes);
