@@ -343,6 +343,14 @@ struct tls_conn *tls_conn_new(struct tls_ctx *t, int fd, const char *server_name
 		SSL_set_accept_state(c->ssl);
 	} else {
 		SSL_set_connect_state(c->ssl);
+		/* Verifying against no name, or ".example", would accept a certificate made for
+		 * another host: refuse rather than check less than asked. */
+		if (!t->insecure && !t->have_pin && tls_host_name_problem(server_name) != NULL) {
+			snprintf(err, errlen, "cannot verify the server as '%s': the name %s",
+				 server_name ? server_name : "", tls_host_name_problem(server_name));
+			tls_conn_free(c);
+			return NULL;
+		}
 		if (server_name && *server_name) {
 			snprintf(c->host, sizeof(c->host), "%s", server_name);
 			if (client_names(c, server_name) < 0)
@@ -469,6 +477,15 @@ int tls_handshake(struct tls_conn *c, char *err, size_t errlen)
 	r = classify(c, r, err, errlen);
 	if (r == TLS_OK || r == TLS_ETRUNCATED) { /* the peer hung up mid-handshake */
 		snprintf(err, errlen, "the peer closed the connection during the handshake");
+		return TLS_EHANDSHAKE;
+	}
+	if (r == TLS_EIO) {
+		/* A reset (or any socket error) is the peer failing the handshake as much as a FIN
+		 * is: the same result, so the same exit, with the errno kept in the words. */
+		int saved = errno;
+
+		snprintf(err, errlen, "the connection failed during the handshake: %s", strerror(saved));
+		errno = saved;
 		return TLS_EHANDSHAKE;
 	}
 	return r;

@@ -312,7 +312,7 @@ static void comparison_chart(FILE *f, const struct bench_test_result *t)
 		if (r->is_baseline)
 			snprintf(ratio, sizeof(ratio), ", baseline");
 		else if (r->ratio > 0)
-			snprintf(ratio, sizeof(ratio), r->ratio < 10 ? ", %.2fx" : ", %.1fx", r->ratio);
+			snprintf(ratio, sizeof(ratio), r->ratio >= 10 ? ", %.1fx" : r->ratio >= 0.01 ? ", %.2fx" : ", %.2gx", r->ratio);
 		else
 			ratio[0] = '\0';
 		fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s%s</text>",

@@ -24,10 +24,10 @@ char *report_verdict(char *buf, size_t len, const struct bench_result *r)
 	else if (r->ratio <= 0)
 		snprintf(buf, len, "-");
 	else if (strcmp(r->verdict, "too few runs") == 0)
-		snprintf(buf, len, r->ratio < 10 ? "%.3fx too few runs" : "%.1fx too few runs", r->ratio);
+		snprintf(buf, len, r->ratio >= 10 ? "%.1fx too few runs" : r->ratio >= 0.001 ? "%.3fx too few runs" : "%.2gx too few runs", r->ratio);
 	else
 		/* Three decimals near 1, so that a small but real difference shows. */
-		snprintf(buf, len, r->ratio < 10 ? "%.3fx %s p=%.2g" : "%.1fx %s p=%.2g", r->ratio,
+		snprintf(buf, len, r->ratio >= 10 ? "%.1fx %s p=%.2g" : r->ratio >= 0.001 ? "%.3fx %s p=%.2g" : "%.2gx %s p=%.2g", r->ratio,
 			 strcmp(r->verdict, "within spread") == 0 ? "same" : r->verdict, r->p);
 	return buf;
 }

@@ -64,8 +64,8 @@ static void usage(FILE *f)
 		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
 		"  -h, --help           show this help\n\n"
 		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
-		"Exit status: 0 done (a single transfer also when interrupted), 1 it failed or\n"
-		"ended short (or --count was interrupted), 2 bad option, 3 name or port not\n"
+		"Exit status: 0 done (an interrupted one too, unless -o keeps it), 1 it failed,\n"
+		"ended short or was interrupted with -o or --count, 2 bad option, 3 name or port not\n"
 		"resolved, 4 refused or unreachable, 5 timed out (-w), 6 a local file (-o,\n"
 		"--source), 8-13 TLS (handshake, CA, expiry, host, --pin, -w).\n");
 }
@@ -308,9 +308,9 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 		memcpy(over, " over ", 7);
 		tls_conn_describe(r->tls, over + 6, sizeof(over) - 6);
 	}
-	fprintf(stderr, "%s %s %s %s%s\n", a->run.send ? "sent" : "received",
+	fprintf(stderr, "%s %s %s %s%s%s\n", a->run.send ? "sent" : "received",
 		transfer_text(text, sizeof(text), &t, TRANSFER_ONE_WAY), a->run.send ? "to" : "from", r->peer,
-		over);
+		over, end == GET_END_INTERRUPTED ? ", interrupted" : "");
 }
 
 static int run_stream(const struct get_args *a)
@@ -328,6 +328,17 @@ static int run_stream(const struct get_args *a)
 		cmd_error("get", "%s", err);
 	else
 		print_summary(a, &r, end);
+	/* A signal stops a download counted to nowhere as asked, but one kept with -o is not
+	 * whole: the engine left FILE as it was, and the status says so (issue 22). */
+	if (end == GET_END_INTERRUPTED && a->run.output && !a->run.send) {
+		if (strcmp(a->run.output, "-") == 0)
+			cmd_error("get", "interrupted after %llu bytes: stdout has only part of the download",
+				  (unsigned long long)r.bytes);
+		else
+			cmd_error("get", "interrupted after %llu bytes: '%s' left as it was", (unsigned long long)r.bytes,
+				  a->run.output);
+		rc = NCPV_EXIT_FAIL;
+	}
 	if (end == GET_END_SHORT)
 		cmd_error("get", "expected %llu bytes, received %llu", (unsigned long long)a->run.size,
 			  (unsigned long long)r.bytes);

@@ -22,6 +22,7 @@
 #include "../clock.h"
 #include "../link/supervisor.h"
 #include "../units.h"
+#include "../proc.h"
 
 /* As env(1) and devtcp: the wrapper failed, the command cannot run, is missing. */
 enum { LINK_EXIT_WRAPPER = 125, LINK_EXIT_CANNOT_RUN = 126, LINK_EXIT_NOT_FOUND = 127 };
@@ -122,18 +123,13 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 			}
 			o->queue_set |= c == OPT_QUEUE;
 			break;
-		case OPT_SEED: {
-			char *end;
-
-			errno = 0;
-			o->seed = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9') {
+		case OPT_SEED:
+			if (units_parse_u64(optarg, UINT64_MAX, &o->seed) < 0) {
 				cmd_bad_value("link", "seed", optarg, "expected a whole number from 0 to 2^64-1");
 				return CMD_PARSE_USAGE;
 			}
 			o->seeded = 1;
 			break;
-		}
 		case OPT_NEAR:
 			if (optarg[0] == '\0') {
 				cmd_bad_value("link", "near", optarg, "expected a shell command");
@@ -311,7 +307,7 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 
 		close(diag);
 		if (rc != 0) {
-			kill(-1, SIGTERM);
+			proc_signal_namespace(SIGTERM);
 			_exit(rc);
 		}
 	}
@@ -332,14 +328,14 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 			continue;
 		if (si.si_signo != SIGCHLD) {
 			if (sent_by_process(si.si_code))
-				kill(cmd_pid, si.si_signo);
+				proc_signal(cmd_pid, si.si_signo);
 			continue;
 		}
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			if (pid != cmd_pid)
 				continue;
 			/* Let --near stop cleanly; the namespace's end kills what stays. */
-			kill(-1, SIGTERM);
+			proc_signal_namespace(SIGTERM);
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		}
 	}
@@ -398,7 +394,7 @@ static int run_line(struct link_line *line, int sigfd, pid_t init)
 
 		if (link_line_run(line, sigfd, err, sizeof(err)) < 0) {
 			cmd_error("link", "%s", err);
-			kill(init, SIGKILL);
+			proc_signal(init, SIGKILL);
 			waitpid(init, NULL, 0);
 			return LINK_EXIT_WRAPPER;
 		}
@@ -406,7 +402,7 @@ static int run_line(struct link_line *line, int sigfd, pid_t init)
 			continue;
 		if (si.ssi_signo != SIGCHLD) {
 			if (sent_by_process(si.ssi_code))
-				kill(init, (int)si.ssi_signo);
+				proc_signal(init, (int)si.ssi_signo);
 			continue;
 		}
 		if (waitpid(init, &status, WNOHANG) == init)

@@ -100,7 +100,8 @@ struct get_result {
 };
 
 /* One stream (o->count 0): connect, the TLS handshake, then receive into a sink (replacing
- * -o only when the stream ended as asked) or upload o->source and wait for the server's close.
+ * -o only when the stream ended whole, at the server's close, -t or -b: not when interrupted)
+ * or upload o->source and wait for the server's close.
  * Every wait is bounded by -w of peer idleness and -t, and ends once *o->cancel is set.
  * Returns how it ended (also the reason for failures, with err filled). */
 enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, struct get_result *r,

@@ -403,8 +403,11 @@ enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, s
 		tick(&s, get_end_failed(end) ? GET_TICK_FAILED : GET_TICK_END, clock_now());
 		if (end == GET_END_EOF && o->has_size && r->bytes != o->size)
 			end = GET_END_SHORT;
-		/* Only a whole transfer (or one stopped as asked: -t, -b, a signal) replaces FILE. */
-		if (!get_end_failed(end) && end != GET_END_SHORT && sink_commit(s.sink) < 0) {
+		/* Only a whole transfer (or one stopped as asked: -t, -b) replaces FILE. A signal
+		 * stops a download counted to nowhere as asked, but one kept with -o is not whole:
+		 * FILE stays as it was (issue 22). */
+		if (!get_end_failed(end) && end != GET_END_SHORT &&
+		    !(end == GET_END_INTERRUPTED && o->output && !o->send) && sink_commit(s.sink) < 0) {
 			snprintf(err, errlen, "cannot replace output '%s': %s", o->output, strerror(errno));
 			end = GET_END_FILE;
 		}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* supervisor.c - one emulated link put together: the ends, the line, the processes (see supervisor.h). */
 #include "supervisor.h"
+#include "../proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,7 +123,7 @@ void link_sup_close(struct link_sup *s)
 		s->line_fd = -1;
 	}
 	if (s->line_pid > 0) {
-		kill(s->line_pid, SIGTERM);
+		proc_signal(s->line_pid, SIGTERM);
 		waitpid(s->line_pid, NULL, 0);
 		s->line_pid = 0;
 	}
