@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "get.h"
+#include "udp_cmd.h"
 #include "../addr.h"
 #include "../clock.h"
 #include "../display.h"
@@ -135,9 +136,8 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 		case 'U':
 			o->send = 1;
 			break;
-		case 'u':
-			/* nc's and iperf3's -u: refuse it rather than quietly upload over TCP. */
-			cmd_error("get", "option '-u' (UDP) is not supported; --send uploads over TCP");
+		case 'u': /* never reached: cmd_get hands -u to the UDP test first */
+			cmd_error("get", "-u must be a word of its own (try 'ncpv get -u --help')");
 			return CMD_PARSE_USAGE;
 		case 'S':
 			o->source = optarg;
@@ -668,6 +668,8 @@ enum cmd_parse cmd_get_parse(int argc, char **argv)
 {
 	struct get_opts o;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_get_parse(argc, argv);
 	return parse_options(argc, argv, &o);
 }
 
@@ -677,6 +679,8 @@ int cmd_get(int argc, char **argv)
 	struct get_opts o;
 	struct sigaction sa;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_get(argc, argv);
 	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (o.parallel > o.count && o.count > 0)

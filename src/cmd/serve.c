@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "tls_cmd.h"
+#include "udp_cmd.h"
 #include "../addr.h"
 #include "../json.h"
 #include "../net.h"
@@ -371,6 +372,8 @@ enum cmd_parse cmd_serve_parse(int argc, char **argv)
 {
 	struct serve_opts o;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_serve_parse(argc, argv);
 	return parse_options(argc, argv, &o);
 }
 
@@ -383,6 +386,8 @@ int cmd_serve(int argc, char **argv)
 	char err[512];
 	int rc, lfd;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_serve(argc, argv);
 	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (!o.discard) {
