@@ -153,6 +153,15 @@ rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 	[ "$(jq '.answer_bytes <= .request_bytes' <<<"$s")" = true ]
 }
 
+@test "the receiver's definitions on a crafted flow: a lost tail counts once the sender gives its total" {
+	start_serve -u -q
+	run timeout 20 python3 "$PEER" tail 127.0.0.1 "$SERVE_PORT"
+	echo "$output"
+	# 0..89 but 19 and 50, then 7 again and 19 late; the final request says 100 were sent:
+	# 89 unique, expected 100 (so 50 and 90..99 lost), 7 a duplicate, 19 out of order.
+	[ "$output" = "packets 89 expected 100 duplicates 1 out_of_order 1" ]
+}
+
 @test "state is bounded: --max-tests refuses the rest, idle flows expire, then a test works" {
 	start_serve -u -q --max-tests 20 --idle 0.5
 	run timeout 60 python3 "$PEER" fill 127.0.0.1 "$SERVE_PORT" 30

@@ -125,9 +125,28 @@ def fill(host, port, n):
     print('started', started, 'full', full)
 
 
+def tail(host, port):
+    """Send datagrams 0..99 but 50 and 90..99, with a duplicate of 7 and 20 before 19, then the final
+    request saying 100 were sent: print the REPORT's figures."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect((host, port))
+    c = cookie_of(ask(s, hello(5)))
+    ask(s, start(5, c))
+    seqs = [q for q in range(90) if q != 50 and q != 19] + [7, 19]
+    for q in seqs:
+        s.send(header(5, test=5, cookie=c) + struct.pack('>QQ', q, int(time.monotonic() * 1e9)) + bytes(28))
+    time.sleep(0.1)
+    req = (header(6, test=5, cookie=c) + struct.pack('>BBHQQ', 1, 0, 9, 100, 6400)).ljust(112, b'\0')
+    got = ask(s, req)
+    f = struct.unpack('>BBH8Q', got[20:88])
+    print('packets %d expected %d duplicates %d out_of_order %d' % (f[3], f[5], f[6], f[7]))
+
+
 if __name__ == '__main__':
     if sys.argv[1] == 'flood':
         flood(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1] == 'tail':
+        tail(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == 'fill':
         fill(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:
