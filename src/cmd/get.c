@@ -72,6 +72,8 @@ static void usage(FILE *f)
 		"      --pin SHA256     accept exactly the certificate with this fingerprint\n"
 		"      --sni NAME       the server name to send and to verify (default HOST)\n"
 		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
+		"  -u, --udp            a UDP test against serve -u instead: loss, jitter,\n"
+		"                       reordering at a paced --rate (see 'ncpv get -u --help')\n"
 		"  -h, --help           show this help\n\n"
 		"Exit status: 0 done (a single transfer also when interrupted), 1 it failed or\n"
 		"ended short (or --count was interrupted), 2 bad option, 3 name or port not\n"

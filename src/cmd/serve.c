@@ -63,6 +63,8 @@ static void usage(FILE *f)
 		"      --key FILE       its private key, PEM (default: in the --cert file)\n"
 		"  -q, --quiet          no line per connection\n"
 		"  -j, --json           log one JSON object per line\n"
+		"  -u, --udp            answer UDP tests (get -u) instead\n"
+		"                       (see 'ncpv serve -u --help')\n"
 		"  -h, --help           show this help\n\n"
 		"Each connection ends with a line on stderr; SIGINT or SIGTERM stops the\n"
 		"server with a summary.\n"
