@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Built with OpenSSL unless NCPV_NO_TLS (the static musl build): then every
+/* Built with OpenSSL (tls.c) unless NCPV_NO_TLS (the static musl build, tls_none.c): then every
  * constructor fails with TLS_ENOTSUP and the commands refuse --tls up front. */
 #ifdef NCPV_NO_TLS
 #define TLS_AVAILABLE 0

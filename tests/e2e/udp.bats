@@ -216,7 +216,8 @@ linked() {
 	local -a largs=()
 	while [ "$1" != -- ]; do largs+=("$1"); shift; done
 	shift
-	${RT:-} timeout 120 "$NCPV" link "${largs[@]}" --near "exec '$NCPV' serve -u -q 10.231.0.1:5201" -- \
+	# --near-wait 0: the server listens on UDP, which link does not watch for; get retries instead.
+	${RT:-} timeout 120 "$NCPV" link "${largs[@]}" --near-wait 0 --near "exec '$NCPV' serve -u -q 10.231.0.1:5201" -- \
 		sh -c 'for i in $(seq 50); do "$0" get -u -j -w 1 "$@" 10.231.0.1:5201 && exit; sleep 0.1; done; exit 1' \
 		"$NCPV" "$@" >"$SCRATCH/get.json" 2>"$SCRATCH/get.err" || { cat "$SCRATCH/get.err"; return 1; }
 }
