@@ -436,11 +436,11 @@ static double secs(const struct client *c, uint64_t t)
 static int run(struct client *c, const volatile sig_atomic_t *cancel, struct pollfd *pfd)
 {
 	uint64_t tick_ns = c->o->interval > 0 ? (uint64_t)(c->o->interval * 1e9) : 0;
-	uint64_t next_tick, pending_until = 0, last_edge, now;
+	uint64_t next_tick, pending_until = 0, last_edge, now = 0;
 	double rate = c->o->rate / c->n;
 	int pending = 0;
 
-	c->start_ns = now = clock_now_ns();
+	c->start_ns = clock_now_ns();
 	c->end_ns = c->start_ns + (uint64_t)(c->o->duration * 1e9);
 	next_tick = tick_ns ? c->start_ns + tick_ns : UINT64_MAX;
 	last_edge = c->start_ns;
@@ -509,13 +509,12 @@ static int run(struct client *c, const volatile sig_atomic_t *cancel, struct pol
 /* After the sending: let the last datagrams land, then ask each stream for its final report. */
 static void finish(struct client *c, const volatile sig_atomic_t *cancel, struct pollfd *pfd)
 {
-	uint64_t linger = c->rtt_ns * 4 + 100000000u, now = clock_now_ns();
-	uint64_t until = now + linger, give_up;
+	uint64_t linger = c->rtt_ns * 4 + 100000000u, now, until, give_up;
 
 	if (linger > 1000000000u)
 		linger = 1000000000u;
-	until = now + linger;
-	while ((now = clock_now_ns()) < until && !(cancel && *cancel))
+	until = clock_now_ns() + linger;
+	while (clock_now_ns() < until && !(cancel && *cancel))
 		if (wait_and_read(c, pfd, until, 0) < 0)
 			break;
 	give_up = clock_now_ns() + (uint64_t)(c->o->timeout * 1e9);

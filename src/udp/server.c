@@ -68,11 +68,13 @@ static int same_peer(const struct flow *f, const struct sockaddr *sa, socklen_t 
 
 static struct flow *find_flow(struct server *s, const struct sockaddr *sa, socklen_t len, const struct udp_header *h)
 {
-	struct flow *f = s->last_hit >= 0 ? &s->flows[s->last_hit] : NULL;
+	/* The flow of the last datagram first: a test's data comes in runs. */
+	for (long k = -1; k < s->o->max_tests; k++) {
+		long i = k < 0 ? s->last_hit : k;
+		struct flow *f;
 
-	if (f && f->used && f->test_id == h->test_id && f->stream == h->stream && same_peer(f, sa, len))
-		return f;
-	for (long i = 0; i < s->o->max_tests; i++) {
+		if (i < 0)
+			continue;
 		f = &s->flows[i];
 		if (f->used && f->test_id == h->test_id && f->stream == h->stream && same_peer(f, sa, len)) {
 			s->last_hit = i;
@@ -316,7 +318,7 @@ static uint64_t send_due(struct server *s, uint64_t now)
 
 	for (long i = 0; i < s->o->max_tests; i++) {
 		struct flow *f = &s->flows[i];
-		struct udp_header h;
+		struct udp_header h = { UDP_WIRE_VERSION, UDP_DATA, f->stream, f->test_id, f->cookie };
 		uint64_t due;
 		int sent;
 
@@ -324,9 +326,6 @@ static uint64_t send_due(struct server *s, uint64_t now)
 			continue;
 		due = udp_pace_due(&f->pace, now, UDP_SOCK_BATCH);
 		if (due > 0) {
-			h.stream = f->stream;
-			h.test_id = f->test_id;
-			h.cookie = f->cookie;
 			for (uint64_t k = 0; k < due; k++) {
 				struct udp_data d = { f->seq + k, now };
 

@@ -26,7 +26,8 @@ static void clear_range(struct udp_stats *s, uint64_t from, uint64_t to)
 		memset(s->seen, 0, sizeof(s->seen));
 		return;
 	}
-	for (uint64_t q = from + 1; q <= to; q++)
+	/* Counted, not compared: with to at 2^64 - 1, q <= to would hold for ever (the fuzzer's hang). */
+	for (uint64_t n = to - from, q = from + 1; n > 0; n--, q++)
 		s->seen[(q % UDP_STATS_WINDOW) / 64] &= ~(1ull << (q % 64));
 }
 
