@@ -70,7 +70,7 @@ wait_for_tmp() {
 		echo "SIG$sig: exit $rc, left: $(ls -A "$SCRATCH")"
 		# Stopped as asked (manual: -t, -b or a signal): exit 0, FILE holds what arrived.
 		[ "$rc" -eq 0 ]
-		! compgen -G "$SCRATCH/.keep.ncpv-*"
+		run ! compgen -G "$SCRATCH/.keep.ncpv-*"
 		[ "$(head -c 1 "$SCRATCH/keep")" = x ]
 		rm -f "$SCRATCH/keep" "$SCRATCH/port"
 	done

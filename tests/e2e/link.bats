@@ -60,11 +60,14 @@ count() {
 
 @test "a queue without a rate, no command, or an unknown option is a usage error" {
 	run "$NCPV" link --queue 10 -- true
-	[ "$status" -eq 2 ] && [[ "$output" == *"--queue needs --rate"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--queue needs --rate"* ]]
 	run "$NCPV" link --delay 1ms
-	[ "$status" -eq 2 ] && [[ "$output" == *"missing COMMAND"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"missing COMMAND"* ]]
 	run "$NCPV" link --bogus -- true
-	[ "$status" -eq 2 ] && [[ "$output" == *"unknown option '--bogus'"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown option '--bogus'"* ]]
 }
 
 @test "COMMAND's exit status comes back; 127 when it is not found" {
