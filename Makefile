@@ -120,7 +120,7 @@ $(BUILD)/tests/stressor: tests/stress/stressor.c
 stress: ncpv $(BUILD)/tests/stressor
 	NCPV=$(abspath ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) tests/stress/stress.sh
 
-check: all unit replay e2e hardening
+check: all lint-bats unit replay e2e hardening
 
 # The end-to-end suite SOAK_RUNS times under CPU load (stress-ng): how often each test fails.
 SOAK_RUNS ?= 5
@@ -173,13 +173,19 @@ valgrind: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
 # LINT_JOBS files are checked at a time.
 LINT_JOBS ?= 2
 LINT_SRC := $(SRC) $(wildcard src/devtcp/*.c) $(UNIT_SRC) tests/stress/stressor.c $(wildcard fuzz/*.c)
-lint:
+lint: lint-bats
 	cppcheck -j $(LINT_JOBS) --enable=warning,performance,portability --std=c11 --inline-suppr --quiet \
 	    --error-exitcode=1 --suppressions-list=.cppcheck-suppressions -D_GNU_SOURCE \
 	    -DNCPV_VERSION='"lint"' -Isrc $(LINT_SRC)
 	@printf '%s\n' $(LINT_SRC) | xargs -P $(LINT_JOBS) -I{} sh -c 'out=$$(clang-tidy --quiet {} -- -std=c11 \
 	    -D_GNU_SOURCE -DNCPV_VERSION=\"lint\" -Isrc 2>&1) || { echo "$$out" | grep -v "warnings generated"; exit 1; }'
 	@echo "lint: cppcheck and clang-tidy clean"
+
+# Bats assertions that cannot fail (tools/lint-bats lists the shapes), after its own self-test.
+.PHONY: lint-bats
+lint-bats:
+	@tools/lint-bats --self-test tests/lint-bats
+	@tools/lint-bats tests/e2e/*.bats tests/e2e/*.bash tests/static/*.bats && echo "lint-bats: clean"
 
 # The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.
 asan:

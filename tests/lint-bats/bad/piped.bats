@@ -1,0 +1,5 @@
+# expect: piped
+@test "an assertion before a pipe" {
+	grep -q needle haystack | cat
+	true
+}
