@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # expect: and-chain
 @test "two assertions joined by &&" {
 	run false

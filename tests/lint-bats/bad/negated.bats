@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # expect: negated negated negated negated negated
 helper() {
 	! grep -q x "$1"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # expect: or-succeeds or-succeeds
 @test "the || branch succeeds" {
 	run false

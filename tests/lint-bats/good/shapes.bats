@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # Every shape here can fail its test under bats 1.8.2.
 helper_last() {
 	! grep -q x "$1"
