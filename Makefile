@@ -181,11 +181,22 @@ lint: lint-bats
 	    -D_GNU_SOURCE -DNCPV_VERSION=\"lint\" -Isrc 2>&1) || { echo "$$out" | grep -v "warnings generated"; exit 1; }'
 	@echo "lint: cppcheck and clang-tidy clean"
 
-# Bats assertions that cannot fail (tools/lint-bats lists the shapes), after its own self-test.
+# Mutation testing: each mutant of tests/mutation/mutants.tsv built in a scratch copy of the
+# tree and run against its tests; prints the score and the survivors (docs/RELIABILITY.md has
+# the last score). Not part of `make check`: about 25 minutes one at a time. MUTATION_JOBS
+# mutants at once; `make mutation MUTANTS="id ..."` runs a few.
+MUTATION_JOBS ?= 1
+.PHONY: mutation
+mutation:
+	MUTATION_JOBS=$(MUTATION_JOBS) tools/mutation $(MUTANTS)
+
+# Bats assertions that cannot fail (tools/lint-bats lists the shapes), after its own self-test;
+# and every mutant's search string still found once (tools/mutation --check).
 .PHONY: lint-bats
 lint-bats:
 	@tools/lint-bats --self-test tests/lint-bats
 	@tools/lint-bats tests/e2e/*.bats tests/e2e/*.bash tests/static/*.bats && echo "lint-bats: clean"
+	@tools/mutation --check
 
 # The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.
 asan:

@@ -210,10 +210,11 @@ s.close()' "$SERVE_PORT"
 	took=$(((t1 - t0) / 1000000))
 	logged=$(sed -En 's/.* max-time: sent .* in ([0-9.]+) s .*/\1/p' "$SERVE_LOG")
 	echo "get took $took ms; serve logged $logged s; get measured $(json_field "$output" seconds) s"
-	# Not before 0.5 s; well before the 10 s bound (generous for a loaded machine).
+	# Not before 0.5 s. Seen from outside, well before the 10 s bound (generous for a loaded
+	# machine); by serve's own clock, which load hardly moves, within 0.75 s of it.
 	[ "$took" -ge 500 ]
 	[ "$took" -lt 5000 ]
-	awk -v t="$logged" 'BEGIN { exit !(t >= 0.5 && t < 5) }'
+	awk -v t="$logged" 'BEGIN { exit !(t >= 0.5 && t < 1.25) }'
 	awk -v t="$(json_field "$output" seconds)" 'BEGIN { exit !(t >= 0.45 && t < 5) }'
 }
 
