@@ -225,6 +225,19 @@ s.close()' "$SERVE_PORT"
 	wait_for "$SERVE_LOG" 'max-bytes' 5
 }
 
+@test "get --send -b N uploads exactly N and says the byte count ended it, -t that time did" {
+	start_serve --discard
+	run timeout 20 "$NCPV" get -q --json --send --source zero -b 10000 "127.0.0.1:$SERVE_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":10000,'*'"ended":"bytes"}' ]]
+	run timeout 20 "$NCPV" get -q --json --send --source zero -t 0.2 "127.0.0.1:$SERVE_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"ended":"time"}' ]]
+	wait_for "$SERVE_LOG" 'received 10000 B' 5
+}
+
 @test "serve and get work over IPv6 loopback" {
 	python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null || skip "no IPv6 loopback"
 	start_serve --size 4K '[::1]:0'
