@@ -13,7 +13,7 @@ _ncpv_options() {
 	nc) echo '-4 -6 -b -C -D -d -F -h -I -i -k -l -M -m -N -n -O -P -p -q -r -s -T -t -U -u -v -W -w -X -x -z --progress --json --ssl --ssl-cert --ssl-key --ssl-verify --ssl-trustfile --ssl-servername --ssl-alpn' ;;
 	pv) echo '-p --progress -t --timer -e --eta -I --fineta -r --rate -a --average-rate -b --bytes -T --buffer-percent -8 --bits -k --si -A --last-written -F --format -n --numeric -q --quiet -v --stats -c --cursor -g --gauge -x --extra-display -d --watchfd -R --remote -Q --query -W --wait -D --delay-start -s --size -l --line-mode -0 --null -i --interval -m --average-rate-window -w --width -H --height -N --name -f --force -L --rate-limit -B --buffer-size -C --no-splice -E --skip-errors -Z --error-skip-block -O --sparse -K --direct-io -U --store-and-forward -S --stop-at-size -Y --sync -X --discard -o --output -P --pidfile -h --help -V --version' ;;
 	devtcp) echo '-t --timeout -v --verbose -h --help' ;;
-	link) echo '--rate --delay --jitter --loss --queue --seed --near --mode -v --verbose -h --help' ;;
+	link) echo '--rate --delay --jitter --loss --queue --seed --near --near-wait --mode -v --verbose -h --help' ;;
 	bench) echo '-T --test -d --duration -n --count -s --size -r --repeat -M --methods -m --method -b --baseline -S --server --tls -c --connect -l --link --timeout --no-latency -j --json --csv --csv-runs --shuffle --html --no-report -q --quiet -h --help' ;;
 	esac
 }
@@ -123,6 +123,7 @@ _ncpv_argument() {
 	'link --queue') echo value ;;
 	'link --seed') echo value ;;
 	'link --near') echo command ;;
+	'link --near-wait') echo value ;;
 	'link --mode') echo value ;;
 	'bench -T') echo value ;;
 	'bench --test') echo value ;;

@@ -5,8 +5,8 @@
 
 #include "fuzz.h"
 #include "../src/cmd/cmd.h"
-#include "../src/cmd/nc.h"
-#include "../src/pv/opts.h"
+#include "../src/cmd/nc_cmd.h"
+#include "../src/cmd/pv_cmd.h"
 
 #define MAX_ARGS 64
 

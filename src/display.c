@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* display.c - pv-style progress lines: number formatting and the line layout (pure). */
+/* display.c - pv-style progress lines: number formatting and the line layout (pure); the format
+ * strings are parsed by display_format.c. */
 #include "display.h"
 
 #include <limits.h>
@@ -9,30 +10,8 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "display_format.h"
 #include "units.h"
-
-/* The pieces a format string is made of. */
-enum item {
-	ITEM_TEXT, ITEM_PROGRESS, ITEM_BAR_ONLY, ITEM_AMOUNT_ONLY, ITEM_TIMER, ITEM_ETA,
-	ITEM_FINETA, ITEM_RATE, ITEM_AVERAGE, ITEM_BYTES, ITEM_BUFPERCENT, ITEM_LAST, ITEM_NAME,
-	ITEM_PREVLINE, ITEM_SGR
-};
-
-/* The long names later pv versions accept as %{name}. */
-static const struct {
-	const char *name;
-	enum item item;
-} long_names[] = {
-	{ "progress", ITEM_PROGRESS },	     { "progress-bar-only", ITEM_BAR_ONLY },
-	{ "progress-amount-only", ITEM_AMOUNT_ONLY }, { "timer", ITEM_TIMER },
-	{ "eta", ITEM_ETA },		     { "fineta", ITEM_FINETA },
-	{ "rate", ITEM_RATE },		     { "average-rate", ITEM_AVERAGE },
-	{ "bytes", ITEM_BYTES },	     { "transferred", ITEM_BYTES },
-	{ "buffer-percent", ITEM_BUFPERCENT }, { "last-written", ITEM_LAST },
-	{ "name", ITEM_NAME },		     { "bar-plain", ITEM_BAR_ONLY },
-	{ "bar-block", ITEM_BAR_ONLY },	     { "bar-granular", ITEM_BAR_ONLY },
-	{ "bar-shaded", ITEM_BAR_ONLY },     { "previous-line", ITEM_PREVLINE },
-};
 
 /* %{sgr:a,b,...}: the ECMA-48 select-graphic-rendition codes by name. */
 static const struct {
@@ -51,14 +30,6 @@ static const struct {
 	{ "bg-red", 41 },    { "bg-green", 42 },     { "bg-brown", 43 },      { "bg-yellow", 43 },
 	{ "bg-blue", 44 },   { "bg-magenta", 45 },   { "bg-cyan", 46 },	      { "bg-white", 47 },
 	{ "bg-default", 49 },
-};
-
-/* One parsed piece: an item, or literal text (start, len) of the format. */
-struct piece {
-	enum item item;
-	const char *text;
-	size_t len;
-	long arg; /* %nA: how many bytes */
 };
 
 void display_defaults(struct display_opts *o)
@@ -160,152 +131,6 @@ char *display_amount(char *buf, size_t len, double amount, int decimal, const ch
 char *display_amount_pv110(char *buf, size_t len, double amount, int decimal, const char *suffix)
 {
 	return format_amount(buf, len, amount, decimal, suffix, 1);
-}
-
-/* Parse the piece at *f (a '%' sequence or a run of text); advance *f. */
-static int parse_piece(const char **f, struct piece *p)
-{
-	const char *s = *f;
-
-	memset(p, 0, sizeof(*p));
-	p->item = ITEM_TEXT;
-	if (*s != '%') {
-		const char *e = strchr(s, '%');
-
-		p->text = s;
-		p->len = e ? (size_t)(e - s) : strlen(s);
-		*f = s + p->len;
-		return 0;
-	}
-	s++;
-	while (*s >= '0' && *s <= '9' && p->arg < 100000)
-		p->arg = p->arg * 10 + (*s++ - '0');
-	switch (*s) {
-	case 'p': p->item = ITEM_PROGRESS; break;
-	case 't': p->item = ITEM_TIMER; break;
-	case 'e': p->item = ITEM_ETA; break;
-	case 'I': p->item = ITEM_FINETA; break;
-	case 'r': p->item = ITEM_RATE; break;
-	case 'a': p->item = ITEM_AVERAGE; break;
-	case 'b': p->item = ITEM_BYTES; break;
-	case 'T': p->item = ITEM_BUFPERCENT; break;
-	case 'A': p->item = ITEM_LAST; break;
-	case 'N': p->item = ITEM_NAME; break;
-	case 'L': p->item = ITEM_PREVLINE; break;
-	case '%':
-		p->text = s;
-		p->len = 1;
-		break;
-	case '\0':
-		/* A lone % (or "%3") at the end stays as it is. */
-		p->text = *f;
-		p->len = (size_t)(s - *f);
-		*f = s;
-		return 0;
-	case '{': {
-		/* As pv 1.10 scans it: up to '}', or up to (not over) a '%' or the end. */
-		size_t n = strcspn(s + 1, "}%");
-		const char *end = s + 1 + n;
-
-		if (*end == '}') {
-			for (size_t i = 0; i < sizeof(long_names) / sizeof(long_names[0]); i++) {
-				if (strlen(long_names[i].name) == n &&
-				    strncmp(long_names[i].name, s + 1, n) == 0) {
-					p->item = long_names[i].item;
-					*f = end + 1;
-					return 0;
-				}
-			}
-			if (strncmp(s + 1, "sgr:", 4) == 0) {
-				p->item = ITEM_SGR;
-				p->text = s + 5;
-				p->len = n - 4;
-				*f = end + 1;
-				return 0;
-			}
-			end++;
-		}
-		/* Unknown: shown as it is written. */
-		p->text = *f;
-		p->len = (size_t)(end - *f);
-		*f = end;
-		return 0;
-	}
-	default:
-		/* Unknown sequences are shown as they are, as pv does. */
-		p->text = *f;
-		p->len = (size_t)(s - *f) + 1;
-		break;
-	}
-	*f = s + 1;
-	return 0;
-}
-
-int display_check_format(const char *format, char *bad, size_t len)
-{
-	const char *f = format;
-	struct piece p;
-
-	while (*f) {
-		const char *at = f;
-
-		if (parse_piece(&f, &p) < 0) {
-			const char *end = strchr(at, '}');
-			size_t n = end ? (size_t)(end - at) + 1 : strlen(at);
-
-			snprintf(bad, len, "%.*s", (int)n, at);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-int display_format_needs_buffer(const char *format)
-{
-	const char *f = format;
-	struct piece p;
-
-	while (*f) {
-		if (parse_piece(&f, &p) < 0)
-			break;
-		if (p.item == ITEM_LAST || p.item == ITEM_BUFPERCENT)
-			return 1;
-	}
-	return 0;
-}
-
-/* The format the display flags stand for, in pv's order. */
-/* Without a size pv leaves the ETAs out altogether, separators included. */
-static void default_format(const struct display_opts *o, uint64_t size, char *fmt, size_t len)
-{
-	static const struct {
-		size_t offset;
-		const char *seq;
-	} order[] = {
-		{ offsetof(struct display_opts, bytes), "%b" },
-		{ offsetof(struct display_opts, bufpercent), "%T" },
-		{ offsetof(struct display_opts, timer), "%t" },
-		{ offsetof(struct display_opts, rate), "%r" },
-		{ offsetof(struct display_opts, average), "%a" },
-		{ offsetof(struct display_opts, progress), "%p" },
-		{ offsetof(struct display_opts, eta), "%e" },
-		{ offsetof(struct display_opts, fineta), "%I" },
-	};
-	size_t n = 0;
-
-	fmt[0] = '\0';
-	if (o->name)
-		n += (size_t)snprintf(fmt + n, len - n, "%%N");
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]) && n < len; i++) {
-		int eta = order[i].seq[1] == 'e' || order[i].seq[1] == 'I';
-
-		if (eta && size == 0)
-			continue;
-		if (*(const int *)(const void *)((const char *)o + order[i].offset))
-			n += (size_t)snprintf(fmt + n, len - n, "%s%s", n ? " " : "", order[i].seq);
-	}
-	if (o->last_written > 0 && n < len)
-		snprintf(fmt + n, len - n, "%s%%%dA", n ? " " : "", o->last_written);
 }
 
 static const char *unit_suffix(const struct display_opts *o, int rate)
@@ -410,7 +235,7 @@ static void format_sgr(const char *names, size_t len, char *out, size_t outlen)
 }
 
 /* -n: the raw number an item stands for; 0 when the item has none (shown as usual). */
-static int format_numeric_item(const struct piece *p, const struct display_frame *f, double scale,
+static int format_numeric_item(const struct display_piece *p, const struct display_frame *f, double scale,
 			       char *out, size_t len)
 {
 	switch (p->item) {
@@ -430,7 +255,7 @@ static int format_numeric_item(const struct piece *p, const struct display_frame
 }
 
 /* Every item but the progress bar, whose width depends on the rest. */
-static void format_item(const struct display *d, const struct piece *p, const struct display_frame *f,
+static void format_item(const struct display *d, const struct display_piece *p, const struct display_frame *f,
 			char *out, size_t len)
 {
 	const struct display_opts *o = &d->o;
@@ -488,7 +313,7 @@ static void format_item(const struct display *d, const struct piece *p, const st
 }
 
 /* The bar in room columns: "[===>   ] 42%" with a size, a bouncing "<=>" without. */
-static void format_bar(const struct display *d, enum item item, const struct display_frame *f,
+static void format_bar(const struct display *d, enum display_item item, const struct display_frame *f,
 		       int room, char *out, size_t len)
 {
 	char pct[64];
@@ -584,7 +409,7 @@ static void format_bar(const struct display *d, enum item item, const struct dis
 	}
 }
 
-static int is_bar(enum item item)
+static int is_bar(enum display_item item)
 {
 	return item == ITEM_PROGRESS || item == ITEM_BAR_ONLY || item == ITEM_AMOUNT_ONLY ||
 	       item == ITEM_PREVLINE;
@@ -608,7 +433,7 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 		     int fit, char *buf, size_t len)
 {
 	char parts[DISPLAY_LINE_MAX];
-	struct piece p;
+	struct display_piece p;
 	int fixed = 0, bars = 0, sgr_on = 0;
 	size_t n = 0, cols = 0;
 
@@ -617,7 +442,7 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 	if (width > DISPLAY_LINE_MAX - 1)
 		width = DISPLAY_LINE_MAX - 1;
 	for (const char *f2 = s; *f2;) {
-		if (parse_piece(&f2, &p) < 0)
+		if (display_parse_piece(&f2, &p) < 0)
 			break;
 		if (!is_bar(p.item) && p.item != ITEM_SGR) {
 			format_item(d, &p, f, parts, sizeof(parts));
@@ -626,13 +451,13 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 	}
 	/* Several bars share the room. */
 	for (const char *f2 = s; *f2;) {
-		if (parse_piece(&f2, &p) < 0)
+		if (display_parse_piece(&f2, &p) < 0)
 			break;
 		bars += is_bar(p.item) && p.item != ITEM_AMOUNT_ONLY;
 	}
 	buf[0] = '\0';
 	while (*s && n + 1 < len) {
-		if (parse_piece(&s, &p) < 0)
+		if (display_parse_piece(&s, &p) < 0)
 			break;
 		if (is_bar(p.item))
 			format_bar(d, p.item, f, (width - fixed) / (bars > 1 ? bars : 1), parts, sizeof(parts));
@@ -726,7 +551,7 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 		return 0;
 	advance_bounce(d, f);
 	if (s == NULL) {
-		default_format(&d->o, f->size, fmt, sizeof(fmt));
+		display_default_format(&d->o, f->size, fmt, sizeof(fmt));
 		s = fmt;
 	}
 	if (d->o.fit > 0 && d->o.fit < width)

@@ -422,21 +422,61 @@ int net_tcp_stats(int fd, uint32_t *rtt_us, uint32_t *retrans)
 	return 0;
 }
 
-int net_write_all(int fd, const void *buf, size_t len)
+static const struct net_write_how plain_write;
+
+int net_write_full(int fd, const void *buf, size_t len, const struct net_write_how *how, size_t *done)
 {
 	const char *b = buf;
+	size_t out = 0;
+	int rc = 0;
 
-	while (len > 0) {
-		ssize_t n = write(fd, b, len);
+	if (how == NULL)
+		how = &plain_write;
+	while (out < len) {
+		int left, waited;
+		ssize_t n;
 
-		if (n < 0 && errno == EINTR)
+		if (how->cancel && *how->cancel) {
+			errno = EINTR;
+			rc = -1;
+			break;
+		}
+		n = how->send_flags ? send(fd, b + out, len - out, how->send_flags) : write(fd, b + out, len - out);
+		if (n > 0) {
+			out += (size_t)n;
 			continue;
-		if (n <= 0)
-			return -1;
-		b += n;
-		len -= (size_t)n;
+		}
+		if (n == 0) {
+			errno = EIO;
+			rc = -1;
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN || !how->wait) {
+			rc = -1;
+			break;
+		}
+		left = -1;
+		if (how->deadline > 0) {
+			/* net_ms_until rounds up by one: what is left, in whole milliseconds. */
+			left = net_ms_until(how->deadline, clock_now());
+			left = left > 1 ? left - 1 : 0;
+		}
+		waited = left == 0 ? 0 : net_wait_cancel(fd, POLLOUT, left, how->cancel);
+		if (waited <= 0) {
+			rc = waited == 0 ? -2 : -1;
+			break;
+		}
 	}
-	return 0;
+	if (done)
+		*done = out;
+	return rc;
+}
+
+int net_write_all(int fd, const void *buf, size_t len)
+{
+	return net_write_full(fd, buf, len, NULL, NULL);
 }
 
 int net_set_nonblock(int fd, int on)
@@ -458,9 +498,16 @@ int net_ms_until(double until, double now)
 	return ms >= INT_MAX ? INT_MAX : (int)ms;
 }
 
-int net_wait_cancel(int fd, short events, int timeout_ms, const volatile sig_atomic_t *cancel)
+int net_wait_once(int fd, short events, int timeout_ms)
 {
 	struct pollfd p = { .fd = fd, .events = events };
+	int rc = poll(&p, 1, timeout_ms);
+
+	return rc > 0 ? p.revents : rc;
+}
+
+int net_wait_cancel(int fd, short events, int timeout_ms, const volatile sig_atomic_t *cancel)
+{
 	double deadline = timeout_ms >= 0 ? clock_now_ms() + timeout_ms : 0;
 
 	for (;;) {
@@ -474,9 +521,9 @@ int net_wait_cancel(int fd, short events, int timeout_ms, const volatile sig_ato
 			if (slice < 0 || slice > NET_CANCEL_POLL_MS)
 				slice = NET_CANCEL_POLL_MS;
 		}
-		rc = poll(&p, 1, slice);
+		rc = net_wait_once(fd, events, slice);
 		if (rc > 0)
-			return p.revents;
+			return rc;
 		if (rc < 0 && errno != EINTR)
 			return -1;
 		if (rc == 0 && slice == timeout_ms)

@@ -101,10 +101,40 @@ uint64_t net_unsent(int fd);
  * the segments it sent again. Returns 0, or -1 (not TCP, or an old kernel). */
 int net_tcp_stats(int fd, uint32_t *rtt_us, uint32_t *retrans);
 
+/*
+ * How net_write_full waits and when it stops (a zeroed struct: write(2),
+ * EAGAIN is an error, no deadline, no cancel flag).
+ * wait: on EAGAIN wait for room (interruptibly) instead of failing.
+ * deadline: with wait, give up at this clock_now() time (0: never).
+ * cancel: a signal handler's flag; once set, stop with errno EINTR (looked
+ *   at before every write, since a signal often ends a blocking write short
+ *   rather than with EINTR; NULL: never). Without it EINTR writes again.
+ * send_flags: send(2) with these flags instead of write(2) (0: write).
+ */
+struct net_write_how {
+	int wait;
+	double deadline;
+	const volatile sig_atomic_t *cancel;
+	int send_flags;
+};
+
+/*
+ * Write all of buf to fd as how says (NULL: the zeroed struct). 0 when all
+ * went out; -1 with errno (a write that takes nothing is EIO); -2 when the
+ * deadline passed while waiting for room. *done (may be NULL) says how many
+ * bytes got out, also when it fails. Every write-everything loop uses it.
+ */
+int net_write_full(int fd, const void *buf, size_t len, const struct net_write_how *how, size_t *done);
+
 /* Write all of buf to a blocking fd, again after EINTR: 0, or -1 with errno
- * (a write that takes nothing counts as an error). */
+ * (a write that takes nothing counts as an error). net_write_full with NULL. */
 int net_write_all(int fd, const void *buf, size_t len);
 int net_set_nonblock(int fd, int on);
+
+/* One poll for events on fd (POLLIN/POLLOUT) for at most timeout_ms (< 0:
+ * forever) that a signal cuts short, so that the caller can serve the
+ * signal's flag: revents, 0 on timeout, -1 with errno (EINTR: a signal). */
+int net_wait_once(int fd, short events, int timeout_ms);
 
 /* Wait for fd to become ready for events (POLLIN/POLLOUT) for at most
  * timeout_ms (< 0: forever), retrying EINTR. Returns revents, 0 on timeout. */

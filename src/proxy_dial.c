@@ -30,33 +30,18 @@ struct dial {
 
 static int send_all(struct dial *d, const void *p, size_t n)
 {
-	const uint8_t *b = p;
+	struct net_write_how how = { .wait = 1, .deadline = d->deadline, .send_flags = MSG_NOSIGNAL | MSG_DONTWAIT };
+	int rc = net_write_full(d->fd, p, n, &how, NULL);
 
-	while (n > 0) {
-		ssize_t w = send(d->fd, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (w > 0) {
-			b += w;
-			n -= (size_t)w;
-			continue;
-		}
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EAGAIN) {
-			int left = (int)((d->deadline - clock_now()) * 1000);
-
-			if (left > 0 && net_wait(d->fd, POLLOUT, left) > 0)
-				continue;
-			snprintf(d->err, d->errlen, "proxy handshake timed out");
-			d->why->kind = PROXY_FAIL_TIMEOUT;
-			return -1;
-		}
+	if (rc == -2) {
+		snprintf(d->err, d->errlen, "proxy handshake timed out");
+		d->why->kind = PROXY_FAIL_TIMEOUT;
+	} else if (rc < 0) {
 		snprintf(d->err, d->errlen, "proxy write: %s", strerror(errno));
 		d->why->kind = PROXY_FAIL_IO;
 		d->why->code = errno;
-		return -1;
 	}
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 /* Read more of the reply; 0, or -1 with err set (closed, error, timeout, too long). */

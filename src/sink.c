@@ -56,31 +56,16 @@ static int wait_writable(const struct sink *k, int fd)
 	return 0;
 }
 
-/* Write n bytes; *done says how many got out, also when it fails. */
-static int write_all(const struct sink *k, int fd, const char *p, size_t n, uint64_t *done)
+/* Write the buffer's first n bytes to the output, waiting for room (a stalled reader
+ * still hears the cancel flag); k->partial says how many got out, also when it fails. */
+static int write_out(struct sink *k, size_t n)
 {
-	*done = 0;
-	while (n > 0) {
-		ssize_t w;
+	struct net_write_how how = { .wait = 1, .cancel = k->cancel };
+	size_t done;
+	int rc = net_write_full(k->out, k->buf, n, &how, &done);
 
-		/* A signal during a blocking write often ends it short, not with
-		 * EINTR: look at the flag before blocking again. */
-		if (cancelled(k)) {
-			errno = EINTR;
-			return -1;
-		}
-		w = write(fd, p, n);
-
-		if (w < 0) {
-			if ((errno == EINTR || errno == EAGAIN) && wait_writable(k, fd) == 0)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-		*done += (uint64_t)w;
-	}
-	return 0;
+	k->partial = done;
+	return rc;
 }
 
 /* Move the internal pipe's contents to the output. */
@@ -132,7 +117,7 @@ static ssize_t recv_tls(struct sink *k, size_t want)
 	ssize_t n = tls_read(k->tls, k->buf, want < IO_CHUNK ? want : IO_CHUNK, k->tls_err,
 			     sizeof(k->tls_err));
 
-	if (n > 0 && k->out >= 0 && write_all(k, k->out, k->buf, (size_t)n, &k->partial) < 0)
+	if (n > 0 && k->out >= 0 && write_out(k, (size_t)n) < 0)
 		return -2;
 	return tls_result(k, n);
 }
@@ -189,7 +174,7 @@ ssize_t sink_recv(struct sink *k, size_t want)
 		if (want > IO_CHUNK)
 			want = IO_CHUNK;
 		n = recv(k->sock, k->buf, want, MSG_DONTWAIT);
-		if (n > 0 && write_all(k, k->out, k->buf, (size_t)n, &k->partial) < 0)
+		if (n > 0 && write_out(k, (size_t)n) < 0)
 			return -2;
 		return n;
 	}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* tls.c - TLS 1.2/1.3 over a non-blocking socket with OpenSSL: contexts, handshake, read, write. */
+/* tls.c - TLS 1.2/1.3 over a non-blocking socket with OpenSSL: contexts, handshake, read, write.
+ * Built with TLS=yes; tls_none.c stands in for it with TLS=no, tls_text.c serves both. */
 #include "tls.h"
 
 #include <errno.h>
@@ -11,137 +12,6 @@
 
 #include "clock.h"
 #include "net.h"
-
-const char *tls_result_name(int code)
-{
-	switch (code) {
-	case TLS_OK:
-		return "ok";
-	case TLS_WANT_READ:
-	case TLS_WANT_WRITE:
-		return "in progress";
-	case TLS_ESETUP:
-		return "TLS setup failed";
-	case TLS_EFILE:
-		return "cannot read certificate file";
-	case TLS_EHANDSHAKE:
-		return "TLS handshake failed";
-	case TLS_EUNKNOWN_CA:
-		return "unknown CA";
-	case TLS_EEXPIRED:
-		return "certificate expired";
-	case TLS_EHOST:
-		return "wrong host";
-	case TLS_EPIN:
-		return "certificate does not match the pin";
-	case TLS_EVERIFY:
-		return "certificate verify failed";
-	case TLS_ETIMEOUT:
-		return "TLS handshake timed out";
-	case TLS_ETRUNCATED:
-		return "truncated (no TLS close_notify)";
-	case TLS_EIO:
-		return "I/O error";
-	default:
-		return "TLS not available";
-	}
-}
-
-void tls_conn_describe(const struct tls_conn *c, char *buf, size_t len)
-{
-	char alpn[64];
-	int ktls = tls_conn_ktls_send(c) || tls_conn_ktls_recv(c);
-
-	tls_conn_alpn(c, alpn, sizeof(alpn));
-	snprintf(buf, len, "%s %s%s%s, kTLS %s", tls_conn_version(c), tls_conn_cipher(c),
-		 alpn[0] ? ", ALPN " : "", alpn, ktls ? "on" : "off (user-space TLS)");
-}
-
-#ifdef NCPV_NO_TLS
-
-static struct tls_ctx *no_tls(int *code, char *err, size_t errlen)
-{
-	*code = TLS_ENOTSUP;
-	snprintf(err, errlen, "this build has no TLS (built without OpenSSL)");
-	return NULL;
-}
-
-struct tls_ctx *tls_ctx_server(const struct tls_config *cfg, int *code, char *err, size_t errlen)
-{
-	(void)cfg;
-	return no_tls(code, err, errlen);
-}
-
-struct tls_ctx *tls_ctx_client(const struct tls_config *cfg, int *code, char *err, size_t errlen)
-{
-	(void)cfg;
-	return no_tls(code, err, errlen);
-}
-
-/* The commands refuse --tls in this build before they get here; these keep the
- * link whole and fail the same way should one be reached anyway. */
-void tls_ctx_free(struct tls_ctx *ctx) { (void)ctx; }
-int tls_ctx_fingerprint(const struct tls_ctx *ctx, char *out, size_t len)
-{
-	(void)ctx, (void)out, (void)len;
-	return -1;
-}
-struct tls_conn *tls_conn_new(struct tls_ctx *ctx, int fd, const char *name, char *err, size_t errlen)
-{
-	int code;
-
-	(void)ctx, (void)fd, (void)name;
-	return (struct tls_conn *)no_tls(&code, err, errlen);
-}
-void tls_conn_free(struct tls_conn *c) { (void)c; }
-static int unsupported(char *err, size_t errlen)
-{
-	int code;
-
-	no_tls(&code, err, errlen);
-	return code;
-}
-int tls_handshake(struct tls_conn *c, char *err, size_t errlen)
-{
-	(void)c;
-	return unsupported(err, errlen);
-}
-int tls_handshake_wait(struct tls_conn *c, double deadline, const volatile sig_atomic_t *cancel,
-		       char *err, size_t errlen)
-{
-	(void)c, (void)deadline, (void)cancel;
-	return unsupported(err, errlen);
-}
-ssize_t tls_read(struct tls_conn *c, void *buf, size_t n, char *err, size_t errlen)
-{
-	(void)c, (void)buf, (void)n;
-	return unsupported(err, errlen);
-}
-ssize_t tls_write(struct tls_conn *c, const void *buf, size_t n, char *err, size_t errlen)
-{
-	(void)c, (void)buf, (void)n;
-	return unsupported(err, errlen);
-}
-int tls_shutdown(struct tls_conn *c, char *err, size_t errlen)
-{
-	(void)c;
-	return unsupported(err, errlen);
-}
-size_t tls_pending(const struct tls_conn *c) { (void)c; return 0; }
-const char *tls_conn_version(const struct tls_conn *c) { (void)c; return ""; }
-const char *tls_conn_cipher(const struct tls_conn *c) { (void)c; return ""; }
-const char *tls_conn_alpn(const struct tls_conn *c, char *buf, size_t len)
-{
-	(void)c;
-	if (len)
-		buf[0] = '\0';
-	return buf;
-}
-int tls_conn_resumed(const struct tls_conn *c) { (void)c; return 0; }
-int tls_conn_ktls_send(const struct tls_conn *c) { (void)c; return 0; }
-int tls_conn_ktls_recv(const struct tls_conn *c) { (void)c; return 0; }
-
-#else /* OpenSSL */
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -721,4 +591,12 @@ int tls_conn_ktls_recv(const struct tls_conn *c)
 #endif
 }
 
-#endif /* OpenSSL */
+/* The socket BIO counts what it wrote: the records themselves, unless the
+ * kernel builds them (kTLS), when it sees only plaintext. */
+int tls_conn_wire_written(const struct tls_conn *c, uint64_t *n)
+{
+	if (tls_conn_ktls_send(c))
+		return -1;
+	*n = BIO_number_written(SSL_get_wbio(c->ssl));
+	return 0;
+}

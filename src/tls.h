@@ -5,9 +5,10 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
-/* Built with OpenSSL unless NCPV_NO_TLS (the static musl build): then every
+/* Built with OpenSSL (tls.c) unless NCPV_NO_TLS (the static musl build, tls_none.c): then every
  * constructor fails with TLS_ENOTSUP and the commands refuse --tls up front. */
 #ifdef NCPV_NO_TLS
 #define TLS_AVAILABLE 0
@@ -105,6 +106,10 @@ const char *tls_conn_alpn(const struct tls_conn *c, char *buf, size_t len);
 int tls_conn_resumed(const struct tls_conn *c);
 int tls_conn_ktls_send(const struct tls_conn *c);
 int tls_conn_ktls_recv(const struct tls_conn *c);
+
+/* Bytes written to the socket so far, handshake and records included: 0, or -1
+ * when unknown (the kernel makes the records: kTLS; or no TLS in this build). */
+int tls_conn_wire_written(const struct tls_conn *c, uint64_t *n);
 
 /* A summary of a finished handshake, as text: "TLSv1.3 TLS_AES_128_GCM_SHA256, kTLS off
  * (user-space TLS)", with ", ALPN proto" when one was agreed. */

@@ -5,10 +5,13 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "../jsonread.h"
+#include "../termsafe.h"
 #include "../bench/compare.h"
 #include "../bench/report.h"
 
@@ -26,6 +29,13 @@ static void compare_usage(FILE *f)
 		"p < 0.05). Exit: 0 done, 2 bad usage, 6 a file is unreadable or not bench JSON.\n");
 }
 
+/* The members compare.c reads; the rest of a document (samples, latencies,
+ * the environment) is checked but not held, so memory follows what is read. */
+static const char *const compare_keys[] = {
+	"tests", "test", "methods", "name", "unit", "runs", "ok", "value", "schema_version", "interrupted",
+	"path", "server", "ncpv", "duration", "count", "size", NULL
+};
+
 /* Read and parse path; prints the error and returns NULL on failure. */
 static struct jvalue *load(const char *path)
 {
@@ -33,16 +43,22 @@ static struct jvalue *load(const char *path)
 	char *text = NULL, err[256];
 	size_t len = 0, cap = 0;
 	struct jvalue *doc = NULL;
+	struct stat st;
 
 	if (f == NULL) {
 		cmd_error("bench", "cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
+	/* A regular file is read into a buffer of its size (one byte more to see its end). */
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+	    (uint64_t)st.st_size < COMPARE_MAX_BYTES)
+		cap = (size_t)st.st_size + 1;
 	for (;;) {
 		size_t n;
 
 		if (len == cap) {
-			char *t = cap < COMPARE_MAX_BYTES ? realloc(text, cap ? cap * 2 : 65536) : NULL;
+			size_t next = cap ? cap * 2 : 65536;
+			char *t = cap < COMPARE_MAX_BYTES ? realloc(text, next) : NULL;
 
 			if (t == NULL) {
 				cmd_error("bench", "cannot read %s: %s", path,
@@ -52,7 +68,11 @@ static struct jvalue *load(const char *path)
 				return NULL;
 			}
 			text = t;
-			cap = cap ? cap * 2 : 65536;
+			cap = next;
+		} else if (text == NULL && (text = malloc(cap)) == NULL) {
+			cmd_error("bench", "cannot read %s: %s", path, strerror(ENOMEM));
+			fclose(f);
+			return NULL;
 		}
 		n = fread(text + len, 1, cap - len, f);
 		len += n;
@@ -61,7 +81,8 @@ static struct jvalue *load(const char *path)
 	}
 	if (ferror(f)) {
 		cmd_error("bench", "cannot read %s: %s", path, strerror(errno));
-	} else if (jv_parse(text, len, &doc, err, sizeof(err)) < 0) {
+	} else if (jv_parse_keep(text, len, compare_keys, &doc, err, sizeof(err)) < 0) {
+		/* The message quotes a member's name from the file: cmd_error escapes it. */
 		cmd_error("bench", "%s is not JSON: %s", path, err);
 		doc = NULL;
 	}
@@ -83,7 +104,8 @@ int cmd_bench_compare(int argc, char **argv)
 {
 	struct compare_row *rows;
 	struct jvalue *a, *b;
-	char err[256], va[32], vb[32], verdict[48], setup[512];
+	char err[256], va[32], vb[32], verdict[48], setup[512], safe[2048], name[4 * sizeof(rows->method) + 1];
+	char version[2][64];
 	int n, more;
 
 	if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
@@ -103,15 +125,19 @@ int cmd_bench_compare(int argc, char **argv)
 	rows = calloc(COMPARE_MAX_ROWS, sizeof(*rows));
 	n = rows ? compare_runs(a, b, COMPARE_ALPHA, rows, COMPARE_MAX_ROWS, &more, err, sizeof(err)) : -1;
 	if (n < 0 && rows != NULL) {
+		/* What is wrong quotes names and units from the file: cmd_error escapes them. */
 		cmd_error("bench", "%s %s", err[0] == 'A' ? argv[1] : argv[2], err + 2);
 	} else if (n < 0) {
 		cmd_error("bench", "out of memory");
 	} else {
-		printf("A: %s (ncpv %s)\nB: %s (ncpv %s)\n", argv[1], jv_string(a, "ncpv", "?"), argv[2],
-		       jv_string(b, "ncpv", "?"));
+		/* Every string from a file reaches the terminal through termsafe. */
+		printf("A: %s (ncpv %s)\nB: %s (ncpv %s)\n", argv[1],
+		       termsafe_str(version[0], sizeof(version[0]), jv_string(a, "ncpv", "?")), argv[2],
+		       termsafe_str(version[1], sizeof(version[1]), jv_string(b, "ncpv", "?")));
 		compare_setup(a, b, setup, sizeof(setup));
 		if (setup[0])
-			printf("Not like for like (%s): a ratio mixes that with any other change.\n", setup);
+			printf("Not like for like (%s): a ratio mixes that with any other change.\n",
+			       termsafe_str(safe, sizeof(safe), setup));
 		printf("%-7s %-13s %10s %10s %8s  %s\n", "Test", "Method", "A median", "B median", "B/A", "B vs A");
 		for (int i = 0; i < n; i++) {
 			const struct compare_row *r = &rows[i];
@@ -121,7 +147,7 @@ int cmd_bench_compare(int argc, char **argv)
 				snprintf(verdict, sizeof(verdict), "%s p=%.2g", r->verdict, r->p);
 			else
 				snprintf(verdict, sizeof(verdict), "%s", r->verdict);
-			printf("%-7s %-13s %10s %10s ", r->test, r->method, value(va, sizeof(va), r, r->median_a, r->na),
+			printf("%-7s %-13s %10s %10s ", r->test, termsafe_str(name, sizeof(name), r->method), value(va, sizeof(va), r, r->median_a, r->na),
 			       value(vb, sizeof(vb), r, r->median_b, r->nb));
 			if (r->ratio > 0)
 				printf(r->ratio < 10 ? "%7.3fx" : "%7.1fx", r->ratio);

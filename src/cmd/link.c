@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../bench/tcpdiag.h"
 #include "../clock.h"
 #include "../link/line.h"
 #include "../link/netns.h"
@@ -30,6 +31,9 @@
 /* As env(1) and devtcp: the wrapper failed, the command cannot run, is missing. */
 enum { LINK_EXIT_WRAPPER = 125, LINK_EXIT_CANNOT_RUN = 126, LINK_EXIT_NOT_FOUND = 127 };
 
+/* Without --near-wait, how long the near command has to start listening. */
+#define LINK_DEFAULT_NEAR_WAIT 10.0
+
 /* Without --queue, a rate-limited direction holds this many packets (a NIC's usual txqueuelen). */
 #define LINK_DEFAULT_QUEUE 1000
 
@@ -38,6 +42,8 @@ struct link_opts {
 	uint64_t seed;
 	int seeded, verbose, queue_set;
 	const char *near;		/* shell command for the near end, or NULL */
+	double near_wait;		/* seconds for --near to listen before COMMAND starts; 0: no wait */
+	int near_wait_set;
 	enum link_mode mode;
 	char **command;			/* borrowed from argv */
 };
@@ -58,7 +64,11 @@ static void usage(FILE *f)
 		"                    a unit such as 64K (default %d packets; needs --rate)\n"
 		"      --seed N      random seed for loss and jitter (default: any; -v shows it)\n"
 		"      --near CMD    run the shell command CMD at the near end meanwhile\n"
-		"                    (a server for COMMAND to reach; stopped after COMMAND)\n"
+		"                    (a server for COMMAND to reach; stopped after COMMAND);\n"
+		"                    COMMAND starts once CMD listens on a TCP port there\n"
+		"      --near-wait T\n"
+		"                    wait at most T for CMD to listen (default %gs); 0 starts\n"
+		"                    COMMAND at once, for a CMD that does not listen\n"
 		"      --mode M      tun: TUN devices; veth: veth pairs read by packet sockets\n"
 		"                    (default: tun where /dev/net/tun opens, else veth)\n"
 		"  -v, --verbose     print the link and its random seed first, and each\n"
@@ -67,12 +77,13 @@ static void usage(FILE *f)
 		"Needs no root: an ordinary user gets a user namespace. Packets pass through\n"
 		"ncpv's delay line, so no netem is needed; both modes emulate all of the\n"
 		"above. NCPV_LINK_NEAR and NCPV_LINK_FAR hold the addresses for COMMAND.\n"
-		"Exit status: COMMAND's; 125 if ncpv link fails, 126 if COMMAND cannot be\n"
-		"run, 127 if it is not found, 2 for a bad option.\n",
-		LINK_DEFAULT_QUEUE);
+		"Exit status: COMMAND's; 125 if ncpv link fails (or CMD ends or does not\n"
+		"listen in time), 126 if COMMAND cannot be run, 127 if it is not found, 2 for\n"
+		"a bad option.\n",
+		LINK_DEFAULT_QUEUE, LINK_DEFAULT_NEAR_WAIT);
 }
 
-enum { OPT_RATE = 300, OPT_DELAY, OPT_JITTER, OPT_LOSS, OPT_QUEUE, OPT_SEED, OPT_NEAR, OPT_MODE };
+enum { OPT_RATE = 300, OPT_DELAY, OPT_JITTER, OPT_LOSS, OPT_QUEUE, OPT_SEED, OPT_NEAR, OPT_NEAR_WAIT, OPT_MODE };
 
 static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 {
@@ -84,6 +95,7 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 		{ "queue", required_argument, NULL, OPT_QUEUE },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "near", required_argument, NULL, OPT_NEAR },
+		{ "near-wait", required_argument, NULL, OPT_NEAR_WAIT },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -95,6 +107,7 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->near_wait = LINK_DEFAULT_NEAR_WAIT;
 	opterr = 0;
 	optind = 0;
 	/* '+': options end at COMMAND, so its own options stay its own. */
@@ -130,6 +143,13 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 			}
 			o->near = optarg;
 			break;
+		case OPT_NEAR_WAIT:
+			if (units_parse_seconds(optarg, &o->near_wait) < 0 || o->near_wait > 3600) {
+				cmd_bad_value("link", "near-wait", optarg, "expected a duration from 0 to 1h, such as 30s");
+				return CMD_PARSE_USAGE;
+			}
+			o->near_wait_set = 1;
+			break;
 		case OPT_MODE:
 			if (strcmp(optarg, "tun") == 0)
 				o->mode = LINK_MODE_TUN;
@@ -154,6 +174,10 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 			cmd_bad_option("link", optopt, optopt ? NULL : argv[optind - 1]);
 			return CMD_PARSE_USAGE;
 		}
+	}
+	if (o->near_wait_set && o->near == NULL) {
+		cmd_error("link", "--near-wait needs --near: there is nothing to wait for (try 'ncpv link --help')");
+		return CMD_PARSE_USAGE;
 	}
 	if (o->queue_set && (!o->p[0].bits_per_s || !o->p[1].bits_per_s)) {
 		cmd_error("link", "--queue needs --rate: without a rate nothing waits (try 'ncpv link --help')");
@@ -213,6 +237,65 @@ static int sent_by_process(int code)
 	return code == SI_USER || code == SI_QUEUE || code == SI_TKILL;
 }
 
+/* A sock_diag socket that sees the near end's sockets (it keeps the namespace
+ * it was made in); the caller is back in the far end's. -1 with errno. */
+static int near_diag_open(const struct link_net *net)
+{
+	int fd;
+
+	if (link_net_enter(net, 0) < 0)
+		return -1;
+	fd = tcpdiag_open();
+	if (link_net_enter(net, 1) < 0) {
+		int saved = errno;
+
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Wait, at most o->near_wait seconds, until a TCP socket listens at the near
+ * end: a fresh namespace, so the near command's (or a child's). Returns 0
+ * then; else says why (the near command ended first, the time ran out, a
+ * signal) and returns the exit status for ncpv link.
+ */
+static int wait_near_listens(const struct link_opts *o, int diag, pid_t near, const sigset_t *mask)
+{
+	const struct timespec step = { 0, 5 * 1000 * 1000 }; /* a server listens within ms of its start */
+	double deadline = clock_now() + o->near_wait;
+	siginfo_t si;
+	int status, n;
+
+	for (;;) {
+		if ((n = tcpdiag_listening(diag, 0, NULL)) < 0) {
+			cmd_error("link", "cannot see the near end's sockets: %s", strerror(errno));
+			return LINK_EXIT_WRAPPER;
+		}
+		if (n > 0)
+			return 0;
+		if (waitpid(near, &status, WNOHANG) == near) {
+			if (WIFEXITED(status))
+				cmd_error("link", "the --near command exited with status %d before it listened on a TCP port "
+					  "(--near-wait 0 starts COMMAND without waiting)", WEXITSTATUS(status));
+			else
+				cmd_error("link", "the --near command was killed by signal %d before it listened on a TCP port",
+					  WTERMSIG(status));
+			return LINK_EXIT_WRAPPER;
+		}
+		if (clock_now() >= deadline) {
+			cmd_error("link", "the --near command did not listen on a TCP port within %gs "
+				  "(--near-wait T waits longer, --near-wait 0 not at all)", o->near_wait);
+			return LINK_EXIT_WRAPPER;
+		}
+		if (sigtimedwait(mask, &si, &step) > 0 && si.si_signo != SIGCHLD)
+			return 128 + si.si_signo;
+	}
+}
+
 /*
  * PID 1 of the command's PID namespace: starts --near and COMMAND, passes
  * signals on, and exits with COMMAND's status; its exit kills whatever
@@ -222,8 +305,8 @@ static int sent_by_process(int code)
 __attribute__((noreturn)) static void run_init(const struct link_opts *o, const struct link_net *net, int alive_fd, const sigset_t *mask)
 {
 	struct pollfd pfd = { .fd = alive_fd, .events = POLLIN };
-	pid_t cmd_pid, pid;
-	int status;
+	pid_t cmd_pid, pid, near_pid = -1;
+	int status, diag = -1;
 	siginfo_t si;
 
 	/* The parent is outside our PID namespace (getppid() is 0): it holds
@@ -231,7 +314,11 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || poll(&pfd, 1, 0) != 0)
 		_exit(LINK_EXIT_WRAPPER);
 	close(alive_fd);
-	if (o->near != NULL && fork() == 0) {
+	if (o->near != NULL && o->near_wait > 0 && (diag = near_diag_open(net)) < 0) {
+		cmd_error("link", "cannot see the near end's sockets: %s", strerror(errno));
+		_exit(LINK_EXIT_WRAPPER);
+	}
+	if (o->near != NULL && (near_pid = fork()) == 0) {
 		if (link_net_enter(net, 0) < 0) {
 			cmd_error("link", "cannot enter the near end: %s", strerror(errno));
 			_exit(LINK_EXIT_WRAPPER);
@@ -240,6 +327,20 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 		execl("/bin/sh", "sh", "-c", o->near, (char *)NULL);
 		cmd_error("link", "/bin/sh: %s", strerror(errno));
 		_exit(LINK_EXIT_CANNOT_RUN);
+	}
+	if (o->near != NULL && near_pid < 0) {
+		cmd_error("link", "fork: %s", strerror(errno));
+		_exit(LINK_EXIT_WRAPPER);
+	}
+	/* COMMAND, often a client of the near command, starts once that listens. */
+	if (diag >= 0) {
+		int rc = wait_near_listens(o, diag, near_pid, mask);
+
+		close(diag);
+		if (rc != 0) {
+			kill(-1, SIGTERM);
+			_exit(rc);
+		}
 	}
 	if ((cmd_pid = fork()) < 0) {
 		cmd_error("link", "fork: %s", strerror(errno));

@@ -2,7 +2,7 @@
 /* nc_help.c - "ncpv nc" usage and -h, in ncpv's layout or, run as nc, in nc's: same lines, same order. */
 #include <stdio.h>
 
-#include "nc.h"
+#include "nc_cmd.h"
 
 /*
  * Run as nc (or netcat), -h and the usage block keep OpenBSD nc's functional strings: the
@@ -127,7 +127,8 @@ void nc_help(const struct nc_opts *o)
 		"\t\t-x addr[:port]\tSpecify proxy address and port\n"
 		"\t\t-z\t\tZero-I/O mode [used for scanning]\n"
 		"\t\t--progress\tpv-style meter on stderr, counting both directions\n"
-		"\t\t--json\t\ta JSON summary on stderr at exit\n"
+		"\t\t--json\t\ta JSON summary on stderr at exit (sent: bytes the\n"
+		"\t\t\t\tpeer's TCP acknowledged, not bytes its program read)\n"
 		"\t\t--ssl\t\tTLS (1.2 or 1.3), as ncat; every --ssl-* option implies it\n"
 		"\t\t--ssl-cert file\tListen: certificate (PEM); default a self-signed one\n"
 		"\t\t--ssl-key file\tListen: its private key (PEM)\n"

@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <sys/random.h>
 
-#include "nc.h"
+#include "nc_cmd.h"
 #include "../addr.h"
 #include "../units.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* pv_remote.c - "pv -R PID" (change a running ncpv pv's options) and "pv -Q PID" (show its progress). */
-#include "pv_modes.h"
+#include "pv_cmd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -12,6 +12,7 @@
 #include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
+#include "../net.h"
 #include "../status.h"
 #include "../pv/remote.h"
 #include "../pv/tty.h"
@@ -120,7 +121,7 @@ int cmd_pv_query(const struct pv_opts *o, int show)
 		if (final && !o->numeric)
 			line[n++] = '\n'; /* the last line stays */
 		if (show)
-			pv_tty_write(STDERR_FILENO, line, n);
+			net_write_all(STDERR_FILENO, line, n);
 		if (!final)
 			clock_sleep(o->interval);
 	}

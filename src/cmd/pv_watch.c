@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* pv_watch.c - "pv -d PID[:FD]": a line per file another process has open, from /proc. */
-#include "pv_modes.h"
+#include "pv_cmd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -13,6 +13,7 @@
 #include "../clock.h"
 #include "../display.h"
 #include "../meter.h"
+#include "../net.h"
 #include "../status.h"
 #include "../pv/tty.h"
 #include "../pv/watchfd.h"
@@ -96,7 +97,7 @@ static void draw(struct watched *set, int n, const struct pv_opts *o, int final)
 			continue;
 		k = line_of(&set[i], width, now, final, line, sizeof(line));
 		if (len + k + 8 >= sizeof(out)) {
-			pv_tty_write(STDERR_FILENO, out, len);
+			net_write_all(STDERR_FILENO, out, len);
 			len = 0;
 		}
 		memcpy(out + len, line, k);
@@ -110,13 +111,13 @@ static void draw(struct watched *set, int n, const struct pv_opts *o, int final)
 	/* Back up to the first line for the next update. */
 	for (int i = 1; !final && !o->numeric && i < lines; i++) {
 		if (len + 3 >= sizeof(out)) {
-			pv_tty_write(STDERR_FILENO, out, len);
+			net_write_all(STDERR_FILENO, out, len);
 			len = 0;
 		}
 		memcpy(out + len, "\033[A", 3);
 		len += 3;
 	}
-	pv_tty_write(STDERR_FILENO, out, len);
+	net_write_all(STDERR_FILENO, out, len);
 }
 
 /* Bring set up to date with what pid has open now; the count of entries, or -1 (errno). */

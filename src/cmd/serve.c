@@ -63,8 +63,9 @@ static void usage(FILE *f)
 		"  -q, --quiet          no line per connection\n"
 		"  -j, --json           log one JSON object per line\n"
 		"  -h, --help           show this help\n\n"
-		"Each connection ends with a line on stderr; SIGINT or SIGTERM stops the\n"
-		"server with a summary.\n"
+		"Each connection ends with a line on stderr: the bytes sent (gone to the wire)\n"
+		"and, when a reset caught some on their way, how many the client acknowledged;\n"
+		"it got between the two. SIGINT or SIGTERM stops the server with a summary.\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the event loop failed, 2 bad\n"
 		"option, 3 address not resolved, 6 source (or --cert, --key) unreadable,\n"
 		"7 cannot listen (address in use, no permission).\n");
@@ -190,6 +191,7 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_string(&j, "reason", c->reason);
 		json_string(&j, "end", server_end_name(c->end));
 		json_uint(&j, "sent", c->sent);
+		json_uint(&j, "acked", c->acked);
 		json_uint(&j, "received", c->received);
 		json_fixed(&j, "seconds", c->seconds, 6);
 		json_fixed(&j, "rate", rate, 0);
@@ -202,15 +204,18 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
-		char over[160] = "";
+		char over[160] = "", acked[64] = "";
 
 		if (c->tls) {
 			memcpy(over, " over ", 7);
 			tls_conn_describe(c->tls, over + 6, sizeof(over) - 6);
 		}
-		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)%s\n",
+		/* Said only while it differs: a reset that caught bytes on their way. */
+		if (c->acked < c->sent)
+			snprintf(acked, sizeof(acked), "; %llu B of it acknowledged", (unsigned long long)c->acked);
+		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)%s%s\n",
 			c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->received,
-			c->seconds, units_format_iec(amount, sizeof(amount), rate), over);
+			c->seconds, units_format_iec(amount, sizeof(amount), rate), over, acked);
 	}
 }
 

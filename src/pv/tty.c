@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* tty.c - pv's terminal questions: width, foreground, and writing a line without blocking. */
+/* tty.c - pv's terminal questions: width, foreground, (lines are written with net_write_all). */
 #include "tty.h"
 
 #include <errno.h>
@@ -26,20 +26,4 @@ int pv_tty_foreground(int fd)
 	if (fg < 0)
 		return errno == ENOTTY; /* not our controlling terminal: nobody to disturb */
 	return fg == getpgrp();
-}
-
-int pv_tty_write(int fd, const char *s, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, s, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		s += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }

@@ -15,10 +15,5 @@ int pv_tty_width(int fd, int fallback);
  */
 int pv_tty_foreground(int fd);
 
-/*
- * Write all of s to fd, retrying EINTR. Returns 0, or -1 with errno (EIO
- * when the terminal went away, EAGAIN when it would block).
- */
-int pv_tty_write(int fd, const char *s, size_t len);
 
 #endif

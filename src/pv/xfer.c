@@ -10,16 +10,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../net.h"
+
 /* -E skips grow from one byte up to this, doubling on each error in a row. */
 #define SKIP_MAX 512
-
-/* A non-blocking descriptor said EAGAIN: wait (interruptibly) instead of spinning. */
-static void wait_ready(int fd, short events)
-{
-	struct pollfd p = { .fd = fd, .events = events };
-
-	(void)poll(&p, 1, -1);
-}
 
 /* -K: turn O_DIRECT on or off for fd; 0, or -1 (the file system may not have it). */
 static int set_direct(int fd, int on)
@@ -247,8 +241,8 @@ static enum pv_step splice_step(struct pv_xfer *x, uint64_t max, uint64_t *bytes
 	if (n == 0)
 		return PV_STEP_EOF;
 	if (errno == EAGAIN) {
-		wait_ready(x->in, POLLIN);
-		wait_ready(x->out, POLLOUT);
+		net_wait_once(x->in, POLLIN, -1);
+		net_wait_once(x->out, POLLOUT, -1);
 		return PV_STEP_AGAIN;
 	}
 	if (errno == EINTR)
@@ -362,7 +356,7 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 			return PV_STEP_EOF;
 		if (n < 0) {
 			if (errno == EAGAIN)
-				wait_ready(x->in, POLLIN);
+				net_wait_once(x->in, POLLIN, -1);
 			if (errno == EINTR || errno == EAGAIN)
 				return PV_STEP_AGAIN;
 			if (x->skip_errors)
@@ -404,7 +398,7 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 			x->hole_at_end = 0;
 			if (n < 0) {
 				if (errno == EAGAIN)
-					wait_ready(x->out, POLLOUT);
+					net_wait_once(x->out, POLLOUT, -1);
 				if (errno == EINTR || errno == EAGAIN)
 					return PV_STEP_MOVED;
 				return PV_STEP_WRITE_ERR;

@@ -719,6 +719,69 @@ wait_all_gone() {
 	[ "${lines[2]}" = "Not like for like (B was interrupted: partial results): a ratio mixes that with any other change." ]
 }
 
+# bench_doc NAME RUNS_OK: a small saved stream run by hand, method NAME (a JSON string's
+# inside), "runs_ok" written as given, three good runs.
+bench_doc() {
+	printf '{"schema_version": 2, "ncpv": "0.1.0", "tests": [{"test": "stream", "duration": 1, "methods": [{"name": "%s", "unit": "B/s", "runs_ok": %s, "runs": [{"ok": true, "value": 100}, {"ok": true, "value": 110}, {"ok": true, "value": 105}]}]}]}\n' "$1" "$2"
+}
+
+# Issue 22: a method name that set the title, cleared the screen and forged a line came out raw.
+@test "bench compare shows control characters in a file's names escaped, never raw" {
+	bench_doc 'x\u001b]0;owned\u0007\u001b[2J\r\nFAKE LINE\u009b\u202e' 3 >"$SCRATCH/a.json"
+	bench_doc 'ncpv \u001b[31m' 3 >"$SCRATCH/b.json"
+	"$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/b.json" >"$SCRATCH/out" 2>&1
+	cat -v "$SCRATCH/out"
+	# No byte below 0x20 but the newlines, no DEL, no C1 or bidi override as UTF-8.
+	! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$SCRATCH/out" || false
+	! grep -q $'\xc2\x9b\|\xe2\x80\xae' "$SCRATCH/out" || false
+	grep -qF 'x\e]0;owned\x07\e[2J\r\nFAKE LINE\u009B\u202E' "$SCRATCH/out"
+	grep -qF 'ncpv \e[31m' "$SCRATCH/out"
+	! grep -q '^FAKE LINE' "$SCRATCH/out" || false
+	# The same in a refusal that quotes the file: a unit from the file.
+	sed 's|"unit": "B/s"|"unit": "B/s\\u001b[2J"|' "$SCRATCH/b.json" >"$SCRATCH/c.json"
+	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/c.json"
+	[ "$status" -eq 6 ]
+	[[ "$output" == *"unit 'B/s\e[2J', expected B/s"* ]]
+}
+
+# Issue 22: "runs_ok": 1 followed by 400 zeros was "not JSON"; valid numbers of any length are
+# read, and only one beyond a double is refused, naming its member.
+@test "bench compare reads numbers of any length and names one out of range" {
+	local zeros
+	zeros=$(printf '0%.0s' {1..400})
+	bench_doc ncpv "1.$zeros" >"$SCRATCH/a.json"
+	bench_doc ncpv "1${zeros:0:300}" >"$SCRATCH/b.json"
+	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/b.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ $'\n'stream\ +ncpv\ .*1\.000x ]]
+	bench_doc ncpv "1$zeros" >"$SCRATCH/c.json"
+	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/c.json"
+	[ "$status" -eq 6 ]
+	[ "$output" = "ncpv bench: $SCRATCH/c.json is not JSON: offset 138: number out of range (beyond 1.8e308) in \"runs_ok\"" ]
+}
+
+# Issue 22: a 193 MB file took 2.27 GB. Memory now follows what compare reads: a 40 MB run
+# with long sample series (as a long bench writes) stays under twice its size.
+@test "bench compare holds at most about twice a big file's size in memory" {
+	python3 - "$SCRATCH/big.json" <<'PY'
+import json, sys
+run = {"ok": True, "value": 100, "bytes": 1, "seconds": 1, "latency_under_load": {"idle": {"samples": 1}},
+       "samples": [[i / 10, i * 271319040] for i in range(3000)]}
+doc = {"schema_version": 2, "ncpv": "0.1.0", "tests": [{"test": "stream", "duration": 1,
+       "methods": [{"name": "ncpv", "unit": "B/s", "runs": [run] * 600}]}]}
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+	local size rss
+	size=$(stat -c %s "$SCRATCH/big.json")
+	rss=$(python3 -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' "$NCPV" bench compare "$SCRATCH/big.json" "$SCRATCH/big.json")
+	echo "file $size bytes, peak RSS $rss bytes"
+	[ "$size" -gt 30000000 ]
+	[ "$rss" -lt $((2 * size)) ]
+}
+
 # Issue 16: every report says where, when and with what it ran, and JSON has a schema version.
 @test "every report carries the environment, and JSON its schema version" {
 	command -v nc >/dev/null && command -v pv >/dev/null || skip "nc and pv are needed"

@@ -158,7 +158,7 @@ print("\n".join(map(str, sorted(out))))'
 	[ "$output" = "ncpv: unknown option '-v' (try 'ncpv --help')" ]
 	run "$NCPV" $'x\e[31my'
 	[ "$status" -eq 2 ]
-	[ "$output" = "ncpv: unknown command 'x?[31my' (try 'ncpv --help')" ]
+	[ "$output" = "ncpv: unknown command 'x\e[31my' (try 'ncpv --help')" ]
 }
 
 @test "ncpv --help puts its options under a heading, says where the manual is and its exit status" {

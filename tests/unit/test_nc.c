@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cmd/nc.h"
+#include "cmd/nc_cmd.h"
 
 static int parse(struct nc_opts *o, const char *line)
 {

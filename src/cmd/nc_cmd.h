@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* nc.h - the "ncpv nc" command's own pieces: its option parser (the engine is ../nc/nc.h). */
-#ifndef NCPV_CMD_NC_H
-#define NCPV_CMD_NC_H
+/* nc_cmd.h - the "ncpv nc" command's own pieces: its option parser (the engine is ../nc/nc.h). */
+#ifndef NCPV_CMD_NC_CMD_H
+#define NCPV_CMD_NC_CMD_H
 
 #include "cmd.h"
 #include "tls_cmd.h"

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: ISC */
-/* opts.c - "ncpv pv" command line: pv's options parsed once into struct pv_opts. */
-#include "opts.h"
+/* pv_opts.c - "ncpv pv" command line: pv's options parsed once into struct pv_opts, its --help,
+ * and its "pv: " messages (shared by pv.c, pv_remote.c and pv_watch.c). */
+#include "pv_cmd.h"
 
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "../units.h"
 
 #define SHORT_OPTS ":ptIerabT8kA:F:nqvWD:s:l0i:m:w:H:N:fL:B:CESYXo:P:hVcd:R:Q:U:gx:u:KOZ:M"
@@ -347,4 +349,60 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_e
 	if (o->query_pid > 0 && o->nfiles > 0)
 		return fail(e, "-Q: files cannot be specified with this option");
 	return PV_PARSE_RUN;
+}
+
+void pv_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cmd_verror("pv", fmt, ap);
+	va_end(ap);
+}
+
+void pv_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ncpv pv [OPTION]... [FILE]...\n"
+		"Concatenate FILE(s), or standard input, to standard output, showing progress\n"
+		"on standard error (a drop-in for pv 1.10.5; also runs as 'pv' through a symlink).\n\n"
+		"Display:\n"
+		"  -p, --progress           progress bar          -t, --timer      elapsed time\n"
+		"  -e, --eta                time left             -I, --fineta     time of arrival\n"
+		"  -r, --rate               current rate          -a, --average-rate  average rate\n"
+		"  -b, --bytes              bytes (lines) so far  -T, --buffer-percent  buffer in use\n"
+		"  -8, --bits               count bits            -k, --si         powers of 1000\n"
+		"  -A, --last-written NUM   last NUM bytes written\n"
+		"  -F, --format FORMAT      %%p %%t %%e %%I %%r %%a %%b %%T %%nA %%N %%%% or %%{progress} %%{rate} ...\n"
+		"  -n, --numeric            percentages (or -b counts, -t times) one per line\n"
+		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
+		"  -c, --cursor             several pv in a pipeline, each on its own terminal row\n"
+		"  -g, --gauge              without a size, the bar shows the rate against its maximum\n"
+		"  -x, --extra-display SPEC  windowtitle[:FORMAT]: also as the terminal's title\n"
+		"  -d, --watchfd PID[:FD]   watch the files process PID has open (or only FD)\n"
+		"  -R, --remote PID         send -L -s -i -w -N -F given here to ncpv pv PID\n"
+		"  -Q, --query PID          show the progress of ncpv pv PID\n"
+		"Modifiers:\n"
+		"  -W, --wait               show nothing until the first byte\n"
+		"  -D, --delay-start SEC    show nothing for SEC seconds\n"
+		"  -s, --size SIZE          expected size (K, M, G, T suffixes; @FILE: FILE's size)\n"
+		"  -l, --line-mode          count lines            -0, --null       lines end with NUL\n"
+		"  -i, --interval SEC       update every SEC seconds (default 1)\n"
+		"  -m, --average-rate-window SEC  average rate over the last SEC seconds\n"
+		"  -w, --width N  -H, --height N  -N, --name NAME  -f, --force\n"
+		"Transfer:\n"
+		"  -L, --rate-limit RATE    at most RATE bytes per second, without bursts\n"
+		"  -B, --buffer-size BYTES  read/write buffer size (implies -C)\n"
+		"  -C, --no-splice          never use splice(2)  -E, --skip-errors  skip read errors\n"
+		"  -Z, --error-skip-block BYTES  with -E, skip to the next multiple of BYTES\n"
+		"  -O, --sparse             seek over blocks of zeros instead of writing them\n"
+		"  -K, --direct-io          O_DIRECT on input and output, bypassing the page cache\n"
+		"  -U, --store-and-forward FILE  all input into FILE first, then FILE to the output\n"
+		"  -S, --stop-at-size       stop after --size    -Y, --sync       fdatasync each write\n"
+		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
+		"  -P, --pidfile FILE       save the process ID in FILE\n"
+		"  -h, --help  -V, --version\n"
+		"Not supported (refused by name): -u -M, -x processtitle.\n"
+		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
+		"16 transfer error, 32 signal, 64 bad option.\n");
 }
