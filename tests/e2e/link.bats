@@ -337,7 +337,9 @@ leaves_nothing() {
 
 @test "--near-wait 0 starts COMMAND beside a near command that never listens; --near-wait needs --near" {
 	run timeout 30 "$NCPV" link --near-wait 0 --near "exec sleep 30" -- echo started
-	[ "$status" -eq 0 ] && [ "$output" = started ]
+	[ "$status" -eq 0 ]
+	[ "$output" = started ]
 	run "$NCPV" link --near-wait 1s -- true
-	[ "$status" -eq 2 ] && [[ "$output" == *"--near-wait needs --near"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--near-wait needs --near"* ]]
 }
