@@ -185,7 +185,7 @@ lint: lint-bats
 
 # Mutation testing: each mutant of tests/mutation/mutants.tsv built in a scratch copy of the
 # tree and run against its tests; prints the score and the survivors (docs/RELIABILITY.md has
-# the last score). Not part of `make check`: about 15 minutes one at a time. MUTATION_JOBS
+# the last score). Not part of `make check`: 10 to 15 minutes one at a time. MUTATION_JOBS
 # mutants at once; `make mutation MUTANTS="id ..."` runs a few.
 MUTATION_JOBS ?= 1
 .PHONY: mutation
