@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "get.h"
+#include "udp_cmd.h"
 #include "../addr.h"
 #include "../clock.h"
 #include "../display.h"
@@ -71,6 +72,8 @@ static void usage(FILE *f)
 		"      --pin SHA256     accept exactly the certificate with this fingerprint\n"
 		"      --sni NAME       the server name to send and to verify (default HOST)\n"
 		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
+		"  -u, --udp            a UDP test against serve -u instead: loss, jitter,\n"
+		"                       reordering at a paced --rate (see 'ncpv get -u --help')\n"
 		"  -h, --help           show this help\n\n"
 		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Exit status: 0 done (an interrupted one too, unless -o keeps it), 1 it failed,\n"
@@ -136,9 +139,8 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 		case 'U':
 			o->send = 1;
 			break;
-		case 'u':
-			/* nc's and iperf3's -u: refuse it rather than quietly upload over TCP. */
-			cmd_error("get", "option '-u' (UDP) is not supported; --send uploads over TCP");
+		case 'u': /* never reached: cmd_get hands -u to the UDP test first */
+			cmd_error("get", "-u must be a word of its own (try 'ncpv get -u --help')");
 			return CMD_PARSE_USAGE;
 		case 'S':
 			o->source = optarg;
@@ -702,6 +704,8 @@ enum cmd_parse cmd_get_parse(int argc, char **argv)
 {
 	struct get_opts o;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_get_parse(argc, argv);
 	return parse_options(argc, argv, &o);
 }
 
@@ -711,6 +715,8 @@ int cmd_get(int argc, char **argv)
 	struct get_opts o;
 	struct sigaction sa;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_get(argc, argv);
 	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (o.parallel > o.count && o.count > 0)

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "tls_cmd.h"
+#include "udp_cmd.h"
 #include "../addr.h"
 #include "../json.h"
 #include "../net.h"
@@ -62,6 +63,8 @@ static void usage(FILE *f)
 		"      --key FILE       its private key, PEM (default: in the --cert file)\n"
 		"  -q, --quiet          no line per connection\n"
 		"  -j, --json           log one JSON object per line\n"
+		"  -u, --udp            answer UDP tests (get -u) instead\n"
+		"                       (see 'ncpv serve -u --help')\n"
 		"  -h, --help           show this help\n\n"
 		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Each connection ends with a line on stderr: the bytes sent (gone to the wire)\n"
@@ -377,6 +380,8 @@ enum cmd_parse cmd_serve_parse(int argc, char **argv)
 {
 	struct serve_opts o;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_serve_parse(argc, argv);
 	return parse_options(argc, argv, &o);
 }
 
@@ -389,6 +394,8 @@ int cmd_serve(int argc, char **argv)
 	char err[512];
 	int rc, lfd;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_serve(argc, argv);
 	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (!o.discard) {
