@@ -234,7 +234,7 @@ static int near_diag_open(const struct link_net *net)
  */
 static int wait_near_listens(const struct link_opts *o, int diag, pid_t near, const sigset_t *mask)
 {
-	const struct timespec step = { 0, 5 * 1000 * 1000 }; /* a server listens within ms of its start */
+	const struct timespec step = { 0, 5000000L }; /* a server listens within ms of its start */
 	double deadline = clock_now() + o->near_wait;
 	siginfo_t si;
 	int status, n;
