@@ -187,8 +187,7 @@ static void format_fineta(char *out, size_t len, const struct display_frame *f)
 
 static void format_last(char *out, size_t len, long want, const struct display_frame *f)
 {
-	/* pv 1.10's last line shows no bytes, only the dots. */
-	size_t n = want > 0 ? (size_t)want : 0, have = f->last && !f->final ? f->last_len : 0;
+	size_t n = want > 0 ? (size_t)want : 0, have = f->last ? f->last_len : 0;
 
 	if (n > DISPLAY_LAST_MAX)
 		n = DISPLAY_LAST_MAX;
@@ -340,6 +339,7 @@ static void format_bar(const struct display *d, enum display_item item, const st
 	}
 	if (f->size > 0 || d->o.gauge) {
 		long p = display_percent(f->count, f->size);
+		double fill = display_percent_exact(f->count, f->size); /* pv fills from the exact fraction */
 		int full;
 		const char *gap = " ";
 
@@ -350,7 +350,7 @@ static void format_bar(const struct display *d, enum display_item item, const st
 			/* -g without a size: the rate against the highest rate seen, "[===>  ]/5.10MiB/s". */
 			char amount[48];
 
-			p = f->max_rate > 0 ? (long)(f->rate * 100 / f->max_rate) : 0;
+			fill = f->max_rate > 0 ? f->rate * 100 / f->max_rate : 0;
 			display_amount_pv110(amount, sizeof(amount), f->max_rate * unit_scale(&d->o),
 					     d->o.lines || d->o.si, unit_suffix(&d->o, 1));
 			snprintf(pct, sizeof(pct), "/%s", amount);
@@ -365,7 +365,7 @@ static void format_bar(const struct display *d, enum display_item item, const st
 			return;
 		/* From 200% on the bar is full whatever its width; capping there keeps a
 		 * count far past --size from overflowing (pv -s 1 after petabytes). */
-		full = (int)((long long)inner * (p > 200 ? 200 : p) / 100) - 1;
+		full = (int)((double)inner * (fill > 200 ? 200 : fill) / 100) - 1;
 		if (brackets)
 			out[n++] = '[';
 		if (full >= inner) {
@@ -415,10 +415,11 @@ static int is_bar(enum display_item item)
 	       item == ITEM_PREVLINE;
 }
 
-/* pv moves the bouncing bar one step per update in which data moved. */
+/* pv moves the bouncing bar one step per update in which data moved, and once more on the
+ * last update when anything moved at all (its rate there is the whole run's average). */
 static void advance_bounce(struct display *d, const struct display_frame *f)
 {
-	if (f->size == 0 && f->count != d->bounce_count) {
+	if (f->size == 0 && (f->count != d->bounce_count || (f->final && f->count > 0))) {
 		d->bounce += 2;
 		if (d->bounce > 199)
 			d->bounce = 0;

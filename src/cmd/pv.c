@@ -159,6 +159,7 @@ static void draw(struct pv_cmd *c, double now, int final)
 	}
 	if (o->window_title)
 		draw_title(c, &mr, &x, final);
+	pv_xfer_keep_last(c->run.x); /* -A shows what is written after the first line, as pv */
 }
 
 /* Whether the display may be updated now (-q, -W, -D). */
