@@ -172,12 +172,13 @@ static int may_draw(const struct pv_cmd *c, double now)
 	return now - c->run.begin >= c->o->delay_start;
 }
 
-/* The last line of a run (none after a failure or a signal, as pv), then, as pv, a "\n" after
- * whatever line is shown, however the run ended, so that the shell's prompt does not draw over it. */
+/* The last line of a run (none after a failure or a signal, as pv; after a reader that went
+ * away, as pv, one), then, as pv, a "\n" after whatever line is shown, however the run ended,
+ * so that the shell's prompt does not draw over it. */
 static void last_line(struct pv_cmd *c)
 {
-	if (c->run.opened > 0 && !stop_signal && !c->run.write_failed && !(c->run.faults & PV_FAULT_SAME) &&
-	    may_draw(c, clock_now()))
+	if (c->run.opened > 0 && !stop_signal && (!c->run.write_failed || c->run.reader_gone) &&
+	    !(c->run.faults & PV_FAULT_SAME) && may_draw(c, clock_now()))
 		draw(c, clock_now(), 1);
 	if (!c->o->numeric && c->shown && c->cursor == NULL) {
 		emit(c, "\n", 1);
@@ -420,7 +421,7 @@ int cmd_pv(int argc, char **argv)
 	ev.ctx = &c;
 	if (pv_size_find(&o, c.show, &size, err, sizeof(err)) < 0) {
 		pv_error("%s", err);
-		return PV_EXIT_ACCESS;
+		return PV_EXIT_USAGE; /* pv 1.10 checks -s @FILE with its options */
 	}
 	if (o.pidfile && write_pidfile(o.pidfile) < 0)
 		return PV_EXIT_PIDFILE;

@@ -89,11 +89,13 @@ struct pv_run {
 	int started;		/* the first byte (line) went by (-W) */
 	int opened;		/* inputs that could be opened */
 	int write_failed;	/* the output refused data (the run stopped) */
+	int reader_gone;	/* ... because its reader went away (EPIPE): no error, as in pv */
 	unsigned faults;	/* enum pv_fault bits */
 };
 
 /*
- * Expected size (pv's -s, -s @FILE, or the inputs'): into *size. Counting the lines of
+ * Expected size (pv's -s, -s @FILE, or the inputs'): into *size. -s @DIR is the sum of the
+ * sizes of the files under DIR, as in pv 1.10. Counting the lines of
  * the inputs reads them once more, so in line mode only when show (a display wants it)
  * or -S stops at it. 0, or -1 when -s @FILE cannot be stat()ed (err says why).
  */

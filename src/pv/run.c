@@ -235,6 +235,7 @@ static enum copy_end copy_input(struct pv_run *r, int in, const char *name)
 				say(r, 1, "write failed: %s", strerror(errno));
 				r->faults |= PV_FAULT_TRANSFER;
 			}
+			r->reader_gone = errno == EPIPE;
 			r->write_failed = 1;
 			return COPY_STOP;
 		}
