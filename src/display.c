@@ -546,7 +546,7 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 	char fmt[DISPLAY_LINE_MAX];
 	const char *s = d->o.format;
 	int width = d->o.width > 0 ? d->o.width : 80;
-	size_t n, cols;
+	size_t n, cols, prev;
 
 	if (len == 0)
 		return 0;
@@ -561,10 +561,12 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 	/* Blank what the previous line left, but never past the (maybe narrower) terminal;
 	 * columns, not bytes: a name in UTF-8 takes fewer columns than bytes. */
 	cols = display_columns(buf, n);
-	for (; cols < d->prev_cols && cols < (size_t)width && n + 1 < len; cols++)
+	/* What is past the text is blank once padded: the next line pads only to this text's end. */
+	prev = d->prev_cols;
+	d->prev_cols = cols;
+	for (; cols < prev && cols < (size_t)width && n + 1 < len; cols++)
 		buf[n++] = ' ';
 	buf[n] = '\0';
-	d->prev_cols = cols;
 	return n;
 }
 

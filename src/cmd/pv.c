@@ -17,6 +17,7 @@
 #include "../meter.h"
 #include "../net.h"
 #include "../pv/cursor.h"
+#include "../pv/proctitle.h"
 #include "../pv/pv.h"
 #include "../pv/remote.h"
 #include "../pv/tty.h"
@@ -64,6 +65,7 @@ struct pv_cmd {
 	double max_rate;     /* -g: the highest rate drawn so far */
 	struct display title; /* -x windowtitle: its own display state */
 	struct pv_cursor *cursor; /* -c: our row among the pipeline's, or NULL */
+	struct pv_proctitle ptitle; /* -x processtitle: the argv strings we write over */
 };
 
 static void catch_signal(int sig, void (*fn)(int))
@@ -115,7 +117,8 @@ static void emit(struct pv_cmd *c, const char *s, size_t len)
 	c->shown = 1;
 }
 
-/* -x windowtitle: the line again as the terminal's title (OSC 2 ... ST), after the line as pv. */
+/* -x windowtitle: the line again as the terminal's title (OSC 2 ... ST), after the line as pv;
+ * -x processtitle: as the process title. */
 static void draw_title(struct pv_cmd *c, const struct meter_reading *mr, const struct status_extra *x,
 		       int final)
 {
@@ -124,8 +127,14 @@ static void draw_title(struct pv_cmd *c, const struct meter_reading *mr, const s
 
 	c->title.o.width = c->disp.o.width;
 	t = status_render(&c->title, mr, c->run.size, final, 0, x, time(NULL), title + 4, STATUS_LINE_MAX);
+	if (c->o->process_title) {
+		title[4 + t - 1] = '\0'; /* over the '\r' */
+		pv_proctitle_set(&c->ptitle, title + 4);
+	}
+	if (!c->o->window_title)
+		return;
 	memcpy(title, "\033]2;", 4);
-	memcpy(title + 4 + t - 1, "\033\\", 2); /* over the '\r' */
+	memcpy(title + 4 + t - 1, "\033\\", 2); /* over the '\r' (or the NUL) */
 	emit(c, title, t + 5);
 }
 
@@ -157,7 +166,7 @@ static void draw(struct pv_cmd *c, double now, int final)
 	} else {
 		emit(c, line, n);
 	}
-	if (o->window_title)
+	if (o->window_title || o->process_title)
 		draw_title(c, &mr, &x, final);
 	pv_xfer_keep_last(c->run.x); /* -A shows what is written after the first line, as pv */
 }
@@ -186,6 +195,24 @@ static void last_line(struct pv_cmd *c)
 	}
 }
 
+
+/* pv -R's display switches replace ours, and so do its -N and -F or their absence (as pv). */
+static void apply_items(struct pv_cmd *c, const struct pv_remote_msg *m)
+{
+	struct display_opts *d = &c->disp.o;
+
+	d->bytes = m->bytes;
+	d->timer = m->timer;
+	d->rate = m->rate_item;
+	d->average = m->average;
+	d->progress = m->progress;
+	d->eta = m->eta;
+	d->fineta = m->fineta;
+	d->bufpercent = m->bufpercent;
+	d->last_written = m->last_written;
+	d->name = NULL;
+	d->format = NULL;
+}
 
 /*
  * Answer the pv -R or -Q that signalled us: apply the options it sent, or write how far we
@@ -220,6 +247,8 @@ static void serve_remote(struct pv_cmd *c)
 		}
 		if (m.has_width)
 			c->disp.o.width = m.width;
+		if (m.has_items)
+			apply_items(c, &m);
 		if (m.has_name) {
 			snprintf(c->remote_name, sizeof(c->remote_name), "%s", m.name);
 			c->disp.o.name = c->remote_name;
@@ -345,7 +374,7 @@ static void setup_display(struct pv_cmd *c, struct pv_opts *o)
 	/* On a terminal the line never wraps (even with a wider -w); elsewhere, as pv 1.10. */
 	o->disp.fit = pv_tty_width(STDERR_FILENO, 0);
 	display_init(&c->disp, &o->disp);
-	if (o->window_title) {
+	if (o->window_title || o->process_title) {
 		struct display_opts t = o->disp;
 
 		t.numeric = 0;
@@ -394,7 +423,8 @@ static int copy_and_report(struct pv_cmd *c, struct pv_opts *o)
 	return c->status | exit_bits(c->run.faults);
 }
 
-int cmd_pv(int argc, char **argv)
+/* The run, with the options parsed from args (a copy of argv: -x processtitle writes over argv). */
+static int run_pv(int argc, char **argv, char **args)
 {
 	struct pv_events ev = { on_say, on_tick, NULL };
 	enum cmd_parse parsed;
@@ -404,7 +434,7 @@ int cmd_pv(int argc, char **argv)
 	char err[1024];
 	int fault, rc;
 
-	if ((parsed = parse_into(argc, argv, &o)) != CMD_PARSE_RUN)
+	if ((parsed = parse_into(argc, args, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
 	if (o.watch_pid > 0)
 		return cmd_pv_watch(&o, !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO)));
@@ -417,6 +447,8 @@ int cmd_pv(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	memset(&c, 0, sizeof(c));
 	c.o = &o;
+	if (o.process_title)
+		pv_proctitle_init(&c.ptitle, argc, argv);
 	c.show = !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO));
 	ev.ctx = &c;
 	if (pv_size_find(&o, c.show, &size, err, sizeof(err)) < 0) {
@@ -437,5 +469,24 @@ int cmd_pv(int argc, char **argv)
 	rc = copy_and_report(&c, &o);
 	if (o.pidfile)
 		unlink(o.pidfile);
+	return rc;
+}
+
+int cmd_pv(int argc, char **argv)
+{
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int rc, n = 0;
+
+	for (; args && n < argc && (args[n] = strdup(argv[n])) != NULL; n++)
+		;
+	if (args == NULL || n < argc) {
+		pv_error("%s", strerror(ENOMEM));
+		rc = PV_EXIT_USAGE;
+	} else {
+		rc = run_pv(argc, argv, args);
+	}
+	while (args && n > 0)
+		free(args[--n]);
+	free(args);
 	return rc;
 }

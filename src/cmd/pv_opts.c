@@ -86,12 +86,13 @@ static int watchfd_valid(const char *arg)
 
 /* -x SPEC: words separated by commas (windowtitle or window; processtitle, proctitle, process
  * or proc), then optionally ":FORMAT" for the extra display. Unknown words are ignored, as pv
- * does; the process title is refused by name (ncpv does not rewrite its argv). */
+ * does. */
 static int extra_display(struct pv_parse_err *e, const char *spec, struct pv_opts *o)
 {
 	const char *w = spec;
 
-	o->window_title = 0;
+	(void)e;
+	o->window_title = o->process_title = 0;
 	o->extra_format = NULL;
 	while (*w) {
 		size_t n = strcspn(w, ",:");
@@ -101,7 +102,7 @@ static int extra_display(struct pv_parse_err *e, const char *spec, struct pv_opt
 		else if ((n == 12 && strncmp(w, "processtitle", n) == 0) ||
 			 (n == 9 && strncmp(w, "proctitle", n) == 0) || (n == 7 && strncmp(w, "process", n) == 0) ||
 			 (n == 4 && strncmp(w, "proc", n) == 0))
-			return fail(e, "-x %.*s: the process title is not supported by ncpv", (int)n, w);
+			o->process_title = 1;
 		if (w[n] == ':') {
 			o->extra_format = w + n + 1;
 			break;
@@ -378,7 +379,8 @@ void pv_usage(FILE *f)
 		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
 		"  -c, --cursor             several pv in a pipeline, each on its own terminal row\n"
 		"  -g, --gauge              without a size, the bar shows the rate against its maximum\n"
-		"  -x, --extra-display SPEC  windowtitle[:FORMAT]: also as the terminal's title\n"
+		"  -x, --extra-display SPEC  windowtitle[:FORMAT]: also as the terminal's title;\n"
+		"                            processtitle[:FORMAT]: as the process title (ps)\n"
 		"  -d, --watchfd PID[:FD]   watch the files process PID has open (or only FD)\n"
 		"  -R, --remote PID         send -L -s -i -w -N -F given here to ncpv pv PID\n"
 		"  -Q, --query PID          show the progress of ncpv pv PID\n"
@@ -402,7 +404,7 @@ void pv_usage(FILE *f)
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -u -M, -x processtitle.\n"
+		"Not supported (refused by name): -u -M.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }

@@ -64,6 +64,23 @@ int cmd_pv_remote(const struct pv_opts *o)
 		snprintf(m.name, sizeof(m.name), "%s", o->disp.name);
 	if ((m.has_format = o->disp.format != NULL))
 		snprintf(m.format, sizeof(m.format), "%s", o->disp.format);
+	/* As pv 1.10: the display switches (pv's defaults when none is given) replace the target's. */
+	m.has_items = 1;
+	m.bytes = o->disp.bytes;
+	m.timer = o->disp.timer;
+	m.rate_item = o->disp.rate;
+	m.average = o->disp.average;
+	m.progress = o->disp.progress;
+	m.eta = o->disp.eta;
+	m.fineta = o->disp.fineta;
+	m.bufpercent = o->disp.bufpercent;
+	m.last_written = o->disp.last_written;
+	/* What pv also forwards but a running ncpv cannot take: refused, not silently dropped. */
+	if (o->buffer_arg || o->height || o->window_title || o->process_title) {
+		pv_error("-R: %s cannot be changed in a running pv",
+			 o->buffer_arg ? "-B" : o->height ? "-H" : "-x");
+		return PV_EXIT_USAGE;
+	}
 	return exchange((pid_t)o->remote_pid, &m, 1);
 }
 

@@ -33,6 +33,7 @@ struct pv_opts {
 	long query_pid;	/* -Q PID: show that pv's progress (0: not) */
 	int interval_given; /* -i was on the command line (for -R) */
 	int window_title;	/* -x windowtitle: the display also in the terminal's title */
+	int process_title;	/* -x processtitle: ... and as the process title (ps) */
 	const char *extra_format; /* -x ...:FORMAT, or NULL for the main display's */
 };
 
