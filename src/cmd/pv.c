@@ -430,43 +430,44 @@ static int run_pv(int argc, char **argv, char **args)
 	enum cmd_parse parsed;
 	struct pv_opts o;
 	struct pv_cmd c;
-	uint64_t size;
+	uint64_t size = 0;
 	char err[1024];
-	int fault, rc;
+	int fault, rc, other;
 
 	if ((parsed = parse_into(argc, args, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
-	if (o.watch_pid > 0)
-		return cmd_pv_watch(&o, !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO)));
-	if (o.remote_pid > 0)
-		return cmd_pv_remote(&o);
-	if (o.query_pid > 0)
-		return cmd_pv_query(&o, !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO)));
-	/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
-	 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
-	signal(SIGXFSZ, SIG_IGN);
+	other = o.watch_pid > 0 || o.remote_pid > 0 || o.query_pid > 0; /* no copy of our own */
 	memset(&c, 0, sizeof(c));
 	c.o = &o;
-	if (o.process_title)
-		pv_proctitle_init(&c.ptitle, argc, argv);
 	c.show = !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO));
-	ev.ctx = &c;
-	if (pv_size_find(&o, c.show, &size, err, sizeof(err)) < 0) {
+	if (!other && pv_size_find(&o, c.show, &size, err, sizeof(err)) < 0) {
 		pv_error("%s", err);
 		return PV_EXIT_USAGE; /* pv 1.10 checks -s @FILE with its options */
 	}
+	/* As pv: the pidfile for every mode (scripts wait for it before they act on us). */
 	if (o.pidfile && write_pidfile(o.pidfile) < 0)
 		return PV_EXIT_PIDFILE;
-	if ((fault = pv_run_open(&c.run, &o, size, &ev, &stop_signal, err, sizeof(err))) != 0) {
+	if (o.watch_pid > 0)
+		rc = cmd_pv_watch(&o, c.show);
+	else if (o.remote_pid > 0)
+		rc = cmd_pv_remote(&o);
+	else if (o.query_pid > 0)
+		rc = cmd_pv_query(&o, c.show);
+	else if ((fault = pv_run_open(&c.run, &o, size, &ev, &stop_signal, err, sizeof(err))) != 0) {
 		pv_error("%s", err);
-		if (o.pidfile)
-			unlink(o.pidfile);
-		return exit_bits((unsigned)fault);
+		rc = exit_bits((unsigned)fault);
+	} else {
+		/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
+		 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
+		signal(SIGXFSZ, SIG_IGN);
+		if (o.process_title)
+			pv_proctitle_init(&c.ptitle, argc, argv);
+		ev.ctx = &c;
+		setup_display(&c, &o);
+		pv_run_start(&c.run, clock_now());
+		setup_signals(&c);
+		rc = copy_and_report(&c, &o);
 	}
-	setup_display(&c, &o);
-	pv_run_start(&c.run, clock_now());
-	setup_signals(&c);
-	rc = copy_and_report(&c, &o);
 	if (o.pidfile)
 		unlink(o.pidfile);
 	return rc;

@@ -343,8 +343,7 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_e
 	o->disp.pv110 = 1;
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
-	if (o->watch_pid > 0 && o->nfiles > 0)
-		return fail(e, "-d: files cannot be specified with this option");
+	/* With -d, further arguments are more processes to watch, as in pv (checked there). */
 	if (o->remote_pid > 0 && o->nfiles > 0)
 		return fail(e, "-R: files cannot be specified with this option");
 	if (o->query_pid > 0 && o->nfiles > 0)
