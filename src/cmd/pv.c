@@ -72,8 +72,10 @@ static void catch_signal(int sig, void (*fn)(int))
 {
 	struct sigaction sa, old;
 
-	/* A signal ignored by whoever started us (nohup, a shell's background job) stays ignored. */
-	if ((sig == SIGHUP || sig == SIGINT) && sigaction(sig, NULL, &old) == 0 &&
+	/* SIGHUP ignored by whoever started us (nohup) stays ignored: a hangup must not end a
+	 * nohup'd copy (pv 1.10 ends). SIGINT is caught even when a shell started us in the
+	 * background with it ignored: `kill -INT $!` ends the run with status 32, as in pv. */
+	if (sig == SIGHUP && sigaction(sig, NULL, &old) == 0 &&
 	    old.sa_handler == SIG_IGN)
 		return;
 
@@ -271,8 +273,13 @@ static void on_tick(void *ctx, struct pv_run *r)
 		double now = clock_now();
 
 		tick_due = 0;
-		if (may_draw(c, now))
+		if (may_draw(c, now)) {
 			draw(c, now, 0);
+		} else if (c->o->stats) {
+			struct meter_reading mr;
+
+			meter_read(&c->run.meter, now, &mr); /* -v: the rate is sampled unseen too, as pv */
+		}
 	}
 	if (remote_from)
 		serve_remote(c);
@@ -341,7 +348,7 @@ static void setup_signals(const struct pv_cmd *c)
 	}
 	/* In the background we stay quiet ourselves; never stop for a write to the terminal. */
 	signal(SIGTTOU, SIG_IGN);
-	if (c->show)
+	if (c->show || c->o->stats)
 		start_ticks(c->o->interval);
 }
 

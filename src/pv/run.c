@@ -251,7 +251,15 @@ static void copy_files(struct pv_run *r, char *const *files, int nfiles)
 		const char *name = nfiles > 0 ? files[i] : "-";
 		int std = strcmp(name, "-") == 0;
 		int in = std ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+		int fl = std ? fcntl(in, F_GETFL) : 0;
 
+		/* stdin closed (pv <&-; main's guard leaves a write-only /dev/null there): pv's words
+		 * and status 2, not a read error. */
+		if (std && (fl < 0 || (fl & O_ACCMODE) == O_WRONLY)) {
+			say(r, 1, "failed to stat file: -: %s", strerror(EBADF));
+			r->faults |= PV_FAULT_ACCESS;
+			continue;
+		}
 		if (in < 0) {
 			say(r, 1, "failed to read file: %s: %s", name, strerror(errno));
 			r->faults |= PV_FAULT_ACCESS;
