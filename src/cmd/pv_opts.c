@@ -254,20 +254,37 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 	return rc;
 }
 
-/* getopt's complaint, in glibc's words as pv prints them. */
+/* The long option that "--WORD[=...]" (maybe abbreviated) stands for, or NULL. */
+static const char *long_name(const char *word)
+{
+	const char *eq = strchr(word, '=');
+	size_t len = eq ? (size_t)(eq - word) - 2 : strlen(word) - 2;
+	const char *found = NULL;
+
+	for (const struct option *l = longopts; l->name; l++) {
+		if (strncmp(l->name, word + 2, len) != 0)
+			continue;
+		if (l->name[len] == '\0')
+			return l->name;
+		found = found ? found : l->name;
+	}
+	return found;
+}
+
+/* getopt's complaint, in glibc's words as pv prints them (the option's full name). */
 static int getopt_failure(struct pv_parse_err *e, int c, char **argv)
 {
 	const char *word = argv[optind - 1];
+	const char *full = strncmp(word, "--", 2) == 0 ? long_name(word) : NULL;
 	const char *eq = strchr(word, '=');
 
 	if (c == ':') {
-		if (strncmp(word, "--", 2) == 0)
-			return fail(e, "option '%s' requires an argument\n%s", word, PV_TRY_HELP);
+		if (full)
+			return fail(e, "option '--%s' requires an argument\n%s", full, PV_TRY_HELP);
 		return fail(e, "option requires an argument -- '%c'\n%s", optopt, PV_TRY_HELP);
 	}
-	if (optopt != 0 && strncmp(word, "--", 2) == 0)
-		return fail(e, "option '%.*s' doesn't allow an argument\n%s",
-			    (int)(eq ? (size_t)(eq - word) : strlen(word)), word, PV_TRY_HELP);
+	if (optopt != 0 && full)
+		return fail(e, "option '--%s' doesn't allow an argument\n%s", full, PV_TRY_HELP);
 	if (optopt != 0)
 		return fail(e, "invalid option -- '%c'\n%s", optopt, PV_TRY_HELP);
 	if (strncmp(word, "--", 2) == 0) {
