@@ -57,7 +57,7 @@ static void on_stop(int sig)
 struct pv_cmd {
 	struct pv_opts *o;
 	struct pv_run run;   /* the engine's state: counts, size, meter, data path */
-	char remote_name[256], remote_format[1024]; /* what -R sent, kept here */
+	char remote_name[256], remote_format[1024], remote_extra[256]; /* what -R sent, kept here */
 	struct display disp;
 	int show;	     /* a display is wanted on stderr */
 	int shown;	     /* something was written there */
@@ -198,68 +198,56 @@ static void last_line(struct pv_cmd *c)
 }
 
 
-/* pv -R's display switches replace ours, and so do its -N and -F or their absence (as pv). */
-static void apply_items(struct pv_cmd *c, const struct pv_remote_msg *m)
+/* -x's display: the main one's options, unfitted, with -x's own format if it has one. */
+static void init_title(struct pv_cmd *c)
 {
-	struct display_opts *d = &c->disp.o;
+	struct display_opts t = c->disp.o;
 
-	d->bytes = m->bytes;
-	d->timer = m->timer;
-	d->rate = m->rate_item;
-	d->average = m->average;
-	d->progress = m->progress;
-	d->eta = m->eta;
-	d->fineta = m->fineta;
-	d->bufpercent = m->bufpercent;
-	d->last_written = m->last_written;
-	d->name = NULL;
-	d->format = NULL;
+	t.numeric = 0;
+	t.fit = 0; /* a title is no line of the terminal: as long as pv 1.10's */
+	if (c->o->extra_format)
+		t.format = c->o->extra_format;
+	display_init(&c->title, &t);
 }
 
 /*
- * Answer the pv -R or -Q that signalled us: apply the options it sent, or write how far we
- * are, then signal it back. Its file is read only if it is a regular file of our user.
+ * Answer the pv -R or -Q that signalled us: write how far we are, or apply the options it
+ * sent (as pv: its display switches, -N, -F and -x replace ours), then signal it back.
  */
 static void serve_remote(struct pv_cmd *c)
 {
+	struct pv_remote_state st = { c->run.count, c->run.size, clock_now() - c->run.begin };
 	pid_t from = (pid_t)remote_from;
 	struct pv_remote_msg m;
-	char path[256], text[2048];
 
 	remote_from = 0;
-	pv_remote_path(path, sizeof(path), from, 0);
-	if (pv_remote_take(path, text, sizeof(text)) < 0)
-		return; /* not one of ours: no answer */
-	pv_remote_parse(text, &m);
-	if (m.query) {
-		struct pv_remote_state st = { c->run.count, c->run.size, clock_now() - c->run.begin };
-
-		pv_remote_path(path, sizeof(path), from, 1);
-		if (pv_remote_state_format(&st, text, sizeof(text)) < 0 || pv_remote_put(path, text) < 0)
-			return;
-	} else {
-		if (m.has_rate)
-			pv_run_set_rate(&c->run, m.rate, clock_now());
-		if (m.has_size)
-			pv_run_set_size(&c->run, m.size);
-		if (m.has_interval) {
-			c->o->interval = m.interval;
-			if (c->show)
-				start_ticks(m.interval);
-		}
-		if (m.has_width)
-			c->disp.o.width = m.width;
-		if (m.has_items)
-			apply_items(c, &m);
-		if (m.has_name) {
-			snprintf(c->remote_name, sizeof(c->remote_name), "%s", m.name);
-			c->disp.o.name = c->remote_name;
-		}
-		if (m.has_format) {
-			snprintf(c->remote_format, sizeof(c->remote_format), "%s", m.format);
-			c->disp.o.format = c->remote_format;
-		}
+	if (cmd_pv_remote_answer(from, &st, &m) <= 0)
+		return; /* a query, answered; or not one of ours */
+	if (m.has_rate)
+		pv_run_set_rate(&c->run, m.rate, clock_now());
+	if (m.has_size)
+		pv_run_set_size(&c->run, m.size);
+	if (m.has_interval) {
+		c->o->interval = m.interval;
+		if (c->show)
+			start_ticks(m.interval);
 	}
+	if (m.has_width)
+		c->disp.o.width = m.width;
+	if (m.has_items) {
+		cmd_pv_remote_apply(&m, &c->disp.o);
+		snprintf(c->remote_extra, sizeof(c->remote_extra), "%s", m.extra);
+		pv_extra_display(c->remote_extra, c->o); /* none, when -x was not sent */
+	}
+	if (m.has_name) {
+		snprintf(c->remote_name, sizeof(c->remote_name), "%s", m.name);
+		c->disp.o.name = c->remote_name;
+	}
+	if (m.has_format) {
+		snprintf(c->remote_format, sizeof(c->remote_format), "%s", m.format);
+		c->disp.o.format = c->remote_format;
+	}
+	init_title(c);
 	kill(from, SIGUSR2);
 }
 
@@ -381,15 +369,7 @@ static void setup_display(struct pv_cmd *c, struct pv_opts *o)
 	/* On a terminal the line never wraps (even with a wider -w); elsewhere, as pv 1.10. */
 	o->disp.fit = pv_tty_width(STDERR_FILENO, 0);
 	display_init(&c->disp, &o->disp);
-	if (o->window_title || o->process_title) {
-		struct display_opts t = o->disp;
-
-		t.numeric = 0;
-		t.fit = 0; /* a title is no line of the terminal: as long as pv 1.10's */
-		if (o->extra_format)
-			t.format = o->extra_format;
-		display_init(&c->title, &t);
-	}
+	init_title(c);
 	if (c->show && o->cursor && !o->numeric) {
 		char why[128];
 
@@ -467,8 +447,7 @@ static int run_pv(int argc, char **argv, char **args)
 		/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
 		 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
 		signal(SIGXFSZ, SIG_IGN);
-		if (o.process_title)
-			pv_proctitle_init(&c.ptitle, argc, argv);
+		pv_proctitle_init(&c.ptitle, argc, argv); /* written only with -x processtitle */
 		ev.ctx = &c;
 		setup_display(&c, &o);
 		pv_run_start(&c.run, clock_now());

@@ -87,11 +87,11 @@ static int watchfd_valid(const char *arg)
 /* -x SPEC: words separated by commas (windowtitle or window; processtitle, proctitle, process
  * or proc), then optionally ":FORMAT" for the extra display. Unknown words are ignored, as pv
  * does. */
-static int extra_display(struct pv_parse_err *e, const char *spec, struct pv_opts *o)
+void pv_extra_display(const char *spec, struct pv_opts *o)
 {
 	const char *w = spec;
 
-	(void)e;
+	o->extra_spec = spec;
 	o->window_title = o->process_title = 0;
 	o->extra_format = NULL;
 	while (*w) {
@@ -109,7 +109,6 @@ static int extra_display(struct pv_parse_err *e, const char *spec, struct pv_opt
 		}
 		w += n + (w[n] == ',');
 	}
-	return 0;
 }
 
 static int refuse(struct pv_parse_err *e, int c)
@@ -156,8 +155,7 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 		break;
 	case 'c': o->cursor = 1; break;
 	case 'x':
-		if ((rc = extra_display(e, arg, o)) != 0)
-			return rc;
+		pv_extra_display(arg, o);
 		break;
 	case 'g': d->gauge = 1; break;
 	case 'n': o->numeric = 1; break;

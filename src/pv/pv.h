@@ -35,6 +35,7 @@ struct pv_opts {
 	int window_title;	/* -x windowtitle: the display also in the terminal's title */
 	int process_title;	/* -x processtitle: ... and as the process title (ps) */
 	const char *extra_format; /* -x ...:FORMAT, or NULL for the main display's */
+	const char *extra_spec;	/* -x's whole argument (what pv -R forwards), or NULL */
 };
 
 /* The largest -B: a bigger request is served with this (pv would allocate it). */

@@ -85,6 +85,8 @@ int pv_remote_format(const struct pv_remote_msg *m, char *buf, size_t len)
 	if (m->has_format && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "format %.*s\n", (int)strcspn(m->format, "\n"),
 				      m->format);
+	if (m->has_extra && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "extra %.*s\n", (int)strcspn(m->extra, "\n"), m->extra);
 	return n < len ? 0 : -1;
 }
 
@@ -113,6 +115,9 @@ void pv_remote_parse(const char *text, struct pv_remote_msg *m)
 					      &m->bufpercent, &m->last_written) == 9;
 			if (m->last_written < 0 || m->last_written > DISPLAY_LAST_MAX)
 				m->last_written = DISPLAY_LAST_MAX;
+		} else if (strncmp(line, "extra ", 6) == 0) {
+			snprintf(m->extra, sizeof(m->extra), "%.*s", (int)(n - 6), line + 6);
+			m->has_extra = 1;
 		} else if (strncmp(line, "name ", 5) == 0) {
 			snprintf(m->name, sizeof(m->name), "%.*s", (int)(n - 5), line + 5);
 			m->has_name = 1;

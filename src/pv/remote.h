@@ -29,6 +29,8 @@ struct pv_remote_msg {
 	int width;
 	char name[256];
 	char format[1024];
+	int has_extra;	/* -x SPEC */
+	char extra[256];
 };
 
 /* A query's answer: how far the target is. */
