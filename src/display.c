@@ -430,6 +430,33 @@ static void advance_bounce(struct display *d, const struct display_frame *f)
 /* Two passes over a format: the width of everything but the bars, then the line with each
  * bar filling what is left of width columns; with fit, no piece passes width. Returns the
  * length written (at most len - 1). */
+/* Whether text holds a character wcswidth calls unprintable (a control character). */
+static int unprintable(const char *text)
+{
+	mbstate_t st;
+	size_t len = strlen(text);
+
+	memset(&st, 0, sizeof(st));
+	for (size_t i = 0; i < len;) {
+		wchar_t wc;
+		size_t k;
+
+		if (text[i] == 0x1b && text[i + 1] == '[') {
+			for (i += 2; i < len && !(text[i] >= 0x40 && text[i] <= 0x7e); i++)
+				;
+			i++;
+			continue;
+		}
+		k = mbrtowc(&wc, text + i, len - i, &st);
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0)
+			return 0; /* undecodable: pv counts bytes then */
+		if (wcwidth(wc) < 0)
+			return 1;
+		i += k;
+	}
+	return 0;
+}
+
 static size_t render(const struct display *d, const struct display_frame *f, const char *s, int width,
 		     int fit, char *buf, size_t len)
 {
@@ -448,6 +475,10 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 		if (!is_bar(p.item) && p.item != ITEM_SGR) {
 			format_item(d, &p, f, parts, sizeof(parts));
 			fixed += (int)display_columns(parts, strlen(parts));
+			/* pv 1.10 measures with wcswidth, which is -1 (huge, unsigned) for text with
+			 * a control character (a -N with a newline): no room is left for a bar. */
+			if (unprintable(parts))
+				fixed += DISPLAY_LINE_MAX;
 		}
 	}
 	/* Several bars share the room. */
