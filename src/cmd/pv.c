@@ -318,7 +318,7 @@ static int write_pidfile(const char *path)
 	return 0;
 }
 
-static void setup_signals(const struct pv_cmd *c)
+static void setup_signals(void)
 {
 	catch_signal(SIGINT, on_stop);
 	catch_signal(SIGTERM, on_stop);
@@ -336,8 +336,6 @@ static void setup_signals(const struct pv_cmd *c)
 	}
 	/* In the background we stay quiet ourselves; never stop for a write to the terminal. */
 	signal(SIGTTOU, SIG_IGN);
-	if (c->show || c->o->stats)
-		start_ticks(c->o->interval);
 }
 
 /* Parse pv's options into o and say what there was to say: --help, --version, or pv's
@@ -431,6 +429,9 @@ static int run_pv(int argc, char **argv, char **args)
 		pv_error("%s", err);
 		return PV_EXIT_USAGE; /* pv 1.10 checks -s @FILE with its options */
 	}
+	/* A script that waits for the pidfile may signal us at once: be ready for it first. */
+	if (!other)
+		setup_signals();
 	/* As pv: the pidfile for every mode (scripts wait for it before they act on us). */
 	if (o.pidfile && write_pidfile(o.pidfile) < 0)
 		return PV_EXIT_PIDFILE;
@@ -451,7 +452,9 @@ static int run_pv(int argc, char **argv, char **args)
 		ev.ctx = &c;
 		setup_display(&c, &o);
 		pv_run_start(&c.run, clock_now());
-		setup_signals(&c);
+		/* The timer only now: its signal would interrupt opening a FIFO (-o). */
+		if (c.show || o.stats)
+			start_ticks(o.interval);
 		rc = copy_and_report(&c, &o);
 	}
 	if (o.pidfile)
