@@ -59,7 +59,9 @@ run() {
 	socket) exec 3<>/dev/tcp/127.0.0.1/"$src_port" ;;
 	esac
 	case $out in
-	file) exec 4>"$work/out" ;;
+	# A fresh file, the last one's dirty pages written out first: otherwise the write-back of
+	# one run's 256 MiB lands on the next run, whichever tool that is (spreads of 10x).
+	file) rm -f "$work/out"; sync -f "$work"; exec 4>"$work/out" ;;
 	null) exec 4>/dev/null ;;
 	socket) exec 4<>/dev/tcp/127.0.0.1/"$sink_port" ;;
 	esac
