@@ -395,7 +395,7 @@ void pv_usage(FILE *f)
 		"  -g, --gauge              without a size, the bar shows the rate against its maximum\n"
 		"  -x, --extra-display SPEC  windowtitle[:FORMAT]: also as the terminal's title;\n"
 		"                            processtitle[:FORMAT]: as the process title (ps)\n"
-		"  -d, --watchfd PID[:FD]   watch the files process PID has open (or only FD)\n"
+		"  -d, --watchfd PID[:FD] [PID[:FD]]...  watch the files the processes have open\n"
 		"  -R, --remote PID         send -L -s -i -w -N -F given here to ncpv pv PID\n"
 		"  -Q, --query PID          show the progress of ncpv pv PID\n"
 		"Modifiers:\n"
