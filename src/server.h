@@ -38,7 +38,8 @@ struct server_close {
 	const char *peer; /* "" unless name_peers */
 	const char *reason;
 	enum server_end end;
-	uint64_t sent;	  /* bytes that reached the client (not those only queued) */
+	uint64_t sent;	  /* bytes that left for the wire (not those only queued) ... */
+	uint64_t acked;	  /* ... of which the client acknowledged these: it holds between the two */
 	uint64_t received;
 	double seconds;
 	double rtt_ms;	  /* TCP's smoothed round trip at the end; -1 unknown */

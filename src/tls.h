@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Built with OpenSSL (tls.c) unless NCPV_NO_TLS (the static musl build, tls_none.c): then every
@@ -106,9 +107,17 @@ int tls_conn_resumed(const struct tls_conn *c);
 int tls_conn_ktls_send(const struct tls_conn *c);
 int tls_conn_ktls_recv(const struct tls_conn *c);
 
+/* Bytes written to the socket so far, handshake and records included: 0, or -1
+ * when unknown (the kernel makes the records: kTLS; or no TLS in this build). */
+int tls_conn_wire_written(const struct tls_conn *c, uint64_t *n);
+
 /* A summary of a finished handshake, as text: "TLSv1.3 TLS_AES_128_GCM_SHA256, kTLS off
  * (user-space TLS)", with ", ALPN proto" when one was agreed. */
 void tls_conn_describe(const struct tls_conn *c, char *buf, size_t len);
+
+/* After a handshake that failed on the server's certificate (TLS_EUNKNOWN_CA,
+ * TLS_EPIN): its SHA-256 fingerprint "AB:CD:...", owned by c; NULL if none was seen. */
+const char *tls_conn_peer_fingerprint(const struct tls_conn *c);
 
 /* A short name for a result ("unknown CA", "certificate expired", ...). */
 const char *tls_result_name(int code);

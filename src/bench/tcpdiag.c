@@ -38,7 +38,7 @@ static void take(struct query *q, const struct inet_diag_msg *m, size_t len)
 	size_t off = NLMSG_ALIGN(sizeof(*m));
 
 	if (q->listening) {
-		if (m->idiag_state == ST_LISTEN && ntohs(m->id.idiag_sport) == q->port) {
+		if (m->idiag_state == ST_LISTEN && (q->port == 0 || ntohs(m->id.idiag_sport) == q->port)) {
 			if (q->found == 0 && q->max > 0)
 				q->out[0].cookie = (uint64_t)m->id.idiag_cookie[0] |
 						   (uint64_t)m->id.idiag_cookie[1] << 32;
@@ -96,7 +96,8 @@ static int dump(int fd, int family, struct query *q)
 		;
 
 	memset(&msg, 0, sizeof(msg));
-	msg.nlh.nlmsg_len = sizeof(msg);
+	/* Listeners on any port: no filter (a fresh namespace holds only a few). */
+	msg.nlh.nlmsg_len = q->listening && q->port == 0 ? NLMSG_LENGTH(sizeof(msg.req)) : sizeof(msg);
 	msg.attr.nla_type = INET_DIAG_REQ_BYTECODE;
 	msg.attr.nla_len = (uint16_t)(sizeof(msg.attr) + sizeof(msg.op));
 	/* One test: on a match jump to the end (accept), else past it (reject). */
@@ -113,7 +114,7 @@ static int dump(int fd, int family, struct query *q)
 	msg.req.idiag_states = q->listening ? 1u << ST_LISTEN
 					    : ((1u << ST_MAX) - 1) & ~(1u << ST_LISTEN | 1u << ST_TIME_WAIT |
 									1u << ST_CLOSE | 1u);
-	if (sendto(fd, &msg, sizeof(msg), 0, (struct sockaddr *)&nl, sizeof(nl)) < 0)
+	if (sendto(fd, &msg, msg.nlh.nlmsg_len, 0, (struct sockaddr *)&nl, sizeof(nl)) < 0)
 		return -1;
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);

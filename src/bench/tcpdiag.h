@@ -37,7 +37,7 @@ int tcpdiag_open(void);
 int tcpdiag_query(int fd, int port, enum tcpdiag_side side, struct tcpdiag_sock *out, size_t max);
 
 /* 1 when a socket listens on port (its cookie in *cookie unless NULL), 0
- * when none does, -1 with errno. */
+ * when none does, -1 with errno. Port 0 asks about any port. */
 int tcpdiag_listening(int fd, int port, uint64_t *cookie);
 
 #endif

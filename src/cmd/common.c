@@ -7,19 +7,18 @@
 #include <string.h>
 
 #include "../net.h"
+#include "../termsafe.h"
 #include "../units.h"
 
 void cmd_verror(const char *prefix, const char *fmt, va_list ap)
 {
-	char msg[1024];
+	char msg[1024], safe[1024];
 
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* Messages quote user input: a newline or an escape sequence in an argument
-	 * must not break the one-line rule or reach the terminal. */
-	for (char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	fprintf(stderr, "%s: %s\n", prefix, msg);
+	/* Messages quote user input and what files and peers sent: through the one
+	 * escaping (termsafe), a newline, an escape sequence or a C1 control cannot
+	 * break the one-line rule or reach the terminal. */
+	fprintf(stderr, "%s: %s\n", prefix, termsafe_str(safe, sizeof(safe), msg));
 }
 
 void cmd_error(const char *cmd, const char *fmt, ...)

@@ -9,10 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <linux/sched.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -21,23 +18,25 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "../bench/tcpdiag.h"
 #include "../clock.h"
-#include "../link/line.h"
-#include "../link/netns.h"
-#include "../link/sched.h"
+#include "../link/supervisor.h"
 #include "../units.h"
+#include "../proc.h"
 
 /* As env(1) and devtcp: the wrapper failed, the command cannot run, is missing. */
 enum { LINK_EXIT_WRAPPER = 125, LINK_EXIT_CANNOT_RUN = 126, LINK_EXIT_NOT_FOUND = 127 };
 
-/* Without --queue, a rate-limited direction holds this many packets (a NIC's usual txqueuelen). */
-#define LINK_DEFAULT_QUEUE 1000
+/* Without --near-wait, how long the near command has to start listening. */
+#define LINK_DEFAULT_NEAR_WAIT 10.0
 
 struct link_opts {
 	struct link_params p[2];	/* [0] down (near to far), [1] up */
 	uint64_t seed;
 	int seeded, verbose, queue_set;
 	const char *near;		/* shell command for the near end, or NULL */
+	double near_wait;		/* seconds for --near to listen before COMMAND starts; 0: no wait */
+	int near_wait_set;
 	enum link_mode mode;
 	char **command;			/* borrowed from argv */
 };
@@ -58,21 +57,30 @@ static void usage(FILE *f)
 		"                    a unit such as 64K (default %d packets; needs --rate)\n"
 		"      --seed N      random seed for loss and jitter (default: any; -v shows it)\n"
 		"      --near CMD    run the shell command CMD at the near end meanwhile\n"
-		"                    (a server for COMMAND to reach; stopped after COMMAND)\n"
+		"                    (a server for COMMAND to reach; stopped after COMMAND);\n"
+		"                    COMMAND starts once CMD listens on a TCP port there\n"
+		"      --near-wait T\n"
+		"                    wait at most T for CMD to listen (default %gs); 0 starts\n"
+		"                    COMMAND at once, for a CMD that does not listen\n"
 		"      --mode M      tun: TUN devices; veth: veth pairs read by packet sockets\n"
 		"                    (default: tun where /dev/net/tun opens, else veth)\n"
 		"  -v, --verbose     print the link and its random seed first, and each\n"
 		"                    direction's packet counts at the end\n"
 		"  -h, --help        show this help\n\n"
+		"T is in seconds (2.5), or takes a unit: 500ms, 30s, 1m.\n"
+		"COMMAND cannot reach the host's addresses: 127.0.0.1 there is the namespace's\n"
+		"own loopback, not the host's. Run its server with --near, at " LINK_NEAR_ADDR ":\n"
+		"  ncpv link --near 'ncpv serve " LINK_NEAR_ADDR ":6666' -- ncpv get " LINK_NEAR_ADDR "\n\n"
 		"Needs no root: an ordinary user gets a user namespace. Packets pass through\n"
 		"ncpv's delay line, so no netem is needed; both modes emulate all of the\n"
 		"above. NCPV_LINK_NEAR and NCPV_LINK_FAR hold the addresses for COMMAND.\n"
-		"Exit status: COMMAND's; 125 if ncpv link fails, 126 if COMMAND cannot be\n"
-		"run, 127 if it is not found, 2 for a bad option.\n",
-		LINK_DEFAULT_QUEUE);
+		"Exit status: COMMAND's; 125 if ncpv link fails (or CMD ends or does not\n"
+		"listen in time), 126 if COMMAND cannot be run, 127 if it is not found, 2 for\n"
+		"a bad option.\n",
+		LINK_DEFAULT_QUEUE, LINK_DEFAULT_NEAR_WAIT);
 }
 
-enum { OPT_RATE = 300, OPT_DELAY, OPT_JITTER, OPT_LOSS, OPT_QUEUE, OPT_SEED, OPT_NEAR, OPT_MODE };
+enum { OPT_RATE = 300, OPT_DELAY, OPT_JITTER, OPT_LOSS, OPT_QUEUE, OPT_SEED, OPT_NEAR, OPT_NEAR_WAIT, OPT_MODE };
 
 static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 {
@@ -84,6 +92,7 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 		{ "queue", required_argument, NULL, OPT_QUEUE },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "near", required_argument, NULL, OPT_NEAR },
+		{ "near-wait", required_argument, NULL, OPT_NEAR_WAIT },
 		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -95,6 +104,7 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->near_wait = LINK_DEFAULT_NEAR_WAIT;
 	opterr = 0;
 	optind = 0;
 	/* '+': options end at COMMAND, so its own options stay its own. */
@@ -111,24 +121,26 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 			}
 			o->queue_set |= c == OPT_QUEUE;
 			break;
-		case OPT_SEED: {
-			char *end;
-
-			errno = 0;
-			o->seed = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9') {
+		case OPT_SEED:
+			if (units_parse_u64(optarg, UINT64_MAX, &o->seed) < 0) {
 				cmd_bad_value("link", "seed", optarg, "expected a whole number from 0 to 2^64-1");
 				return CMD_PARSE_USAGE;
 			}
 			o->seeded = 1;
 			break;
-		}
 		case OPT_NEAR:
 			if (optarg[0] == '\0') {
 				cmd_bad_value("link", "near", optarg, "expected a shell command");
 				return CMD_PARSE_USAGE;
 			}
 			o->near = optarg;
+			break;
+		case OPT_NEAR_WAIT:
+			if (units_parse_seconds(optarg, &o->near_wait) < 0 || o->near_wait > 3600) {
+				cmd_bad_value("link", "near-wait", optarg, "expected a duration from 0 to 1h, such as 30s");
+				return CMD_PARSE_USAGE;
+			}
+			o->near_wait_set = 1;
 			break;
 		case OPT_MODE:
 			if (strcmp(optarg, "tun") == 0)
@@ -155,6 +167,10 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 			return CMD_PARSE_USAGE;
 		}
 	}
+	if (o->near_wait_set && o->near == NULL) {
+		cmd_error("link", "--near-wait needs --near: there is nothing to wait for (try 'ncpv link --help')");
+		return CMD_PARSE_USAGE;
+	}
 	if (o->queue_set && (!o->p[0].bits_per_s || !o->p[1].bits_per_s)) {
 		cmd_error("link", "--queue needs --rate: without a rate nothing waits (try 'ncpv link --help')");
 		return CMD_PARSE_USAGE;
@@ -177,25 +193,6 @@ enum cmd_parse cmd_link_parse(int argc, char **argv)
 	return parse_options(argc, argv, &o);
 }
 
-/* "94mbit, 20ms +-1ms, 1% loss, queue 1000 packets" for -v. */
-static char *describe(char *buf, size_t len, const struct link_params *p)
-{
-	char rate[32] = "no rate limit", jitter[32] = "", loss[32] = "", queue[48] = "";
-
-	if (p->bits_per_s)
-		snprintf(rate, sizeof(rate), "%.6gmbit", p->bits_per_s / 1e6);
-	if (p->jitter_ns)
-		snprintf(jitter, sizeof(jitter), " +-%.6gms", p->jitter_ns / 1e6);
-	if (p->loss > 0)
-		snprintf(loss, sizeof(loss), ", %.6g%% loss", p->loss * 100);
-	if (p->queue_packets)
-		snprintf(queue, sizeof(queue), ", queue %u packets", p->queue_packets);
-	else if (p->queue_bytes)
-		snprintf(queue, sizeof(queue), ", queue %llu bytes", (unsigned long long)p->queue_bytes);
-	snprintf(buf, len, "%s, %.6gms%s%s%s", rate, p->delay_ns / 1e6, jitter, loss, queue);
-	return buf;
-}
-
 __attribute__((noreturn)) static void exec_command(char **argv)
 {
 	int saved;
@@ -213,6 +210,65 @@ static int sent_by_process(int code)
 	return code == SI_USER || code == SI_QUEUE || code == SI_TKILL;
 }
 
+/* A sock_diag socket that sees the near end's sockets (it keeps the namespace
+ * it was made in); the caller is back in the far end's. -1 with errno. */
+static int near_diag_open(const struct link_net *net)
+{
+	int fd;
+
+	if (link_net_enter(net, 0) < 0)
+		return -1;
+	fd = tcpdiag_open();
+	if (link_net_enter(net, 1) < 0) {
+		int saved = errno;
+
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Wait, at most o->near_wait seconds, until a TCP socket listens at the near
+ * end: a fresh namespace, so the near command's (or a child's). Returns 0
+ * then; else says why (the near command ended first, the time ran out, a
+ * signal) and returns the exit status for ncpv link.
+ */
+static int wait_near_listens(const struct link_opts *o, int diag, pid_t near, const sigset_t *mask)
+{
+	const struct timespec step = { 0, 5000000L }; /* a server listens within ms of its start */
+	double deadline = clock_now() + o->near_wait;
+	siginfo_t si;
+	int status, n;
+
+	for (;;) {
+		if ((n = tcpdiag_listening(diag, 0, NULL)) < 0) {
+			cmd_error("link", "cannot see the near end's sockets: %s", strerror(errno));
+			return LINK_EXIT_WRAPPER;
+		}
+		if (n > 0)
+			return 0;
+		if (waitpid(near, &status, WNOHANG) == near) {
+			if (WIFEXITED(status))
+				cmd_error("link", "the --near command exited with status %d before it listened on a TCP port "
+					  "(--near-wait 0 starts COMMAND without waiting)", WEXITSTATUS(status));
+			else
+				cmd_error("link", "the --near command was killed by signal %d before it listened on a TCP port",
+					  WTERMSIG(status));
+			return LINK_EXIT_WRAPPER;
+		}
+		if (clock_now() >= deadline) {
+			cmd_error("link", "the --near command did not listen on a TCP port within %gs "
+				  "(--near-wait T waits longer, --near-wait 0 not at all)", o->near_wait);
+			return LINK_EXIT_WRAPPER;
+		}
+		if (sigtimedwait(mask, &si, &step) > 0 && si.si_signo != SIGCHLD)
+			return 128 + si.si_signo;
+	}
+}
+
 /*
  * PID 1 of the command's PID namespace: starts --near and COMMAND, passes
  * signals on, and exits with COMMAND's status; its exit kills whatever
@@ -222,8 +278,8 @@ static int sent_by_process(int code)
 __attribute__((noreturn)) static void run_init(const struct link_opts *o, const struct link_net *net, int alive_fd, const sigset_t *mask)
 {
 	struct pollfd pfd = { .fd = alive_fd, .events = POLLIN };
-	pid_t cmd_pid, pid;
-	int status;
+	pid_t cmd_pid, pid, near_pid = -1;
+	int status, diag = -1;
 	siginfo_t si;
 
 	/* The parent is outside our PID namespace (getppid() is 0): it holds
@@ -231,7 +287,11 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || poll(&pfd, 1, 0) != 0)
 		_exit(LINK_EXIT_WRAPPER);
 	close(alive_fd);
-	if (o->near != NULL && fork() == 0) {
+	if (o->near != NULL && o->near_wait > 0 && (diag = near_diag_open(net)) < 0) {
+		cmd_error("link", "cannot see the near end's sockets: %s", strerror(errno));
+		_exit(LINK_EXIT_WRAPPER);
+	}
+	if (o->near != NULL && (near_pid = fork()) == 0) {
 		if (link_net_enter(net, 0) < 0) {
 			cmd_error("link", "cannot enter the near end: %s", strerror(errno));
 			_exit(LINK_EXIT_WRAPPER);
@@ -240,6 +300,20 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 		execl("/bin/sh", "sh", "-c", o->near, (char *)NULL);
 		cmd_error("link", "/bin/sh: %s", strerror(errno));
 		_exit(LINK_EXIT_CANNOT_RUN);
+	}
+	if (o->near != NULL && near_pid < 0) {
+		cmd_error("link", "fork: %s", strerror(errno));
+		_exit(LINK_EXIT_WRAPPER);
+	}
+	/* COMMAND, often a client of the near command, starts once that listens. */
+	if (diag >= 0) {
+		int rc = wait_near_listens(o, diag, near_pid, mask);
+
+		close(diag);
+		if (rc != 0) {
+			proc_signal_namespace(SIGTERM);
+			_exit(rc);
+		}
 	}
 	if ((cmd_pid = fork()) < 0) {
 		cmd_error("link", "fork: %s", strerror(errno));
@@ -258,35 +332,17 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 			continue;
 		if (si.si_signo != SIGCHLD) {
 			if (sent_by_process(si.si_code))
-				kill(cmd_pid, si.si_signo);
+				proc_signal(cmd_pid, si.si_signo);
 			continue;
 		}
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			if (pid != cmd_pid)
 				continue;
 			/* Let --near stop cleanly; the namespace's end kills what stays. */
-			kill(-1, SIGTERM);
+			proc_signal_namespace(SIGTERM);
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		}
 	}
-}
-
-/* fork(), the child being PID 1 of a new PID namespace. clone3 rather than
- * unshare(CLONE_NEWPID), which would put every later child of ours there
- * too (LeakSanitizer's tracer among them, which could then not see us). */
-static pid_t fork_new_pid_ns(void)
-{
-	struct clone_args args;
-	pid_t pid;
-
-	memset(&args, 0, sizeof(args));
-	args.flags = CLONE_NEWPID;
-	args.exit_signal = SIGCHLD;
-	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-	/* Kernels before 5.3 (and valgrind) have no clone3: the older way. */
-	if (pid < 0 && errno == ENOSYS && unshare(CLONE_NEWPID) == 0)
-		pid = fork();
-	return pid;
 }
 
 static void print_counts(const struct link_line *line, double seconds)
@@ -316,6 +372,21 @@ static void print_counts(const struct link_line *line, double seconds)
 			(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, seconds);
 }
 
+/* A COMMAND that fails this soon without --near most often tried to reach the host. */
+#define LINK_HINT_WITHIN 10.0
+
+/* COMMAND failed: if no --near was given and it failed quickly (get's "refused or
+ * unreachable" is 4, nc's 1; both come at once), say what the namespace cannot reach. */
+static void hint_isolation(const struct link_opts *o, int rc, double seconds)
+{
+	if (o->near != NULL || rc == 0 || rc >= LINK_EXIT_WRAPPER || seconds >= LINK_HINT_WITHIN)
+		return;
+	cmd_error("link", "%s exited with status %d after %.1f s; if it could not connect: under link it "
+		  "cannot reach the host's addresses (127.0.0.1 is the namespace's own loopback); run the "
+		  "server with --near CMD and connect to " LINK_NEAR_ADDR " ($NCPV_LINK_NEAR)",
+		  o->command[0], rc, seconds);
+}
+
 /* Move packets until PID 1 of the command's namespace ends; its status. */
 static int run_line(struct link_line *line, int sigfd, pid_t init)
 {
@@ -327,7 +398,7 @@ static int run_line(struct link_line *line, int sigfd, pid_t init)
 
 		if (link_line_run(line, sigfd, err, sizeof(err)) < 0) {
 			cmd_error("link", "%s", err);
-			kill(init, SIGKILL);
+			proc_signal(init, SIGKILL);
 			waitpid(init, NULL, 0);
 			return LINK_EXIT_WRAPPER;
 		}
@@ -335,7 +406,7 @@ static int run_line(struct link_line *line, int sigfd, pid_t init)
 			continue;
 		if (si.ssi_signo != SIGCHLD) {
 			if (sent_by_process(si.ssi_code))
-				kill(init, (int)si.ssi_signo);
+				proc_signal(init, (int)si.ssi_signo);
 			continue;
 		}
 		if (waitpid(init, &status, WNOHANG) == init)
@@ -346,8 +417,7 @@ static int run_line(struct link_line *line, int sigfd, pid_t init)
 int cmd_link(int argc, char **argv)
 {
 	struct link_opts o;
-	struct link_net net;
-	struct link_line *line;
+	struct link_sup sup;
 	char err[256], down[128], up[128];
 	sigset_t mask;
 	pid_t init;
@@ -361,13 +431,8 @@ int cmd_link(int argc, char **argv)
 		o.seed = (uint64_t)getpid() ^ (uint64_t)time(NULL);
 	/* Timers may otherwise fire up to 50 us late: the delay line's precision. */
 	prctl(PR_SET_TIMERSLACK, 1UL);
-	if (link_net_setup(&net, o.mode, err, sizeof(err)) < 0) {
+	if (link_sup_open(&sup, o.p, o.seed, o.mode, err, sizeof(err)) < 0) {
 		cmd_error("link", "%s", err);
-		return LINK_EXIT_WRAPPER;
-	}
-	if ((line = link_line_new(o.p, o.seed, net.pkt_fd, net.header, err, sizeof(err))) == NULL) {
-		cmd_error("link", "%s", err);
-		link_net_close(&net);
 		return LINK_EXIT_WRAPPER;
 	}
 	sigemptyset(&mask);
@@ -381,39 +446,36 @@ int cmd_link(int argc, char **argv)
 	setenv("NCPV_LINK_FAR", LINK_FAR_ADDR, 1);
 	if ((sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 || pipe2(alive, O_CLOEXEC) < 0) {
 		cmd_error("link", "%s: %s", sigfd < 0 ? "signalfd" : "pipe", strerror(errno));
-		link_line_free(line);
-		link_net_close(&net);
+		link_sup_close(&sup);
 		return LINK_EXIT_WRAPPER;
 	}
 	if (o.verbose) {
 		fprintf(stderr, "ncpv link: %s at %s, near end %s (%s); down: %s; up: %s\n", o.command[0],
-			LINK_FAR_ADDR, LINK_NEAR_ADDR, net.mode, describe(down, sizeof(down), &o.p[0]),
-			describe(up, sizeof(up), &o.p[1]));
+			LINK_FAR_ADDR, LINK_NEAR_ADDR, sup.net.mode, link_params_describe(&o.p[0], down, sizeof(down)),
+			link_params_describe(&o.p[1], up, sizeof(up)));
 		fprintf(stderr, "ncpv link: seed %llu\n", (unsigned long long)o.seed);
 		fflush(stderr);
 	}
-	if ((init = fork_new_pid_ns()) < 0) {
+	if ((init = link_sup_fork_pid_ns()) < 0) {
 		cmd_error("link", "cannot make a PID namespace: %s", strerror(errno));
 		rc = LINK_EXIT_WRAPPER;
 	} else if (init == 0) {
 		/* The line is the parent's: this process only starts and waits. */
-		link_line_free(line);
+		link_sup_leave_line(&sup);
 		close(sigfd);
-		close(net.pkt_fd[0]);
-		close(net.pkt_fd[1]);
 		close(alive[1]);
-		run_init(&o, &net, alive[0], &mask);
+		run_init(&o, &sup.net, alive[0], &mask);
 	} else {
 		close(alive[0]);
 		double start = clock_now();
 
-		rc = run_line(line, sigfd, init);
+		rc = run_line(sup.line, sigfd, init);
 		if (o.verbose)
-			print_counts(line, clock_now() - start);
+			print_counts(sup.line, clock_now() - start);
+		hint_isolation(&o, rc, clock_now() - start);
 	}
 	close(alive[1]);
 	close(sigfd);
-	link_line_free(line);
-	link_net_close(&net);
+	link_sup_close(&sup);
 	return rc;
 }

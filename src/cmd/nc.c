@@ -12,6 +12,7 @@
 #include "progress.h"
 #include "../clock.h"
 #include "../json.h"
+#include "../termsafe.h"
 
 /* nc exits 1 on every failure, whatever its kind. */
 #define NC_FAIL 1
@@ -69,10 +70,12 @@ static void say(void *ctx, int error, const char *line)
 {
 	const struct nc_cmd *c = ctx;
 
+	char safe[1024];
+
 	if (error)
 		nc_error(c->o, "%s", line);
-	else
-		fprintf(stderr, "%s\n", line);
+	else /* -v lines quote proxies' replies and peers' names: escaped as errors are */
+		fprintf(stderr, "%s\n", termsafe_str(safe, sizeof(safe), line));
 }
 
 /* The live pv-style line (--progress): both directions count. */
@@ -104,6 +107,8 @@ static void print_json(const struct nc_opts *o, const struct nc_totals *t, int r
 	json_uint(&j, "bytes", (unsigned long long)t->sent + t->received);
 	json_fixed(&j, "seconds", secs, 6);
 	json_fixed(&j, "rate", secs > 0 ? (double)(t->sent + t->received) / secs : 0, 0);
+	json_uint(&j, "unacked", t->unacked);
+	json_uint(&j, "unconfirmed", t->unconfirmed);
 	json_int(&j, "exit", rc);
 	if (o->ssl) {
 		json_int(&j, "tls_connections", t->tls_conns);
@@ -162,7 +167,13 @@ int cmd_nc_as(int argc, char **argv, const char *prog)
 	if (rc < 0 && err[0])
 		nc_error(o, "%s", err);
 	if (rc == 0 && t.unacked > 0) {
-		nc_error(o, "%llu bytes sent were never acknowledged by the peer", (unsigned long long)t.unacked);
+		nc_error(o, "%llu %s sent %s never acknowledged by the peer", (unsigned long long)t.unacked,
+			 t.unacked == 1 ? "byte" : "bytes", t.unacked == 1 ? "was" : "were");
+		rc = -1;
+	} else if (rc == 0 && t.reset_after_fin > 0) {
+		/* Its kernel acknowledged our bytes; the program then closed with data unread. */
+		nc_error(o, "the peer reset the connection after nc's last byte: it closed with data unread, "
+			 "so it may not have read all %llu bytes sent", (unsigned long long)t.sent);
 		rc = -1;
 	}
 	rc = rc < 0 ? NC_FAIL : 0;

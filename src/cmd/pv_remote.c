@@ -16,6 +16,7 @@
 #include "../status.h"
 #include "../pv/remote.h"
 #include "../pv/tty.h"
+#include "../proc.h"
 
 /* pv's status for a remote that cannot be reached or does not answer. */
 #define PV_EXIT_REMOTE 1
@@ -26,7 +27,7 @@ static int exchange(pid_t pid, const struct pv_remote_msg *m, int say)
 	char path[256], text[2048];
 	int rc;
 
-	if (kill(pid, 0) < 0) {
+	if (proc_signal(pid, 0) < 0) {
 		if (say)
 			pv_error("%ld: %s", (long)pid, strerror(errno));
 		return PV_EXIT_REMOTE;
@@ -98,7 +99,7 @@ int cmd_pv_remote_answer(pid_t from, const struct pv_remote_state *st, struct pv
 	pv_remote_path(path, sizeof(path), from, 1);
 	if (pv_remote_state_format(st, text, sizeof(text)) < 0 || pv_remote_put(path, text) < 0)
 		return -1;
-	kill(from, SIGUSR2);
+	proc_signal(from, SIGUSR2);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "tls_cmd.h"
+#include "udp_cmd.h"
 #include "../addr.h"
 #include "../json.h"
 #include "../net.h"
@@ -62,9 +63,13 @@ static void usage(FILE *f)
 		"      --key FILE       its private key, PEM (default: in the --cert file)\n"
 		"  -q, --quiet          no line per connection\n"
 		"  -j, --json           log one JSON object per line\n"
+		"  -u, --udp            answer UDP tests (get -u) instead\n"
+		"                       (see 'ncpv serve -u --help')\n"
 		"  -h, --help           show this help\n\n"
-		"Each connection ends with a line on stderr; SIGINT or SIGTERM stops the\n"
-		"server with a summary.\n"
+		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
+		"Each connection ends with a line on stderr: the bytes sent (gone to the wire)\n"
+		"and, when a reset caught some on their way, how many the client acknowledged;\n"
+		"it got between the two. SIGINT or SIGTERM stops the server with a summary.\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the event loop failed, 2 bad\n"
 		"option, 3 address not resolved, 6 source (or --cert, --key) unreadable,\n"
 		"7 cannot listen (address in use, no permission).\n");
@@ -190,6 +195,7 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_string(&j, "reason", c->reason);
 		json_string(&j, "end", server_end_name(c->end));
 		json_uint(&j, "sent", c->sent);
+		json_uint(&j, "acked", c->acked);
 		json_uint(&j, "received", c->received);
 		json_fixed(&j, "seconds", c->seconds, 6);
 		json_fixed(&j, "rate", rate, 0);
@@ -202,15 +208,18 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
-		char over[160] = "";
+		char over[160] = "", acked[64] = "";
 
 		if (c->tls) {
 			memcpy(over, " over ", 7);
 			tls_conn_describe(c->tls, over + 6, sizeof(over) - 6);
 		}
-		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)%s\n",
+		/* Said only while it differs: a reset that caught bytes on their way. */
+		if (c->acked < c->sent)
+			snprintf(acked, sizeof(acked), "; %llu B of it acknowledged", (unsigned long long)c->acked);
+		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)%s%s\n",
 			c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->received,
-			c->seconds, units_format_iec(amount, sizeof(amount), rate), over);
+			c->seconds, units_format_iec(amount, sizeof(amount), rate), over, acked);
 	}
 }
 
@@ -371,6 +380,8 @@ enum cmd_parse cmd_serve_parse(int argc, char **argv)
 {
 	struct serve_opts o;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_serve_parse(argc, argv);
 	return parse_options(argc, argv, &o);
 }
 
@@ -383,6 +394,8 @@ int cmd_serve(int argc, char **argv)
 	char err[512];
 	int rc, lfd;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_serve(argc, argv);
 	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (!o.discard) {

@@ -50,9 +50,14 @@ struct nc_opts {
  * dropped counts bytes read from one end that the relay then had to throw
  * away because the other end failed (a reset peer, a closed stdout);
  * unacked the bytes send() took that the peer never acknowledged (the
- * close gave up waiting, or the connection was reset meanwhile). */
+ * close gave up waiting, or the connection was reset meanwhile);
+ * unconfirmed those still unacknowledged when nc closed after the peer's
+ * FIN (not waited for: the kernel goes on delivering them); reset_after_fin
+ * the connections the peer reset after nc's -N FIN (it closed with data
+ * unread, which its kernel may have acknowledged). */
 struct nc_totals {
-	uint64_t sent, received, dropped, unacked;
+	uint64_t sent, received, dropped, unacked, unconfirmed;
+	long reset_after_fin;
 	double start;
 	long tls_conns, ktls_conns; /* --ssl: handshakes done, and those with kernel TLS */
 };

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_relay.c - the two-way copy between stdio and the socket, with OpenBSD nc's half-close rules. */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,8 @@ struct relay {
 	const struct nc_events *ev;
 	double next_tick;   /* when ev->tick wants its next call, 0 any time */
 	size_t send_max;    /* -O: the most one send() may offer (0: no limit) */
+	int fin_sent;	    /* -N: our FIN is out (shutdown(SHUT_WR)) */
+	int net_fin;	    /* the peer's FIN was read: it sends nothing more */
 };
 
 size_t nc_telnet_answers(const uint8_t *buf, size_t len, int *state, uint8_t *out, size_t outcap)
@@ -326,6 +330,10 @@ static void handle_conditions(struct relay *r)
 {
 	struct pollfd *p = r->pfd;
 
+	/* A reset after our FIN (poll says POLLERR before any read does): as in move_data. */
+	if (p[P_NETIN].fd >= 0 && (p[P_NETIN].revents & POLLERR) && r->fin_sent && r->io->close == sys_close &&
+	    net_socket_error(p[P_NETIN].fd) == ECONNRESET)
+		r->t->reset_after_fin++;
 	for (int i = 0; i < P_COUNT; i++)
 		if (p[i].revents & (POLLERR | POLLNVAL))
 			p[i].fd = -1;
@@ -338,7 +346,7 @@ static void handle_conditions(struct relay *r)
 		p[P_NETIN].fd = -1;
 	if (p[P_NETOUT].revents & POLLHUP) {
 		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
-			r->io->shutdown(r->io->ctx, p[P_NETOUT].fd, SHUT_WR);
+			r->fin_sent |= r->io->shutdown(r->io->ctx, p[P_NETOUT].fd, SHUT_WR) == 0;
 		p[P_NETOUT].fd = -1;
 	}
 	if (p[P_STDOUT].revents & POLLHUP)
@@ -373,6 +381,11 @@ static void move_data(struct relay *r)
 		n = fill_from_net(r);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
 			net_in_gone(r);
+		r->net_fin |= n == 0;
+		/* A reset after our FIN: the peer closed with data unread, perhaps ours
+		 * (its kernel had acknowledged it all the same). */
+		if (n < 0 && errno == ECONNRESET && r->fin_sent)
+			r->t->reset_after_fin++;
 		/* Debian's nc ignores -W under -k. */
 		if (n > 0 && r->o->recvlimit > 0 && !r->o->keep && ++r->packets >= r->o->recvlimit) {
 			net_in_gone(r);
@@ -387,7 +400,7 @@ static void move_data(struct relay *r)
 	/* stdin gone and its data sent: the network's write side is done. */
 	if (p[P_STDIN].fd < 0 && r->up.len == 0) {
 		if (p[P_NETOUT].fd >= 0 && r->o->shutdown_on_eof)
-			r->io->shutdown(r->io->ctx, p[P_NETOUT].fd, SHUT_WR);
+			r->fin_sent |= r->io->shutdown(r->io->ctx, p[P_NETOUT].fd, SHUT_WR) == 0;
 		p[P_NETOUT].fd = -1;
 		/* Debian: with -q, a listener (or UDP) stops reading too, and -k ends. */
 		if ((r->o->listen || r->o->udp) && p[P_NETIN].fd >= 0 && r->o->quit_after >= 0 &&
@@ -408,25 +421,52 @@ static void tick(struct relay *r)
 }
 
 /*
+ * Bytes of ours the peer has not acknowledged. SIOCOUTQ counts our FIN too
+ * (it takes a sequence number) until it is acknowledged: "1 bytes sent were
+ * never acknowledged" after a peer read everything and reset was that FIN.
+ */
+static uint64_t unacked_data(int fd)
+{
+	uint64_t q = net_unacked(fd);
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	memset(&ti, 0, sizeof(ti));
+	if (q > 0 && getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+	    (ti.tcpi_state == TCP_FIN_WAIT1 || ti.tcpi_state == TCP_CLOSING || ti.tcpi_state == TCP_LAST_ACK))
+		q--;
+	return q;
+}
+
+/*
  * Closing a TCP socket with unread data in its receive queue, or that data then reaches, makes
  * Linux answer with an RST and throw away what it still holds for the peer: `nc -l -q 0` whose
  * client kept sending delivered 195 KB of the 4 MiB that send() had taken, with exit 0. So, while
  * the kernel holds bytes for the peer (unsent or unacknowledged), read and discard what the peer
  * sends, for at most -w (else LINGER_SECONDS). Returns how many bytes it still held when it gave
  * up or the connection was reset: 0 means the peer acknowledged everything.
+ *
+ * Once the peer's FIN is read, nothing more can come to draw that RST, and close() leaves the
+ * kernel to deliver the rest: nc closes at once, as OpenBSD's nc does, and the bytes still
+ * unacknowledged go to *unconfirmed, not to the return value. The acknowledgements are the next
+ * hop's: through -x, the proxy's TCP, which acknowledges bytes the far server may never read
+ * (issue 22: 10 s of waiting and exit 1 for 4 bytes that a server which had closed never read).
  */
-static uint64_t linger(const struct relay *r, int fd)
+static uint64_t linger(const struct relay *r, int fd, uint64_t *unconfirmed)
 {
 	double until = clock_now() + (r->o->timeout_ms > 0 ? r->o->timeout_ms / 1000.0 : LINGER_SECONDS);
-	uint64_t left = net_unacked(fd), held = left;
-	int reading = 1;
+	uint64_t left = unacked_data(fd), held = left;
+	int reading = !r->net_fin;
 
+	*unconfirmed = 0;
 	while (left > 0 && clock_now() < until) {
 		struct pollfd p = { fd, POLLIN, 0 };
 
 		if (!reading) {
-			clock_sleep(0.01);
-		} else if (poll(&p, 1, 10) > 0) {
+			*unconfirmed = left;
+			return 0;
+		}
+		if (poll(&p, 1, 10) > 0) {
 			ssize_t n = read(fd, r->down.data, r->down.cap);
 
 			if (n == 0)
@@ -435,7 +475,7 @@ static uint64_t linger(const struct relay *r, int fd)
 				return held; /* reset: the kernel threw away what it held */
 		}
 		held = left;
-		left = net_unacked(fd);
+		left = unacked_data(fd);
 	}
 	if (left == 0 && net_socket_error(fd) != 0)
 		return held; /* reset while not reading */
@@ -519,8 +559,12 @@ int nc_relay_io(const struct nc_opts *o, const struct nc_io *io, int fd, const u
 	}
 	drop(&r, &r.up); /* what -w or a poll failure left behind */
 	drop(&r, &r.down);
-	if (r.io->close == sys_close && !o->udp && !o->unix_sock)
-		t->unacked += linger(&r, fd);
+	if (r.io->close == sys_close && !o->udp && !o->unix_sock) {
+		uint64_t unconfirmed;
+
+		t->unacked += linger(&r, fd, &unconfirmed);
+		t->unconfirmed += unconfirmed;
+	}
 	r.io->close(r.io->ctx, fd);
 	if (o->quit_after > 0) {
 		double until = clock_now() + o->quit_after;

@@ -48,7 +48,7 @@ count() {
 	local -a cases=(
 		"--rate fast" "--rate 10mbit/" "--rate 999bit" "--delay -1ms" "--delay 61s"
 		"--jitter 1/2/3" "--loss 101%" "--loss x" "--queue 0" "--queue ten"
-		"--seed -1" "--near ''" "--mode slip"
+		"--seed -1" "--near ''" "--mode slip" "--near-wait 2h" "--near-wait x"
 	)
 	for c in "${cases[@]}"; do
 		eval "run \"\$NCPV\" link $c -- true"
@@ -60,11 +60,14 @@ count() {
 
 @test "a queue without a rate, no command, or an unknown option is a usage error" {
 	run "$NCPV" link --queue 10 -- true
-	[ "$status" -eq 2 ] && [[ "$output" == *"--queue needs --rate"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--queue needs --rate"* ]]
 	run "$NCPV" link --delay 1ms
-	[ "$status" -eq 2 ] && [[ "$output" == *"missing COMMAND"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"missing COMMAND"* ]]
 	run "$NCPV" link --bogus -- true
-	[ "$status" -eq 2 ] && [[ "$output" == *"unknown option '--bogus'"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown option '--bogus'"* ]]
 }
 
 @test "COMMAND's exit status comes back; 127 when it is not found" {
@@ -217,7 +220,7 @@ stream() {
 # (A background job starts with SIGINT ignored, which ncpv link respects: env resets it.)
 leaves_nothing() {
 	local mark=$RANDOM$RANDOM pid i
-	env --default-signal=INT "$NCPV" link ${MODE:-} --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
+	env --default-signal=INT "$NCPV" link ${MODE:-} --near-wait 0 --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
 	pid=$!
 	STARTED_PIDS+=("$pid") # stopped by teardown if the test fails before it ends
 	# Both sleeps, not ncpv link's own command line (which holds the same words).
@@ -247,7 +250,7 @@ leaves_nothing() {
 
 @test "killing the command's PID 1 ends ncpv link and everything it started" {
 	local mark=$RANDOM$RANDOM pid init i
-	"$NCPV" link --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
+	"$NCPV" link --near-wait 0 --near "exec sleep 3600.$mark" -- sleep "3601.$mark" 2>"$SCRATCH/err" &
 	pid=$!
 	STARTED_PIDS+=("$pid") # stopped by teardown if the test fails before it ends
 	# ncpv link's own command line holds the mark too: wait for the sleep itself.
@@ -286,4 +289,57 @@ leaves_nothing() {
 	link -v --mode veth --rate 1mbit --queue 10 -- python3 "$PING" udp 10.231.0.1 100 1000
 	[ "$(count up max_queue)" -eq 10 ]
 	MODE="--mode veth" flood 10000000
+}
+
+# The issue's command: a server at the near end and a client that connects once, at once.
+@test "the client starts once --near listens: 30 of 30 downloads, with and without loss" {
+	local i fails=0 loss
+	for i in $(seq 30); do
+		loss=$([ $((i % 2)) -eq 0 ] && echo "--loss 1%" || echo "")
+		# shellcheck disable=SC2086
+		timeout 60 "$NCPV" link --rate 100mbit $loss --near "'$NCPV' serve -q --size 64K 10.231.0.1:6666" -- \
+			"$NCPV" get -q -j 10.231.0.1 >"$SCRATCH/get.json" 2>"$SCRATCH/err" &&
+			grep -q '"bytes":65536' "$SCRATCH/get.json" ||
+			{ fails=$((fails + 1)); echo "run $i ($loss):"; cat "$SCRATCH/err"; }
+	done
+	[ "$fails" -eq 0 ]
+}
+
+# Random readiness orders: the near command listens after a random delay, ends without
+# listening, or listens too late for --near-wait; COMMAND connects once, at once.
+@test "generated: --near ready after a random delay, gone before it listened, or too late" {
+	local seed=${LINK_READY_SEED:-$RANDOM} i d kind
+	echo "seed $seed"
+	RANDOM=$seed
+	for i in $(seq 16); do
+		d=$((RANDOM % 400))
+		kind=$((RANDOM % 4))
+		case $kind in
+		0 | 1) # listens after d ms: the single connect must succeed
+			run timeout 60 "$NCPV" link --near "sleep 0.$(printf %03d "$d"); exec '$NCPV' serve -q --size 4K 10.231.0.1:6666" -- \
+				"$NCPV" get -q -j 10.231.0.1
+			[ "$status" -eq 0 ] && [[ "$output" == *'"bytes":4096'* ]] ||
+				{ echo "case $i: listen after ${d}ms: status $status: $output"; return 1; } ;;
+		2) # exits after d ms without listening: 125 and why, COMMAND never runs
+			run timeout 60 "$NCPV" link --near "sleep 0.$(printf %03d "$d"); exit 4" -- echo COMMAND-RAN
+			[ "$status" -eq 125 ] && [[ "$output" == *"--near command exited with status 4 before it listened"* ]] &&
+				[[ "$output" != *COMMAND-RAN* ]] ||
+				{ echo "case $i: exit after ${d}ms: status $status: $output"; return 1; } ;;
+		3) # listens only after --near-wait: 125 naming the wait and the option
+			run timeout 60 "$NCPV" link --near-wait 0.$(printf %03d $((d + 50))) \
+				--near "sleep 2; exec '$NCPV' serve -q 10.231.0.1:6666" -- echo COMMAND-RAN
+			[ "$status" -eq 125 ] && [[ "$output" == *"did not listen on a TCP port within 0."*"--near-wait"* ]] &&
+				[[ "$output" != *COMMAND-RAN* ]] ||
+				{ echo "case $i: wait $((d + 50))ms: status $status: $output"; return 1; } ;;
+		esac
+	done
+}
+
+@test "--near-wait 0 starts COMMAND beside a near command that never listens; --near-wait needs --near" {
+	run timeout 30 "$NCPV" link --near-wait 0 --near "exec sleep 30" -- echo started
+	[ "$status" -eq 0 ]
+	[ "$output" = started ]
+	run "$NCPV" link --near-wait 1s -- true
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--near-wait needs --near"* ]]
 }

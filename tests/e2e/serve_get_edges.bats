@@ -146,11 +146,14 @@ PY
 	wait_for "$SERVE_LOG" 'max-bytes' 5
 }
 
-@test "get refuses nc's -u (UDP) instead of quietly uploading over TCP" {
-	run "$NCPV" get -u 127.0.0.1:1
-	[ "$status" -eq 2 ]
+@test "get -u is a UDP test (udp.bats), never a quiet TCP upload; -u inside a cluster is refused" {
+	run timeout 20 "$NCPV" get -u -t 1 127.0.0.1:1
+	[ "$status" -eq 4 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"'-u' (UDP) is not supported"* ]]
+	[[ "$output" == *"nothing listens on that UDP port"* ]]
+	run "$NCPV" get -qu 127.0.0.1:1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"-u must be a word of its own"* ]]
 }
 
 @test "get takes a bracketed IPv6 host and a separate port, as well as a bare one" {
@@ -339,4 +342,27 @@ with open(sys.argv[2], "wb", buffering=0) as f:
 	wait "$pid" || status=$?
 	[ "${status:-0}" -eq 0 ]
 	grep -q 'sent 0 B' "$SCRATCH/err"
+}
+
+@test "a reader that stopped with bytes undelivered is cut after the drain time, and logged as cut" {
+	local end
+	start_serve --json --size 100K
+	# It reads nothing through a small window: the 100 KiB sit in serve's send buffer.
+	python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+time.sleep(30)' "$SERVE_PORT" &
+	STARTED_PIDS+=($!)
+	# serve waits 10 s (DRAIN_SECONDS) for progress before it gives up.
+	wait_for "$SERVE_LOG" '"reason":"peer stopped reading"' 20
+	end=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == "close":
+        print(e["end"], e["reason"])' "$SERVE_LOG")
+	echo "$end"
+	[ "$end" = "cut peer stopped reading" ]
 }

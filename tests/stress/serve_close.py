@@ -10,9 +10,11 @@
 #     or a reset: never a clean EOF on a short transfer, never a byte too many;
 #   - the bytes are the source's (sha256 of the file repeated, or zeros);
 #   - serve logged as sent exactly what such a client received (at least what an early
-#     closer received), and its summary counts every connection once;
+#     closer received); for a reset, the client received between what serve logged as
+#     acknowledged and as sent (gone to the wire); its summary counts every connection once;
 #   - serve never crashes or stalls: every reader finishes, SIGTERM ends it with status 0.
-# Usage: serve_close.py NCPV [--seconds S] [--seed N]   (prints the seed of a failing round)
+# Usage: serve_close.py NCPV [--seconds S] [--seed N | --base N --rounds K]
+# (prints the seed of a failing round; the seeds in FIXED_SEEDS, which failed once, run first)
 import argparse
 import hashlib
 import json
@@ -32,10 +34,14 @@ BEHAVIOURS = ["full", "slow", "chunks", "stall", "garbage", "halfclose", "reset"
 TO_END = {"full", "slow", "chunks", "stall", "garbage", "halfclose"}
 CLIENT_DEADLINE = 40.0  # seconds: a reader still going then means serve stalled it
 ENDLESS_CAP = 3 * 1048576  # a reader of an endless stream without limits closes after this
-
-
-RACE_SLACK = 262144
-STATS = {"reset_exact": 0, "reset_raced": 0}
+# Seeds that once failed: each timed run replays them first.
+#   302434404: a reset client got 389,932 B more than serve logged as sent, when the count
+#   was taken before the log line and the close came after it (issue 28).
+#   290000064: under stress-ng --cpu 2, serve was preempted between the count and the reset,
+#   and the kernel sent 130,966 B more than the count (serve now yields before a reset, and
+#   says everything it handed the kernel when it was preempted there all the same).
+FIXED_SEEDS = [302434404, 290000064]
+STATS = {"reset_exact": 0, "reset_in_flight": 0}
 
 
 class Failure(Exception):
@@ -224,11 +230,12 @@ def check(cfg, clients, events, rc):
         if beh in TO_END and out["end"] == "eof" and e["sent"] != out["n"]:
             raise Failure(who + ": serve logged %d B sent (%s, %s)" % (e["sent"], e["reason"], e.get("end")))
         if beh in TO_END and out["end"] == "reset" and not out.get("capped"):
-            # serve counts what left before the reset; the kernel may send a little
-            # more between that count and the reset (RACE_SLACK; see RELIABILITY.md).
-            if not e["sent"] <= out["n"] <= e["sent"] + RACE_SLACK:
-                raise Failure(who + ": serve logged %d B sent (%s, %s)" % (e["sent"], e["reason"], e.get("end")))
-            STATS["reset_exact" if e["sent"] == out["n"] else "reset_raced"] += 1
+            # The peer holds what it acknowledged, and can have no more than what left for
+            # the wire before the reset: whatever the speed, it received between the two.
+            if not e["acked"] <= out["n"] <= e["sent"]:
+                raise Failure(who + ": serve logged %d B acknowledged, %d B sent (%s, %s)" %
+                              (e["acked"], e["sent"], e["reason"], e.get("end")))
+            STATS["reset_exact" if e["sent"] == out["n"] else "reset_in_flight"] += 1
         elif e["sent"] < out["n"]:
             raise Failure(who + ": serve logged only %d B sent" % e["sent"])
 
@@ -286,24 +293,32 @@ def main():
     ap.add_argument("ncpv")
     ap.add_argument("--seconds", type=float, default=50)
     ap.add_argument("--seed", type=int, default=None, help="run this one round only")
+    ap.add_argument("--base", type=int, default=None, help="first seed (default: random)")
+    ap.add_argument("--rounds", type=int, default=None, help="run this many rounds, not --seconds")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         if a.seed is not None:
             one_round(a.ncpv, a.seed, scratch)
             print("round %d ok" % a.seed)
             return 0
-        base = random.SystemRandom().randrange(1 << 30)
+        for seed in FIXED_SEEDS if a.base is None else []:
+            try:
+                one_round(a.ncpv, seed, scratch)
+            except Failure as e:
+                print("FAIL on fixed seed: %s" % e, file=sys.stderr)
+                return 1
+        base = a.base if a.base is not None else random.SystemRandom().randrange(1 << 30)
         end = time.monotonic() + a.seconds
         rounds = 0
-        while time.monotonic() < end:
+        while (rounds < a.rounds) if a.rounds is not None else (time.monotonic() < end):
             try:
                 one_round(a.ncpv, base + rounds, scratch)
             except Failure as e:
                 print("FAIL after %d rounds: %s" % (rounds, e), file=sys.stderr)
                 return 1
             rounds += 1
-        print("rounds %d (seeds %d to %d) ok; resets counted exactly: %d, short by a race: %d" %
-              (rounds, base, base + rounds - 1, STATS["reset_exact"], STATS["reset_raced"]))
+        print("rounds %d (seeds %d to %d) ok; resets counted exactly: %d, with bytes in flight: %d" %
+              (rounds, base, base + rounds - 1, STATS["reset_exact"], STATS["reset_in_flight"]))
     return 0
 
 

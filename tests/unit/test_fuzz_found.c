@@ -50,7 +50,7 @@ static void test_error_lines_stay_one_line(void **state)
 	rewind(capture);
 	assert_non_null(fgets(line, sizeof(line), capture));
 	fclose(capture);
-	assert_string_equal(line, "ncpv serve: invalid port '?0?[2J'\n");
+	assert_string_equal(line, "ncpv serve: invalid port '\\n0\\e[2J'\n");
 }
 
 /* fuzz_display: pv -s 1 after petabytes made the percentage overflow the bar arithmetic,

@@ -56,6 +56,16 @@ static void test_malformed_is_refused_with_the_offset(void **state)
 		{ "1 2", "offset 2: text after the value" },
 		{ "tru", "offset 0: expected a value" },
 		{ "1e", "offset 0: bad number" },
+		{ "01", "offset 0: bad number (a leading zero)" },
+		{ "-", "offset 0: bad number" },
+		{ "1.", "offset 0: bad number" },
+		{ "1.e5", "offset 0: bad number" },
+		{ "1e+", "offset 0: bad number" },
+		{ ".5", "offset 0: expected a value" },
+		{ "+1", "offset 0: expected a value" },
+		{ "[-01]", "offset 1: bad number (a leading zero)" },
+		{ "{\"runs_ok\": 1e400}", "offset 12: number out of range (beyond 1.8e308) in \"runs_ok\"" },
+		{ "{\"a\": [1, -2e999]}", "offset 10: number out of range (beyond 1.8e308) in \"a\"" },
 	};
 	struct jvalue *v;
 	char err[128];
@@ -86,12 +96,80 @@ static void test_every_prefix_is_refused_and_depth_is_bounded(void **state)
 	assert_non_null(strstr(err, "nested too deep"));
 }
 
+/* Any valid number is read whatever its length; only a value beyond a
+ * double is refused, and it names its member. */
+static void test_numbers_of_any_length(void **state)
+{
+	char text[1200], err[128];
+	struct jvalue *v;
+	size_t n;
+
+	(void)state;
+	/* 1 and 300 zeros: 1e300, in range, far longer than any fixed buffer. */
+	n = (size_t)snprintf(text, sizeof(text), "{\"runs_ok\": 1%0300d}", 0);
+	assert_int_equal(jv_parse(text, n, &v, err, sizeof(err)), 0);
+	assert_true(jv_number(v, "runs_ok", 0) > 0.99e300 && jv_number(v, "runs_ok", 0) < 1.01e300);
+	jv_free(v);
+	/* 1 and 400 zeros after the point, and in the exponent's place. */
+	n = (size_t)snprintf(text, sizeof(text), "{\"runs_ok\": 1.%0400d, \"e\": 1e%0400d1}", 0, 0);
+	assert_int_equal(jv_parse(text, n, &v, err, sizeof(err)), 0);
+	assert_true(jv_number(v, "runs_ok", 0) == 1);
+	assert_true(jv_number(v, "e", 0) == 10);
+	jv_free(v);
+	/* Too small to tell from 0 reads as 0 (or a subnormal), as every reader does. */
+	n = (size_t)snprintf(text, sizeof(text), "[1e-400, -0.%0400d1]", 0);
+	assert_int_equal(jv_parse(text, n, &v, err, sizeof(err)), 0);
+	assert_true(v->items[0].number == 0 && v->items[1].number == 0);
+	jv_free(v);
+	/* 1 and 400 zeros is 1e400: valid JSON, but no double holds it. */
+	n = (size_t)snprintf(text, sizeof(text), "{\"runs_ok\": 1%0400d}", 0);
+	assert_int_equal(jv_parse(text, n, &v, err, sizeof(err)), -1);
+	assert_null(v);
+	assert_string_equal(err, "offset 12: number out of range (beyond 1.8e308) in \"runs_ok\"");
+}
+
+/* jv_parse_keep holds only the listed members, and accepts and refuses
+ * exactly what jv_parse does, on the document and every prefix of it. */
+static void test_keep_holds_only_listed_members(void **state)
+{
+	static const char *const keep[] = { "a", "s", "key", NULL };
+	static const char text[] = "{\"a\":[1,{\"s\":\"x\",\"drop\":[1,2,{\"s\":1}]},{\"drop\":1}],"
+				   "\"drop\":{\"a\":1},\"k\\u0065y\":true,\"s\":\"y\"}";
+	char err[128], err2[128];
+	struct jvalue *v, *w;
+	const struct jvalue *a;
+
+	(void)state;
+	assert_int_equal(jv_parse_keep(text, strlen(text), keep, &v, err, sizeof(err)), 0);
+	assert_int_equal(v->n, 3);
+	a = jv_get(v, "a");
+	assert_int_equal(a->n, 3);
+	assert_int_equal(a->items[1].n, 1);
+	assert_string_equal(jv_string(&a->items[1], "s", ""), "x");
+	assert_int_equal(a->items[2].n, 0);
+	assert_null(jv_get(v, "drop"));
+	assert_int_equal(jv_get(v, "key")->type, JV_TRUE);
+	assert_string_equal(jv_string(v, "s", ""), "y");
+	jv_free(v);
+	for (size_t n = 0; n <= strlen(doc); n++) {
+		int full = jv_parse(doc, n, &v, err, sizeof(err)), some = jv_parse_keep(doc, n, keep, &w, err2, sizeof(err2));
+
+		assert_int_equal(full, some);
+		if (full < 0)
+			assert_string_equal(err, err2);
+		jv_free(v);
+		jv_free(w);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_and_escapes),
 		cmocka_unit_test(test_malformed_is_refused_with_the_offset),
 		cmocka_unit_test(test_every_prefix_is_refused_and_depth_is_bounded),
+		cmocka_unit_test(test_numbers_of_any_length),
+		cmocka_unit_test(test_keep_holds_only_listed_members),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
