@@ -224,10 +224,10 @@ static void deliver(struct link_line *l, int64_t now)
 				uint32_t counted = p->len - (p->len > l->header ? l->header : 0);
 
 				if (dir->c.delivered++ == 0)
-					dir->c.first_ns = now;
+					dir->c.first_ns = p->at;
 				else
 					dir->c.after_first_bytes += counted;
-				dir->c.last_ns = now;
+				dir->c.last_ns = p->at;
 				dir->c.delivered_bytes += counted;
 			} else {
 				dir->c.write_errors++;

@@ -28,9 +28,12 @@ struct link_line_counts {
 	uint64_t delivered, delivered_bytes;
 	uint64_t write_errors;		/* the far side refused a packet (counted, dropped) */
 	uint64_t truncated;		/* longer than the line's buffer (dropped) */
-	int64_t first_ns, last_ns;	/* when the first and the last delivered packet were written */
+	int64_t first_ns, last_ns;	/* when the first and the last delivered packet were due */
 	uint64_t after_first_bytes;	/* bytes delivered after the first packet: over
-					 * last_ns - first_ns, the rate the far side saw */
+					 * last_ns - first_ns, the rate the link carried. Due
+					 * times, not write times: a loaded machine that wakes
+					 * the line late for the first packet would otherwise
+					 * shorten the span and report a rate above the link's */
 };
 
 /* A line between fd[0] and fd[1] (borrowed: the caller closes them after

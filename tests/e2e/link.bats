@@ -124,7 +124,8 @@ rtt_is() {
 }
 
 # flood RATE_BITS [QUEUE]: a UDP sender offers more than the link takes for 3 s; the rate the
-# far end saw (the line's own count of bytes after the first over the first-to-last span)
+# far end was given (the line's own count of bytes after the first over the span from the first
+# packet's due time to the last's: a late wakeup for the first packet must not shorten it)
 # must be RATE_BITS within 3%, and never more than 1% above. A machine too loaded to let
 # the line read in time loses capacity, never gains it: up to three tries.
 flood() {
