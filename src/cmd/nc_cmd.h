@@ -16,7 +16,7 @@
  */
 enum cmd_parse nc_parse_options(int argc, char **argv, const char *prog, struct nc_opts *o, struct cmd_tls *tls);
 
-/* A one-line error: "PROG: message" when run as nc (o->prog), else "ncpv nc: message". */
+/* A one-line error: "PROG: message" when run as nc (o->prog), else "ncpv nc: message" (nc_help.c). */
 void nc_error(const struct nc_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* nc_error with one %s for arg; returns -1. */

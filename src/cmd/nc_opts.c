@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,31 +15,6 @@
 #include "../tls_cert.h"
 
 enum { OPT_PROGRESS = 1000, OPT_JSON, OPT_HELP };
-
-void nc_error(const struct nc_opts *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (o->prog) { /* run as nc: err(3)'s "PROGNAME: message" */
-		cmd_verror(o->prog, fmt, ap);
-	} else {
-		char msg[1024];
-
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		cmd_error("nc", "%s", msg);
-	}
-	va_end(ap);
-}
-
-int nc_fail(const struct nc_opts *o, const char *fmt, const char *arg)
-{
-	char msg[512];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	nc_error(o, "%s", msg);
-	return -1;
-}
 
 /* A bounded integer in nc's words: "WHAT invalid: ARG", "WHAT too large: ARG"; run as nc, -M and
  * -m say "ttl is too large" without the value, as nc does. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* udp.c - "ncpv get -u" (and the -u switch serve and get look for): options, signals, and the
+/* udp_get.c - "ncpv get -u" (and the -u switch serve and get look for): options, signals, and the
  * lines and JSON the UDP test engine's figures become (src/udp/; serve -u is udp_serve.c). */
 #include <getopt.h>
 #include <signal.h>
