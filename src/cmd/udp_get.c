@@ -233,6 +233,28 @@ static void json_figures(struct json *j, const struct udp_figures *f)
 	json_fixed(j, "owd_avg_ms", f->owd_avg_ms, 6);
 }
 
+/* Each stream's figures, as an array named key. */
+static void json_streams(struct json *j, const char *key, const struct udp_figures *streams, int n)
+{
+	json_array(j, key);
+	for (int i = 0; i < n; i++) {
+		json_object(j, NULL);
+		json_int(j, "stream", i);
+		json_figures(j, &streams[i]);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+/* The object ends, and goes out as one line on stdout. */
+static void json_line_out(struct json *j)
+{
+	json_end(j);
+	printf("%s\n", json_text(j));
+	fflush(stdout);
+	json_free(j);
+}
+
 static void text_figures(char *line, size_t len, const struct udp_figures *f)
 {
 	char r1[32], r2[32];
@@ -277,20 +299,9 @@ static void get_interval(void *ctx, const struct udp_figures *sum, const struct 
 		json_object(&j, NULL);
 		json_string(&j, "event", "interval");
 		json_figures(&j, sum);
-		if (n > 1) {
-			json_array(&j, "streams");
-			for (int i = 0; i < n; i++) {
-				json_object(&j, NULL);
-				json_int(&j, "stream", i);
-				json_figures(&j, &streams[i]);
-				json_end(&j);
-			}
-			json_end(&j);
-		}
-		json_end(&j);
-		printf("%s\n", json_text(&j));
-		fflush(stdout);
-		json_free(&j);
+		if (n > 1)
+			json_streams(&j, "streams", streams, n);
+		json_line_out(&j);
 		return;
 	}
 	if (g->quiet)
@@ -338,20 +349,9 @@ static void get_summary(const struct get_udp *g, const struct udp_result *r)
 			json_fixed(&j, "owd_min_ms", f->owd_min_ms, 6);
 			json_fixed(&j, "owd_max_ms", f->owd_max_ms, 6);
 		}
-		if (g->c.streams > 1) {
-			json_array(&j, "per_stream");
-			for (int i = 0; i < g->c.streams; i++) {
-				json_object(&j, NULL);
-				json_int(&j, "stream", i);
-				json_figures(&j, &r->streams[i]);
-				json_end(&j);
-			}
-			json_end(&j);
-		}
-		json_end(&j);
-		printf("%s\n", json_text(&j));
-		fflush(stdout);
-		json_free(&j);
+		if (g->c.streams > 1)
+			json_streams(&j, "per_stream", r->streams, g->c.streams);
+		json_line_out(&j);
 		return;
 	}
 	fprintf(stderr, "ncpv get: udp %s %s, %d stream%s of %u-byte datagrams, %.2f s (%s)\n",
