@@ -105,14 +105,15 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libncpv.a
 unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
 
-# E2E_TESTS picks bats files (default: all of tests/e2e), e.g. make asan E2E_TESTS=tests/e2e/nc_transfer.bats;
+# E2E_TESTS picks bats files or folders (default: all of tests/e2e, a folder per command; see
+# tests/README.md), e.g. make asan E2E_TESTS=tests/e2e/nc/nc_transfer.bats or E2E_TESTS=tests/e2e/udp;
 # E2E_JOBS=N runs N bats files at once (with GNU parallel; one at a time without it): the
 # suite passes under load (tests/soak), and two at a time keep CI under 25 min.
 E2E_JOBS ?= 2
 e2e: $(BUILD)/ncpv $(BUILD)/libncpv-devtcp.so $(BUILD)/tests/stressor
 	NCPV=$(abspath $(BUILD)/ncpv) STRESSOR=$(abspath $(BUILD)/tests/stressor) E2E_JOBS=$(E2E_JOBS) tests/run-e2e $(E2E_TESTS)
 
-# The load generator for tests/e2e/stress.bats and `make stress`.
+# The load generator for tests/e2e/serve_get/stress.bats and `make stress`.
 $(BUILD)/tests/stressor: tests/stress/stressor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
@@ -159,7 +160,7 @@ fuzz: $(FUZZ_NAMES:%=build/fuzz/fuzz_%) fuzz-serve
 	fuzz/run.sh $(FUZZ_SECONDS) build/fuzz $(FUZZ_NAMES)
 
 # serve's close path under generated client schedules, options and signals (make check runs
-# it for 45 s in tests/e2e/serve_close.bats); a failure prints the seed to rerun with --seed.
+# it for 45 s in tests/e2e/serve_get/serve_close.bats); a failure prints the seed to rerun with --seed.
 .PHONY: fuzz-serve
 fuzz-serve: $(BUILD)/ncpv
 	tests/stress/serve_close.py $(BUILD)/ncpv --seconds $(FUZZ_SECONDS)
@@ -197,7 +198,7 @@ mutation:
 .PHONY: lint-bats
 lint-bats:
 	@tools/lint-bats --self-test tests/lint-bats
-	@tools/lint-bats tests/e2e/*.bats tests/e2e/*.bash tests/static/*.bats && echo "lint-bats: clean"
+	@tools/lint-bats tests/e2e/*/*.bats tests/e2e/lib/*.bash tests/static/*.bats && echo "lint-bats: clean"
 	@tools/mutation --check
 
 # The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.

@@ -109,10 +109,13 @@ enum cmd_parse cmd_option_tail(const struct cmd_tail *t, int c, char **argv);
 /* cmd_catch_stop's flags. */
 #define CMD_STOP_KEEP_IGNORED 1 /* a signal ignored by whoever started us (nohup, a shell's
 				 * background job) stays ignored, as pv does for SIGINT and SIGHUP */
+#define CMD_STOP_COUNT 2	/* *flag counts the signals instead: 1 after the first, 2 after any
+				 * later one (get -u: a second ^C stops waiting for the final report) */
 
 /*
- * The stop signals of a command (bench, get, pv, pv -d, serve): each of the n signals in sigs
- * gets a handler that stores the signal's number in *flag and does nothing else. No
+ * The stop signals of a command (bench, get, pv, pv -d, serve, serve -u, get -u): each of the n
+ * signals in sigs gets a handler that stores the signal's number in *flag (or counts, with
+ * CMD_STOP_COUNT) and does nothing else. No
  * SA_RESTART, so a blocked wait returns EINTR and the command looks at the flag; no signal is
  * blocked while the handler runs. A process has one stop flag: every call must pass the same.
  */

@@ -94,10 +94,14 @@ enum cmd_parse cmd_option_tail(const struct cmd_tail *t, int c, char **argv)
 
 /* Set before the first handler is installed and never changed after (one flag per process). */
 static volatile sig_atomic_t *stop_flag;
+static int stop_counts;
 
 static void on_stop(int sig)
 {
-	*stop_flag = sig;
+	if (!stop_counts)
+		*stop_flag = sig;
+	else if (*stop_flag < 2)
+		(*stop_flag)++;
 }
 
 void cmd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, size_t n, int flags)
@@ -105,6 +109,7 @@ void cmd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, size_t n, int 
 	struct sigaction sa, old;
 
 	stop_flag = flag;
+	stop_counts = (flags & CMD_STOP_COUNT) != 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);

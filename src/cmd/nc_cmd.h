@@ -16,8 +16,15 @@
  */
 enum cmd_parse nc_parse_options(int argc, char **argv, const char *prog, struct nc_opts *o, struct cmd_tls *tls);
 
-/* A one-line error: "PROG: message" when run as nc (o->prog), else "ncpv nc: message". */
+/* A one-line error: "PROG: message" when run as nc (o->prog), else "ncpv nc: message" (nc_help.c). */
 void nc_error(const struct nc_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* nc_error with one %s for arg; returns -1. */
+int nc_fail(const struct nc_opts *o, const char *fmt, const char *arg);
+
+/* The host and ports from the operands (argc, argv past the options) whose shape the option
+ * checks accepted: o->host, o->ports (shuffled with -r); -1 after an error in nc's words (nc_ports.c). */
+int nc_parse_operands(struct nc_opts *o, int argc, char **argv);
 
 /* The usage block (after a usage error) and -h's text on stderr, in o->prog's voice (nc_help.c). */
 void nc_usage(const struct nc_opts *o);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* nc_help.c - "ncpv nc" usage and -h, in ncpv's layout or, run as nc, in nc's: same lines, same order. */
+/* nc_help.c - "ncpv nc" in its own voice: usage and -h, in ncpv's layout or, run as nc, in nc's
+ * (same lines, same order), and the one-line errors, "nc: ..." run as nc, else "ncpv nc: ...". */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "nc_cmd.h"
@@ -138,4 +140,29 @@ void nc_help(const struct nc_opts *o)
 		"\t\t--ssl-alpn list\tALPN protocols to offer or accept (comma-separated)\n"
 		"\tNot available in ncpv: -S (TCP MD5), -V (routing table), -Z (DCCP)\n"
 		"\tPort numbers can be individual or ranges: lo-hi [inclusive]\n");
+}
+
+void nc_error(const struct nc_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (o->prog) { /* run as nc: err(3)'s "PROGNAME: message" */
+		cmd_verror(o->prog, fmt, ap);
+	} else {
+		char msg[1024];
+
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		cmd_error("nc", "%s", msg);
+	}
+	va_end(ap);
+}
+
+int nc_fail(const struct nc_opts *o, const char *fmt, const char *arg)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, arg);
+	nc_error(o, "%s", msg);
+	return -1;
 }

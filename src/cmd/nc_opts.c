@@ -3,15 +3,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 
 #include "nc_cmd.h"
 #include "../addr.h"
@@ -19,31 +15,6 @@
 #include "../tls_cert.h"
 
 enum { OPT_PROGRESS = 1000, OPT_JSON, OPT_HELP };
-
-void nc_error(const struct nc_opts *o, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (o->prog) { /* run as nc: err(3)'s "PROGNAME: message" */
-		cmd_verror(o->prog, fmt, ap);
-	} else {
-		char msg[1024];
-
-		vsnprintf(msg, sizeof(msg), fmt, ap);
-		cmd_error("nc", "%s", msg);
-	}
-	va_end(ap);
-}
-
-static int fail(const struct nc_opts *o, const char *fmt, const char *arg)
-{
-	char msg[512];
-
-	snprintf(msg, sizeof(msg), fmt, arg);
-	nc_error(o, "%s", msg);
-	return -1;
-}
 
 /* A bounded integer in nc's words: "WHAT invalid: ARG", "WHAT too large: ARG"; run as nc, -M and
  * -m say "ttl is too large" without the value, as nc does. */
@@ -99,77 +70,6 @@ int nc_parse_tos(const char *s)
 	return (int)v;
 }
 
-/* One port or service name for proto: 1..65535, in nc's words on error. */
-static int one_port(const struct nc_opts *o, const char *s)
-{
-	struct servent *sv;
-	int p;
-
-	if (s[0] >= '0' && s[0] <= '9') {
-		p = addr_parse_port(s);
-		if (p >= 1)
-			return p;
-		if (p == 0 || (p < 0 && errno == ERANGE))
-			return fail(o, p == 0 ? "port number too small: %s" : "port number too large: %s", s);
-		return fail(o, "port number invalid: %s", s);
-	}
-	sv = getservbyname(s, o->udp ? "udp" : "tcp");
-	if (sv == NULL)
-		return fail(o, "port number invalid: %s", s);
-	return ntohs((uint16_t)sv->s_port);
-}
-
-/* A port, a service name or a range "lo-hi" (either order), appended to o->ports. */
-static int add_ports(struct nc_opts *o, const char *spec)
-{
-	const char *dash = strchr(spec, '-');
-	int lo, hi;
-
-	if (o->listen && strcmp(spec, "0") == 0) {
-		/* ncpv's addition: listen on a port the kernel picks (-v prints it). */
-		o->ports[o->nports++] = 0;
-		return 0;
-	}
-	if (dash && spec[0] >= '0' && spec[0] <= '9' && getservbyname(spec, o->udp ? "udp" : "tcp") == NULL) {
-		char a[16], b[16], range[40];
-
-		if ((size_t)(dash - spec) >= sizeof(a) || strlen(dash + 1) >= sizeof(b))
-			return fail(o, "port range invalid: %s", spec);
-		memcpy(a, spec, (size_t)(dash - spec));
-		a[dash - spec] = '\0';
-		snprintf(b, sizeof(b), "%s", dash + 1);
-		if ((lo = one_port(o, a)) < 0 || (hi = one_port(o, b)) < 0)
-			return -1;
-		snprintf(range, sizeof(range), "%d-%d", lo < hi ? lo : hi, lo < hi ? hi : lo);
-		if (addr_parse_port_range(range, &lo, &hi) < 0)
-			return fail(o, "port range invalid: %s", spec);
-	} else {
-		if ((lo = one_port(o, spec)) < 0)
-			return -1;
-		hi = lo;
-	}
-	for (int p = lo; p <= hi; p++) {
-		if (o->nports >= NC_MAX_PORTS)
-			return fail(o, "too many ports: %s", spec);
-		o->ports[o->nports++] = p;
-	}
-	return 0;
-}
-
-static void shuffle_ports(struct nc_opts *o)
-{
-	for (int i = o->nports - 1; i > 0; i--) {
-		uint32_t r = 0;
-
-		if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
-			r = (uint32_t)i * 2654435761u;
-		int j = (int)(r % (uint32_t)(i + 1)), t = o->ports[i];
-
-		o->ports[i] = o->ports[j];
-		o->ports[j] = t;
-	}
-}
-
 static int refuse(const struct nc_opts *o, int c)
 {
 	const char *what = c == 'S' ? "TCP MD5 signatures" : c == 'V' ? "routing tables" : "DCCP";
@@ -192,7 +92,7 @@ static int set_proxy_proto(struct nc_opts *o, const char *arg)
 	else if (strcasecmp(arg, "connect") == 0)
 		o->proxy_proto = PROXY_HTTP;
 	else
-		return fail(o, "unsupported proxy protocol%s", "");
+		return nc_fail(o, "unsupported proxy protocol%s", "");
 	return 0;
 }
 
@@ -231,7 +131,7 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 		break;
 	case 'i':
 		if (units_parse_seconds(arg, &secs) < 0)
-			return fail(o, o->prog && arg[0] == '-' ? "interval too small: %s" :
+			return nc_fail(o, o->prog && arg[0] == '-' ? "interval too small: %s" :
 				       o->prog && arg[0] && arg[strspn(arg, "0123456789")] == '\0' ? "interval too large: %s" :
 				       "interval invalid: %s", arg);
 		o->interval = secs;
@@ -251,7 +151,7 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 		/* getaddrinfo would bind 70000 as 4464 and " 1" as 1 (OpenBSD nc does): a number is
 		 * checked by the one strict parser, a service name left to getaddrinfo. */
 		if (!isalpha((unsigned char)arg[0]) && addr_parse_port(arg) < 0)
-			return fail(o, errno != ERANGE ? "port number invalid: %s" :
+			return nc_fail(o, errno != ERANGE ? "port number invalid: %s" :
 				       arg[0] == '-' ? "port number too small: %s" : "port number too large: %s", arg);
 		o->source_port = arg;
 		break;
@@ -265,7 +165,7 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 	case 's': o->source = arg; break;
 	case 'T':
 		if ((o->tos = nc_parse_tos(arg)) < 0)
-			return fail(o, "illegal tos value %s", arg);
+			return nc_fail(o, "illegal tos value %s", arg);
 		break;
 	case 'W':
 		if (number(o, "receive limit", arg, 1, 2147483647L, &v) < 0)
@@ -307,27 +207,27 @@ static int check_tls(const struct nc_opts *o, const struct cmd_tls *t)
 		return 0;
 	/* An empty --ssl-servername checked no host name at all: each empty value is refused. */
 	if (empty)
-		return fail(o, "%s: empty value", empty);
+		return nc_fail(o, "%s: empty value", empty);
 	if (t->sni && tls_host_name_problem(t->sni) != NULL)
-		return fail(o, "invalid --ssl-servername: %s", t->sni);
+		return nc_fail(o, "invalid --ssl-servername: %s", t->sni);
 	if (!TLS_AVAILABLE)
-		return fail(o, "--ssl: this build has no TLS support (built without OpenSSL)%s", "");
+		return nc_fail(o, "--ssl: this build has no TLS support (built without OpenSSL)%s", "");
 	if (o->udp)
-		return fail(o, "cannot use --ssl and -u%s", "");
+		return nc_fail(o, "cannot use --ssl and -u%s", "");
 	if (o->scan)
-		return fail(o, "cannot use --ssl and -z%s", "");
+		return nc_fail(o, "cannot use --ssl and -z%s", "");
 	if (o->fdpass)
-		return fail(o, "cannot use --ssl and -F%s", "");
+		return nc_fail(o, "cannot use --ssl and -F%s", "");
 	if (o->unix_sock)
-		return fail(o, "cannot use --ssl and -U%s", "");
+		return nc_fail(o, "cannot use --ssl and -U%s", "");
 	if (o->listen && (t->verify || t->cfg.ca_file || t->sni))
-		return fail(o, "%s is for connect mode (client certificates are not checked)",
+		return nc_fail(o, "%s is for connect mode (client certificates are not checked)",
 			    t->verify ? "--ssl-verify" : t->cfg.ca_file ? "--ssl-trustfile" : "--ssl-servername");
 	if (!o->listen && (t->cfg.cert_file || t->cfg.key_file))
-		return fail(o, "%s is for listen mode (client certificates are not supported)",
+		return nc_fail(o, "%s is for listen mode (client certificates are not supported)",
 			    t->cfg.cert_file ? "--ssl-cert" : "--ssl-key");
 	if (t->cfg.key_file && !t->cfg.cert_file)
-		return fail(o, "--ssl-key needs --ssl-cert%s", "");
+		return nc_fail(o, "--ssl-key needs --ssl-cert%s", "");
 	return 0;
 }
 
@@ -335,26 +235,26 @@ static int check_tls(const struct nc_opts *o, const struct cmd_tls *t)
 static int check_conflicts(const struct nc_opts *o)
 {
 	if (o->listen && o->scan)
-		return fail(o, "cannot use -z and -l%s", "");
+		return nc_fail(o, "cannot use -z and -l%s", "");
 	if (o->keep && !o->listen)
-		return fail(o, "must use -l with -k%s", "");
+		return nc_fail(o, "must use -l with -k%s", "");
 	if (o->fdpass && o->unix_sock)
-		return fail(o, "cannot use -F and -U%s", "");
+		return nc_fail(o, "cannot use -F and -U%s", "");
 	if (o->proxy && o->udp)
-		return fail(o, "no proxy support for UDP mode%s", "");
+		return nc_fail(o, "no proxy support for UDP mode%s", "");
 	if (o->proxy && o->listen)
-		return fail(o, "no proxy support for listen%s", "");
+		return nc_fail(o, "no proxy support for listen%s", "");
 	if (o->proxy && o->unix_sock)
-		return fail(o, "no proxy support for unix sockets%s", "");
+		return nc_fail(o, "no proxy support for unix sockets%s", "");
 	if (o->proxy && o->source)
-		return fail(o, "no proxy support for local source address%s", "");
+		return nc_fail(o, "no proxy support for local source address%s", "");
 	if (o->proxy && o->prog && o->proxy[0] == '[') { /* nc's own checks of "[v6]:port" */
 		const char *close = strchr(o->proxy, ']');
 
 		if (close == NULL)
-			return fail(o, "missing closing bracket in proxy%s", "");
+			return nc_fail(o, "missing closing bracket in proxy%s", "");
 		if (close[1] != '\0' && close[1] != ':')
-			return fail(o, "garbage proxy port delimiter%s", "");
+			return nc_fail(o, "garbage proxy port delimiter%s", "");
 	}
 	return 0;
 }
@@ -377,11 +277,11 @@ static int check_shape(const struct nc_opts *o, int argc, char **argv)
 	}
 	if (argc == 0 && o->listen) {
 		if (o->unix_sock && o->source_port)
-			return fail(o, "cannot use port with -U%s", "");
+			return nc_fail(o, "cannot use port with -U%s", "");
 		if (o->unix_sock && !o->source)
-			return fail(o, "missing socket pathname%s", "");
+			return nc_fail(o, "missing socket pathname%s", "");
 		if (!o->unix_sock && !o->source_port)
-			return fail(o, "missing port number%s", "");
+			return nc_fail(o, "missing port number%s", "");
 		return 0;
 	}
 	if (argc == 1 && o->listen)
@@ -389,55 +289,19 @@ static int check_shape(const struct nc_opts *o, int argc, char **argv)
 	if (argc >= 2) {
 		if (o->listen && (o->source || o->source_port || argc > 2)) {
 			if (!o->prog && !o->source && !o->source_port)
-				return fail(o, "too many arguments: %s", argv[2]);
+				return nc_fail(o, "too many arguments: %s", argv[2]);
 			return usage_fail(o);
 		}
 		if (o->unix_sock)
-			return o->prog ? fail(o, "cannot use port with -U%s", "") :
-					 fail(o, "too many arguments: %s", argv[1]);
+			return o->prog ? nc_fail(o, "cannot use port with -U%s", "") :
+					 nc_fail(o, "too many arguments: %s", argv[1]);
 		return 0;
 	}
 	if (argc == 1)
-		return o->source || o->source_port ? usage_fail(o) : fail(o, "missing port number%s", "");
+		return o->source || o->source_port ? usage_fail(o) : nc_fail(o, "missing port number%s", "");
 	if (!o->prog && o->unix_sock)
-		return fail(o, "missing socket pathname%s", "");
+		return nc_fail(o, "missing socket pathname%s", "");
 	return usage_fail(o);
-}
-
-/* Host and ports from operands whose shape check_shape accepted. */
-static int parse_operands(struct nc_opts *o, int argc, char **argv)
-{
-	const char *spec;
-
-	if (o->unix_sock) {
-		o->host = argc > 0 ? argv[0] : o->source; /* nc -lU -s PATH listens at PATH */
-		return 0;
-	}
-	if (o->listen) {
-		if (argc == 2) {
-			o->host = argv[0];
-			argv++;
-			argc--;
-		} else {
-			o->host = o->source;
-		}
-		spec = argc == 1 ? argv[0] : o->source_port;
-		/* A listener has one port: nc hands a list, a range or a name it does not know to
-		 * getaddrinfo, which says this (a number ncpv finds too large or oddly written is still
-		 * refused in ncpv's words). */
-		if ((strpbrk(spec, ",-") != NULL && spec[strspn(spec, "0123456789,-")] == '\0') ||
-		    (spec[strspn(spec, " +")] && spec[strspn(spec, " +") + strspn(spec + strspn(spec, " +"), "0123456789")] &&
-		     getservbyname(spec, o->udp ? "udp" : "tcp") == NULL))
-			return fail(o, "getaddrinfo: Servname not supported for ai_socktype%s", "");
-		return add_ports(o, spec);
-	}
-	o->host = argv[0];
-	for (int i = 1; i < argc; i++)
-		if (add_ports(o, argv[i]) < 0)
-			return -1;
-	if (o->random_order)
-		shuffle_ports(o);
-	return 0;
 }
 
 /* getopt's complaint. Run as nc, glibc's getopt names the program as it was run, path and all. */
@@ -496,7 +360,7 @@ enum cmd_parse nc_parse_options(int argc, char **argv, const char *prog, struct 
 	if (o->proxy_proto == PROXY_SOCKS4)
 		o->proxy_user = NULL; /* as Debian's nc: SOCKS4 has no password, -P is ignored */
 	if (check_shape(o, argc - optind, argv + optind) < 0 || check_conflicts(o) < 0 ||
-	    check_tls(o, tls) < 0 || parse_operands(o, argc - optind, argv + optind) < 0)
+	    check_tls(o, tls) < 0 || nc_parse_operands(o, argc - optind, argv + optind) < 0)
 		return CMD_PARSE_USAGE;
 	/* ncat checks nothing unless asked; a trust file asks. */
 	if (tls->cfg.ca_file)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* udp_cmd.h - serve -u and get -u: the UDP test's command layer (src/cmd/udp.c), entered from serve.c and get.c. */
+/* udp_cmd.h - serve -u and get -u: the UDP test's command layer (src/cmd/udp_get.c: get -u; udp_serve.c: serve -u), entered from serve.c and get.c. */
 #ifndef NCPV_UDP_CMD_H
 #define NCPV_UDP_CMD_H
 

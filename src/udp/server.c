@@ -434,20 +434,3 @@ int udp_server_run(const struct udp_server_opts *o, int fd, const volatile sig_a
 	close(fd);
 	return rc;
 }
-
-void udp_figures_from_report(struct udp_figures *fig, const struct udp_report *r)
-{
-	fig->has_receiver = 1;
-	fig->packets = r->packets;
-	fig->bytes = r->bytes;
-	fig->expected = r->expected;
-	fig->lost = r->expected > r->packets ? r->expected - r->packets : 0;
-	fig->duplicates = r->duplicates;
-	fig->out_of_order = r->out_of_order;
-	fig->late = r->late;
-	fig->jitter_ms = (double)r->jitter_ns / 1e6;
-	fig->owd_min_ms = (double)r->owd_min_ns / 1e6;
-	fig->owd_max_ms = (double)r->owd_max_ns / 1e6;
-	fig->owd_avg_ms = r->packets ? (double)r->owd_sum_ns / (double)r->packets / 1e6 : 0;
-	fig->recv_span = (double)r->span_ns / 1e9;
-}

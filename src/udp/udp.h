@@ -130,4 +130,24 @@ int udp_server_run(const struct udp_server_opts *o, int fd, const volatile sig_a
 struct udp_report;
 void udp_figures_from_report(struct udp_figures *fig, const struct udp_report *r);
 
+/* What a line of figures derives from them (src/udp/figures.c, pure): rates count UDP payload
+ * bits over end - start; 0 where the span or the expected count is 0. */
+struct udp_rates {
+	double seconds;
+	double sent_bps, sent_pps;
+	double received_bps, received_pps;
+	double loss_percent; /* lost / expected, in percent */
+};
+void udp_figures_rates(const struct udp_figures *f, struct udp_rates *r);
+
+/* A percentage: part of whole, 0 when whole is 0. */
+double udp_percent(uint64_t part, uint64_t whole);
+
+/* The end reason as words: "time", "interrupted", "no final report". */
+const char *udp_end_name(enum udp_end e);
+
+/* The options' defaults (README "UDP tests"): get -u's and serve -u's. */
+void udp_client_defaults(struct udp_client_opts *o);
+void udp_server_defaults(struct udp_server_opts *o);
+
 #endif

@@ -10,7 +10,7 @@ usage: messages_gen.py > tests/nc/messages.tsv   (needs nc.openbsd; loopback onl
 Columns: id, status, setup (see peer.py), arguments (shell words; {PORT} is the setup's port,
 {DIR} a scratch directory), exit status, nc's first stderr line ({PORT} for the port, {NC} for
 the path nc was run as: getopt's messages name it in full).
-status: "test" (tests/e2e/nc_messages.bats runs it with nc.openbsd and ncpv run as nc and wants
+status: "test" (tests/e2e/nc/nc_messages.bats runs it with nc.openbsd and ncpv run as nc and wants
 the same stderr and exit status), "differs:REASON" (ncpv differs on purpose; the test only checks
 nc still says this), or "untestable:REASON" (loopback cannot reach the state; not run)."""
 import os, shlex, subprocess, sys, tempfile

@@ -3,7 +3,7 @@
 # static.bats - the `make static` binary ($NCPV, set by `make static-check`) needs no shared
 # library: it is linked statically, runs in an empty chroot, and moves data byte-exact.
 
-load ../e2e/helpers
+load ../e2e/lib/helpers
 
 setup() { common_setup; }
 teardown() { common_teardown; }

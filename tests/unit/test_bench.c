@@ -631,7 +631,7 @@ static void test_reports_sort_by_speed_on_a_linear_axis(void **state)
 }
 
 /* Eight methods, as the built-in stream test has: the HTML report is written
- * to $NCPV_REPORT_SAMPLE when set, for tests/e2e/report_view.bats to lay out
+ * to $NCPV_REPORT_SAMPLE when set, for tests/e2e/bench/report_view.bats to lay out
  * in Chromium (page height, widths, order). */
 static void test_report_of_eight_methods(void **state)
 {

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: ISC
 # run.sh - `make valgrind`: the end-to-end tests with every ncpv process under valgrind
 # memcheck (tests/valgrind/ncpv-valgrind), then a check that no process reported anything.
-# Usage: tests/valgrind/run.sh NCPV_BINARY [BATS_FILE...]  (default: every tests/e2e file)
+# Usage: tests/valgrind/run.sh NCPV_BINARY [BATS_FILE...]  (default: every file under tests/e2e)
 # stress.bats skips itself here: it measures the native process's memory and CPU time.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

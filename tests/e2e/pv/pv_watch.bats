@@ -1,0 +1,59 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
+# pv_watch.bats - `ncpv pv -d PID[:FD]`: another process's files, followed through /proc.
+load ../lib/helpers
+
+setup() {
+	common_setup
+	make_file "$SCRATCH/in" 3000000
+	# The watched process: a copy at 1 MiB/s, about three seconds.
+	"$NCPV" pv -q -L 1M -P "$SCRATCH/pid" "$SCRATCH/in" >"$SCRATCH/out" 2>/dev/null &
+	WATCHED=$!
+	STARTED_PIDS+=("$WATCHED")
+	wait_for "$SCRATCH/pid" '^[0-9]+$' 5
+}
+
+teardown() {
+	common_teardown
+}
+
+@test "-d PID draws a line per open file, named, and ends with the process" {
+	cd "$SCRATCH"
+	run timeout 20 "$NCPV" pv -f -i 0.2 -d "$WATCHED"
+	[ "$status" -eq 0 ]
+	# Named by descriptor and path (relative to here), with the file's size for the bar.
+	[[ "$output" == *"in: "*"%"* ]]
+	[[ "$output" == *"out: "* ]]
+	# Redrawn in place: the cursor goes back up over the other lines.
+	[[ "$output" == *$'\e[A'* ]]
+	! kill -0 "$WATCHED" 2>/dev/null
+}
+
+@test "-d PID:FD follows one descriptor, its offset rising to the end" {
+	local fd first last
+	fd=$(for f in /proc/"$WATCHED"/fd/*; do [ "$(readlink "$f")" = "$SCRATCH/in" ] && basename "$f"; done)
+	[ -n "$fd" ]
+	run timeout 20 "$NCPV" pv -f -n -b -i 0.2 -d "$WATCHED:$fd"
+	[ "$status" -eq 0 ]
+	first=$(echo "$output" | head -1)
+	last=$(echo "$output" | tail -1)
+	[ "$first" -lt "$last" ]
+	[ "$last" -le 3000000 ]
+	[ "${#lines[@]}" -ge 3 ]
+}
+
+@test "-d names a process or descriptor that does not exist, with pv's status 2" {
+	run "$NCPV" pv -d 2147483646
+	[ "$status" -eq 2 ]
+	[ "$output" = "pv: pid 2147483646: No such process" ]
+	run "$NCPV" pv -d "$WATCHED:99"
+	[ "$status" -eq 2 ]
+	[ "$output" = "pv: pid $WATCHED: fd 99: No such file or directory" ]
+	# Further arguments are more processes (as in pv 1.10.5): a file name is no process.
+	run "$NCPV" pv -d "$WATCHED" "$SCRATCH/in"
+	[ "$status" -eq 64 ]
+	[ "$output" = "pv: -d: process ID or pid:fd pair expected" ]
+	run "$NCPV" pv -d "$WATCHED" 0
+	[ "$status" -eq 64 ]
+	[ "$output" = "pv: -d: 0: invalid process ID" ]
+}

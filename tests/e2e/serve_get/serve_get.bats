@@ -1,0 +1,445 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
+# serve and get: byte-exact transfers, many clients, limits, misbehaving peers, signals.
+
+load ../lib/helpers
+
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+# download_exact BYTES: serve a file of BYTES, fetch it with get -o, compare sha256.
+download_exact() {
+	make_file "$SCRATCH/in" "$1"
+	start_serve --source "$SCRATCH/in"
+	run "$NCPV" get -q -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+# upload_exact BYTES: get --send a file to a real netcat listener, compare sha256.
+upload_exact() {
+	make_file "$SCRATCH/in" "$1"
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	nc.openbsd -l 127.0.0.1 "$port" >"$SCRATCH/out" &
+	STARTED_PIDS+=($!)
+	for _ in $(seq 100); do ss -ltn | grep -q ":$port " && break; sleep 0.02; done
+	run "$NCPV" get -q --send --source "$SCRATCH/in" "127.0.0.1:$port"
+	[ "$status" -eq 0 ]
+	wait_gone "${STARTED_PIDS[-1]}" 10
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "download of 0 bytes is byte-exact" { download_exact 0; }
+@test "download of 1 byte is byte-exact" { download_exact 1; }
+@test "download of 4095 bytes is byte-exact" { download_exact 4095; }
+@test "download of 4096 bytes is byte-exact" { download_exact 4096; }
+@test "download of 65537 bytes is byte-exact" { download_exact 65537; }
+@test "download of 1 MiB + 1 is byte-exact" { download_exact 1048577; }
+@test "download of 100 MiB is byte-exact" { download_exact 104857600; }
+
+@test "upload of 0 bytes is byte-exact" { upload_exact 0; }
+@test "upload of 1 byte is byte-exact" { upload_exact 1; }
+@test "upload of 4095 bytes is byte-exact" { upload_exact 4095; }
+@test "upload of 4096 bytes is byte-exact" { upload_exact 4096; }
+@test "upload of 65537 bytes is byte-exact" { upload_exact 65537; }
+@test "upload of 1 MiB + 1 is byte-exact" { upload_exact 1048577; }
+@test "upload of 100 MiB is byte-exact" { upload_exact 104857600; }
+
+@test "download to stdout through a pipe is byte-exact" {
+	make_file "$SCRATCH/in" 3000000
+	start_serve --source "$SCRATCH/in"
+	"$NCPV" get -q -o - "127.0.0.1:$SERVE_PORT" | cat >"$SCRATCH/out"
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "download appended to a file (no splice) is byte-exact" {
+	make_file "$SCRATCH/in" 300000
+	start_serve --source "$SCRATCH/in"
+	"$NCPV" get -q -o - "127.0.0.1:$SERVE_PORT" >>"$SCRATCH/out"
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "get downloads byte-exact from a real netcat server" {
+	make_file "$SCRATCH/in" 5000000
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	nc.openbsd -N -l 127.0.0.1 "$port" <"$SCRATCH/in" &
+	STARTED_PIDS+=($!)
+	for _ in $(seq 100); do ss -ltn | grep -q ":$port " && break; sleep 0.02; done
+	run "$NCPV" get -q -o "$SCRATCH/out" "127.0.0.1:$port"
+	[ "$status" -eq 0 ]
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "a real netcat client downloads byte-exact from serve" {
+	make_file "$SCRATCH/in" 5000000
+	start_serve --source "$SCRATCH/in"
+	timeout 20 nc.openbsd -d 127.0.0.1 "$SERVE_PORT" >"$SCRATCH/out"
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+}
+
+@test "serve --discard counts exactly what get --send uploads" {
+	start_serve --discard
+	run "$NCPV" get -q --send --source zero --bytes 10M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	wait_for "$SERVE_LOG" 'received 10485760 B' 5
+}
+
+@test "serve --size gives every connection exactly that many bytes" {
+	start_serve --size 12345
+	"$NCPV" get -q -o "$SCRATCH/a" "127.0.0.1:$SERVE_PORT"
+	"$NCPV" get -q -o "$SCRATCH/b" "127.0.0.1:$SERVE_PORT"
+	[ "$(stat -c %s "$SCRATCH/a")" -eq 12345 ]
+	[ "$(stat -c %s "$SCRATCH/b")" -eq 12345 ]
+	! cmp -s "$SCRATCH/a" "$SCRATCH/b"   # fresh data for each connection
+}
+
+@test "serve --size repeats a short source file to fill the size" {
+	printf 'abc' >"$SCRATCH/in"
+	start_serve --source "$SCRATCH/in" --size 10
+	"$NCPV" get -q -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT"
+	[ "$(cat "$SCRATCH/out")" = "abcabcabca" ]
+}
+
+@test "get --size with a different total is an error" {
+	start_serve --size 1000
+	run "$NCPV" get -q --size 2000 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"expected 2000 bytes, received 1000"* ]]
+}
+
+@test "100 clients at once all complete" {
+	make_file "$SCRATCH/in" 1000000
+	start_serve --quiet --source "$SCRATCH/in"
+	run "$NCPV" get --count 100 --parallel 100 --size 1000000 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"100 transfers (0 failed)"* ]]
+}
+
+@test "100 client processes at once all receive byte-exact data" {
+	make_file "$SCRATCH/in" 200000
+	start_serve --quiet --source "$SCRATCH/in"
+	pids=()
+	for i in $(seq 100); do
+		"$NCPV" get -q -o "$SCRATCH/out.$i" "127.0.0.1:$SERVE_PORT" &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	want=$(sha "$SCRATCH/in")
+	for i in $(seq 100); do [ "$(sha "$SCRATCH/out.$i")" = "$want" ]; done
+}
+
+# json_field JSON NAME: a number field of get's --json line.
+json_field() {
+	sed -En "s/.*\"$2\":([0-9.]+).*/\1/p" <<<"$1"
+}
+
+@test "a stalled reader does not slow the others" {
+	local control stalled
+	start_serve
+	# The control: the same download with no one else connected, in this run and on this load.
+	run timeout 20 "$NCPV" get -q --json --bytes 500M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	control=$(json_field "$output" rate)
+	# Five clients that connect and never read, their windows full before the measured run.
+	for i in 1 2 3 4 5; do
+		python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); time.sleep(30)' "$SERVE_PORT" &
+		STARTED_PIDS+=($!)
+	done
+	for ((i = 0; i < 250; i++)); do
+		[ "$(ss -tnH state established "( sport = :$SERVE_PORT )" | awk '$2 > 0' | wc -l)" -ge 5 ] && break
+		sleep 0.02
+	done
+	[ "$(ss -tnH state established "( sport = :$SERVE_PORT )" | awk '$2 > 0' | wc -l)" -ge 5 ]
+	run timeout 20 "$NCPV" get -q --json --bytes 500M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":524288000'* ]]
+	stalled=$(json_field "$output" rate)
+	echo "rate alone $control B/s, beside five stalled readers $stalled B/s"
+	# At least a quarter of the control's rate: serving the stalled sockets must cost little
+	# (a blocking or busy-polling writer costs all or most of it); a quarter leaves room for load.
+	awk -v s="$stalled" -v c="$control" 'BEGIN { exit !(c > 0 && s >= c / 4) }'
+}
+
+@test "a client that resets mid-stream is logged and the server goes on" {
+	start_serve
+	python3 -c '
+import socket, struct, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.recv(65536)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()' "$SERVE_PORT"
+	wait_for "$SERVE_LOG" 'closed by peer|reset by peer' 5
+	run "$NCPV" get -q --bytes 1M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+}
+
+@test "a client that connects and closes at once does not upset the server" {
+	start_serve --size 1M
+	for i in $(seq 20); do
+		python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1]))).close()' "$SERVE_PORT"
+	done
+	run "$NCPV" get -q --size 1M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	kill -0 "$SERVE_PID"
+}
+
+@test "serve --max-conns refuses the excess connection at once" {
+	start_serve --max-conns 2
+	for i in 1 2; do
+		python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); time.sleep(30)' "$SERVE_PORT" &
+		STARTED_PIDS+=($!)
+	done
+	for _ in $(seq 100); do [ "$(ss -tn state established "( sport = :$SERVE_PORT )" | tail -n +2 | wc -l)" -ge 2 ] && break; sleep 0.05; done
+	run timeout 10 "$NCPV" get -q "127.0.0.1:$SERVE_PORT"
+	# The reset lands during the connect (exit 4) or on the first read (exit 1).
+	[ "$status" -eq 4 ] || [ "$status" -eq 1 ]
+	[[ "$output" == *"reset by peer"* ]]
+	wait_for "$SERVE_LOG" 'refused: max-conns reached' 5
+}
+
+@test "serve --max-time closes a connection after that long" {
+	local t0 t1 took logged
+	start_serve --max-time 0.5
+	t0=$(date +%s%N)
+	run timeout 10 "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	t1=$(date +%s%N)
+	echo "$output"
+	[ "$status" -eq 0 ]
+	wait_for "$SERVE_LOG" 'max-time' 5
+	cat "$SERVE_LOG"
+	took=$(((t1 - t0) / 1000000))
+	logged=$(sed -En 's/.* max-time: sent .* in ([0-9.]+) s .*/\1/p' "$SERVE_LOG")
+	echo "get took $took ms; serve logged $logged s; get measured $(json_field "$output" seconds) s"
+	# Not before 0.5 s. Seen from outside, well before the 10 s bound (generous for a loaded
+	# machine); by serve's own clock, which load hardly moves, within 0.75 s of it.
+	[ "$took" -ge 500 ]
+	[ "$took" -lt 5000 ]
+	awk -v t="$logged" 'BEGIN { exit !(t >= 0.5 && t < 1.25) }'
+	awk -v t="$(json_field "$output" seconds)" 'BEGIN { exit !(t >= 0.45 && t < 5) }'
+}
+
+@test "serve --max-bytes closes a connection after that many bytes" {
+	start_serve --max-bytes 5000
+	run "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	[[ "$output" == *'"bytes":5000'* ]]
+	wait_for "$SERVE_LOG" 'max-bytes' 5
+}
+
+@test "get --send -b N uploads exactly N and says the byte count ended it, -t that time did" {
+	start_serve --discard
+	run timeout 20 "$NCPV" get -q --json --send --source zero -b 10000 "127.0.0.1:$SERVE_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":10000,'*'"ended":"bytes"}' ]]
+	run timeout 20 "$NCPV" get -q --json --send --source zero -t 0.2 "127.0.0.1:$SERVE_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"ended":"time"}' ]]
+	wait_for "$SERVE_LOG" 'received 10000 B' 5
+}
+
+@test "serve and get work over IPv6 loopback" {
+	python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1",0))' 2>/dev/null || skip "no IPv6 loopback"
+	start_serve --size 4K '[::1]:0'
+	run "$NCPV" get -q --json "[::1]:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"peer":"[::1]:'* ]]
+	[[ "$output" == *'"bytes":4096'* ]]
+}
+
+@test "get accepts HOST PORT as two arguments" {
+	start_serve --size 100
+	run "$NCPV" get -q --json 127.0.0.1 "$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":100'* ]]
+}
+
+@test "SIGINT stops serve with a summary and exit status 0" {
+	start_serve --size 1000
+	"$NCPV" get -q "127.0.0.1:$SERVE_PORT"
+	kill -INT "$SERVE_PID"
+	wait_gone "$SERVE_PID" 5
+	run wait "$SERVE_PID"
+	[ "$status" -eq 0 ]
+	grep -q 'stopped after .* 1 connections (1 completed, 0 refused; 0 ended by the client, 0 by a limit, 0 reset or failed, 0 cut short by the server),' "$SERVE_LOG"
+}
+
+@test "SIGTERM stops serve with a summary and exit status 0" {
+	start_serve
+	kill -TERM "$SERVE_PID"
+	wait_gone "$SERVE_PID" 5
+	run wait "$SERVE_PID"
+	[ "$status" -eq 0 ]
+	grep -q 'stopped after' "$SERVE_LOG"
+}
+
+@test "serve --json logs one JSON object per line" {
+	start_serve --json --size 777
+	"$NCPV" get -q "127.0.0.1:$SERVE_PORT"
+	wait_for "$SERVE_LOG" '"event":"close"' 5
+	kill -TERM "$SERVE_PID"
+	wait_gone "$SERVE_PID" 5
+	python3 -c '
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1])]
+kinds = [e["event"] for e in events]
+assert kinds == ["listen", "close", "summary"], kinds
+assert events[1]["sent"] == 777 and events[1]["reason"] == "done", events[1]
+assert events[2]["completed"] == 1
+' "$SERVE_LOG"
+}
+
+@test "get --json reports bytes, seconds and rate" {
+	start_serve --size 64K
+	run "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	echo "$output" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["bytes"] == 65536 and d["direction"] == "receive" and d["ended"] == "eof", d
+assert d["seconds"] > 0 and d["rate"] > 0, d'
+}
+
+@test "get --count reports transfers/s and latency percentiles" {
+	start_serve --quiet --size 4K
+	run "$NCPV" get -q --json --count 200 --parallel 8 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	echo "$output" | head -1 | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+assert d["transfers"] == 200 and d["failed"] == 0 and d["bytes"] == 200 * 4096, d
+l = d["latency_ms"]
+assert 0 < l["p50"] <= l["p90"] <= l["p99"] <= l["max"], l'
+}
+
+@test "get --time stops after that long" {
+	start_serve
+	run timeout 10 "$NCPV" get -q --json --time 0.5 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"ended":"time"'* ]]
+}
+
+@test "get shows a pv-style progress line with -f" {
+	start_serve --size 10M
+	run "$NCPV" get -f -i 0.05 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" =~ 10\.0MiB\ 0:00:0[0-9]\ \[.*B/s\] ]]
+	[[ "$output" == *"received 10485760 B (10.0MiB)"* ]]
+}
+
+@test "get -q prints nothing" {
+	start_serve --size 1K
+	run "$NCPV" get -q "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "the random source is incompressible (zstd --long finds no repeats)" {
+	start_serve --size 32M
+	"$NCPV" get -q -o "$SCRATCH/r" "127.0.0.1:$SERVE_PORT"
+	packed=$(zstd -q --long=27 -c "$SCRATCH/r" | wc -c)
+	[ "$packed" -ge 33554432 ]
+	head -c 8M "$SCRATCH/r" >"$SCRATCH/r8"
+	packed=$(xz -1 -T1 -c "$SCRATCH/r8" | wc -c)
+	[ "$packed" -ge 8388608 ]
+}
+
+@test "the zero and urandom sources send what they say" {
+	start_serve --source zero --size 1000
+	"$NCPV" get -q -o "$SCRATCH/z" "127.0.0.1:$SERVE_PORT"
+	cmp "$SCRATCH/z" <(head -c 1000 /dev/zero)
+	stop_pid "$SERVE_PID"
+	start_serve --source urandom --size 100000
+	"$NCPV" get -q -o "$SCRATCH/u" "127.0.0.1:$SERVE_PORT"
+	[ "$(stat -c %s "$SCRATCH/u")" -eq 100000 ]
+	[ "$(zstd -q -c "$SCRATCH/u" | wc -c)" -ge 100000 ]
+}
+
+@test "serve listens on a host name" {
+	start_serve --size 10 localhost:0
+	run "$NCPV" get -q --json "localhost:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":10'* ]]
+}
+
+@test "out of file descriptors, serve neither spins nor stops serving" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind itself cannot start with 16 descriptors"
+	SERVE_LOG=$SCRATCH/serve.log
+	# 16 fds: stdio, listener, epoll, the spare and a few clients.
+	bash -c 'ulimit -n 16; exec "$0" serve --max-conns 1000 --max-time 3 127.0.0.1:0' "$NCPV" 2>"$SERVE_LOG" &
+	SERVE_PID=$!
+	STARTED_PIDS+=("$SERVE_PID")
+	wait_for "$SERVE_LOG" 'listening on' 5
+	SERVE_PORT=$(sed -En 's/.*listening on .*:([0-9]+) .*/\1/p' "$SERVE_LOG")
+	python3 -c '
+import socket, sys, time
+socks = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(40)]
+time.sleep(1.5)' "$SERVE_PORT" &
+	STARTED_PIDS+=($!)
+	wait_for "$SERVE_LOG" 'out of file descriptors' 5
+	t0=$(awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat")
+	sleep 1
+	t1=$(awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat")
+	# Stalled clients and a full fd table: well under a tenth of a CPU second per second.
+	[ $((t1 - t0)) -lt 10 ]
+	wait_gone "${STARTED_PIDS[-1]}" 10
+	run timeout 10 "$NCPV" get -q --bytes 1M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+}
+
+@test "--busy-poll 0 on both sides still moves every byte" {
+	make_file "$SCRATCH/in" 1048577
+	start_serve --busy-poll 0 --source "$SCRATCH/in"
+	run "$NCPV" get -q --busy-poll 0 -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[ "$(sha "$SCRATCH/in")" = "$(sha "$SCRATCH/out")" ]
+	stop_pid "$SERVE_PID"
+	start_serve --quiet --busy-poll 0 --size 4K
+	run "$NCPV" get -q --json --busy-poll 0 --count 300 --parallel 8 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"transfers":300,"failed":0,"bytes":1228800,'* ]]
+}
+
+# cpu_ticks PID: user + system clock ticks the process has used so far.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+@test "busy polling stops once waits are long: an idle serve uses no CPU" {
+	start_serve --quiet
+	# One client that comes and goes makes the loop busy once, then it idles.
+	"$NCPV" get -q --bytes 1M "127.0.0.1:$SERVE_PORT"
+	sleep 0.2
+	t0=$(cpu_ticks "$SERVE_PID")
+	sleep 1
+	t1=$(cpu_ticks "$SERVE_PID")
+	# An endless poll would use the whole second (100 ticks).
+	[ $((t1 - t0)) -le 3 ]
+}
+
+@test "busy polling stops once waits are long: get fed a trickle uses no CPU" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "measures the native process: valgrind multiplies the CPU of every wakeup"
+	# 64 bytes every 10 ms for 2 s: each wait is far longer than the 50 us window.
+	python3 -c '
+import socket, sys, time
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(1)
+print(l.getsockname()[1], flush=True)
+c, _ = l.accept()
+for i in range(1, 201):
+    c.sendall(b"x" * 64); time.sleep(0.01)
+    if i % 50 == 0: print("sent", i, flush=True)
+c.close()' >"$SCRATCH/trickle" &
+	STARTED_PIDS+=($!)
+	wait_for "$SCRATCH/trickle" '^[0-9]+$' 5
+	"$NCPV" get -q --json "127.0.0.1:$(head -1 "$SCRATCH/trickle")" >"$SCRATCH/get.json" &
+	get_pid=$!
+	STARTED_PIDS+=("$get_pid")
+	# Measured between two points of the trickle, so start-up (or valgrind's) is not counted.
+	wait_for "$SCRATCH/trickle" '^sent 50$' 10
+	t0=$(cpu_ticks "$get_pid")
+	wait_for "$SCRATCH/trickle" '^sent 150$' 10
+	t1=$(cpu_ticks "$get_pid")
+	wait_gone "$get_pid" 10
+	grep -q '"bytes":12800,' "$SCRATCH/get.json"
+	echo "get used $((t1 - t0)) ticks in 1 s of trickle"
+	# A poll that never sleeps would use the whole second (100 ticks).
+	[ $((t1 - t0)) -le 10 ]
+}
