@@ -182,18 +182,32 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
-		char over[160] = "", acked[64] = "";
+		char over[160] = "", why[128] = "", r[32];
 
 		/* One record a line, however long: a log is read with grep, a connection by its peer. */
 		if (c->tls) {
 			memcpy(over, " over ", 7);
 			tls_conn_describe(c->tls, over + 6, sizeof(over) - 6);
 		}
-		/* Said only while it differs: a reset that caught bytes on their way. */
+		/* Two counts that differ say why: what left for the wire against what the peer
+		 * acknowledged is what was in flight when the connection ended. A client that ends
+		 * an endless stream stops reading when it chooses (get -b N counts N): what its
+		 * kernel took but it had not read is dropped, so its count can be lower still. */
 		if (c->acked < c->sent)
-			snprintf(acked, sizeof(acked), "; %llu B of it acknowledged", (unsigned long long)c->acked);
-		fprintf(stderr, "ncpv serve: %s %s: %s%s%s\n", c->peer, c->reason,
-			transfer_text(text, sizeof(text), &t, TRANSFER_CONNECTION), over, acked);
+			snprintf(why, sizeof(why), "; %s with the rest in flight%s",
+				 c->end == SERVER_CUT ? "the server cut it" :
+				 c->end == SERVER_CLIENT ? "the client closed" : "it ended",
+				 c->end == SERVER_CLIENT ? " and dropped what it had not read" : "");
+		else if (c->end == SERVER_CLIENT)
+			snprintf(why, sizeof(why), "; the client closed when it chose and dropped what it had not read");
+		units_format_iec(r, sizeof(r), transfer_rate(&t));
+		if (c->acked < c->sent)
+			fprintf(stderr, "ncpv serve: %s %s: sent %llu B, of which %llu B acknowledged, received %llu B in %.3f s (%s/s)%s%s\n",
+				c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->acked,
+				(unsigned long long)c->received, c->seconds, r, over, why);
+		else
+			fprintf(stderr, "ncpv serve: %s %s: %s%s%s\n", c->peer, c->reason,
+				transfer_text(text, sizeof(text), &t, TRANSFER_CONNECTION), over, why);
 	}
 }
 
