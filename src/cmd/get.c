@@ -41,7 +41,7 @@ static void usage(FILE *f)
 		"  -w, --timeout SEC    give up after SEC seconds connecting, or with the peer idle\n"
 		"                       (default 10; 0: no limit but the kernel's)\n"
 		"  -t, --time SEC       stop after SEC seconds (with --count: start no more, cut the rest)\n"
-		"  -b, --bytes N        stop after N bytes (K, M, G: IEC)\n"
+		"  -b, --bytes N        stop after N bytes (K, M, G: IEC), the size of the bar\n"
 		"  -s, --size N         expected size: progress bar and ETA; a different total is an error\n"
 		"  -o, --output FILE    write the data to FILE ('-' for stdout), byte-exact; FILE is\n"
 		"                       replaced only once the transfer succeeds\n"
