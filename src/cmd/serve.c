@@ -235,6 +235,8 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 {
 	char amount[64], sent[80], recvd[80], line[512], out[1024];
 	char head[96], conns[48], counts[64], client[48], limit[48], reset[48], cut[64];
+	/* Said last, as its own clause, and only when there was a connection to explain. */
+	const int explain = endless && st->accepted > 0;
 	const uint64_t *n = st->ended;
 	struct json j;
 	char tls[96] = "";
@@ -277,13 +279,13 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 	snprintf(cut, sizeof(cut), "%llu cut short by the server),", (unsigned long long)n[SERVER_CUT]);
 	snprintf(sent, sizeof(sent), "sent %s,", units_format_count(amount, sizeof(amount), st->bytes_sent));
 	snprintf(recvd, sizeof(recvd), "received %s%s", units_format_count(amount, sizeof(amount), st->bytes_received),
-		 tls[0] || (endless && st->accepted > 0) ? ";" : "");
+		 tls[0] || explain ? ";" : "");
 	{
 		/* Laid out for the terminal (80 columns off one, as in a log); the endless source's
 		 * word said last, as its own clause, and only when there was a connection to explain. */
 		const char *clauses[] = { head, conns, counts, client, limit, reset, cut, sent, recvd, tls,
-					  endless && st->accepted > 0 ? "0 completed because the source is endless:" : "",
-					  endless && st->accepted > 0 ? "a transfer ends only when its client closes it" : "" };
+					  explain ? "0 completed because the source is endless:" : "",
+					  explain ? "a transfer ends only when its client closes it" : "" };
 
 		fprintf(stderr, "%s\n", wrap_clauses(out, sizeof(out), clauses, sizeof(clauses) / sizeof(clauses[0]),
 						      cmd_summary_width()));
