@@ -16,6 +16,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -34,6 +35,9 @@
 #define SWEEP_MS 100
 /* How long a TLS client may take over its handshake. */
 #define HANDSHAKE_SECONDS 10.0
+/* At a stop, the longest wait for acknowledgements still on their way to connections whose
+ * every byte is out (a link's delay line holds them for its round trip). */
+#define STOP_SETTLE_SECONDS 2.0
 /* Plaintext taken from the source per TLS connection: four records. */
 #define TLS_BUF ((size_t)64 * 1024)
 
@@ -925,6 +929,35 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 	return s;
 }
 
+/* Whether c has every byte out and waits only for their acknowledgement. */
+static int conn_awaits_acks(const struct conn *c)
+{
+	return (c->state == CONN_DRAINING || c->state == CONN_SETTLING) && conn_delivered(c) < c->sent;
+}
+
+/*
+ * The stop: before conn_stop classifies them, give the connections whose every byte is out
+ * a bounded moment for the acknowledgements on their way. A client that read all 300 MiB
+ * through `link --near` had its last ACKs in the link's delay line when the link stopped
+ * the server, and the transfer was logged as cut short by the server. Polls the kernel's
+ * counters every 5 ms, at most STOP_SETTLE_SECONDS, and only while one still waits.
+ */
+static void stop_settle(struct server *s)
+{
+	double until = clock_now() + STOP_SETTLE_SECONDS;
+	const struct timespec step = { 0, 5 * 1000 * 1000 };
+
+	while (clock_now() < until) {
+		const struct conn *c = s->conns;
+
+		while (c != NULL && !conn_awaits_acks(c))
+			c = c->next;
+		if (c == NULL)
+			return;
+		nanosleep(&step, NULL);
+	}
+}
+
 int server_run(struct server *s, const volatile sig_atomic_t *stop)
 {
 	double next_sweep = 0;
@@ -943,6 +976,7 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 			next_sweep = clock_now() + SWEEP_MS / 1000.0;
 		}
 	}
+	stop_settle(s);
 	while (s->conns)
 		conn_stop(s, s->conns, clock_now());
 	return 0;

@@ -34,7 +34,7 @@ void transfer_json(struct json *j, const struct transfer *t, enum transfer_shape
 	json_fixed(j, "rate", transfer_rate(t), 0);
 }
 
-char *transfer_text(char *buf, size_t len, const struct transfer *t, enum transfer_shape shape)
+void transfer_parts(struct transfer_parts *p, const struct transfer *t, enum transfer_shape shape)
 {
 	double rate = transfer_rate(t);
 	char amount[64], r[32];
@@ -42,19 +42,30 @@ char *transfer_text(char *buf, size_t len, const struct transfer *t, enum transf
 	units_format_iec(r, sizeof(r), rate);
 	switch (shape) {
 	case TRANSFER_ONE_WAY:
-		snprintf(buf, len, "%s in %.3f s = %s/s (%.1f Mbit/s)",
-			 units_format_count(amount, sizeof(amount), transfer_bytes(t)), t->seconds, r, rate * 8 / 1e6);
+		units_format_count(p->first, sizeof(p->first), transfer_bytes(t));
+		snprintf(p->second, sizeof(p->second), "in %.3f s = %s/s (%.1f Mbit/s)", t->seconds, r,
+			 rate * 8 / 1e6);
 		break;
 	case TRANSFER_BATCH:
-		snprintf(buf, len, "in %.3f s = %.0f transfers/s, %s (%s/s)", t->seconds,
-			 t->seconds > 0 ? t->transfers / t->seconds : 0,
+		snprintf(p->first, sizeof(p->first), "in %.3f s = %.0f transfers/s,", t->seconds,
+			 t->seconds > 0 ? t->transfers / t->seconds : 0);
+		snprintf(p->second, sizeof(p->second), "%s (%s/s)",
 			 units_format_iec(amount, sizeof(amount), (double)transfer_bytes(t)), r);
 		break;
 	case TRANSFER_CONNECTION:
 	case TRANSFER_TWO_WAY:
-		snprintf(buf, len, "sent %llu B, received %llu B in %.3f s (%s/s)", (unsigned long long)t->sent,
-			 (unsigned long long)t->received, t->seconds, r);
+		snprintf(p->first, sizeof(p->first), "sent %llu B, received %llu B", (unsigned long long)t->sent,
+			 (unsigned long long)t->received);
+		snprintf(p->second, sizeof(p->second), "in %.3f s (%s/s)", t->seconds, r);
 		break;
 	}
+}
+
+char *transfer_text(char *buf, size_t len, const struct transfer *t, enum transfer_shape shape)
+{
+	struct transfer_parts p;
+
+	transfer_parts(&p, t, shape);
+	snprintf(buf, len, "%s %s", p.first, p.second);
 	return buf;
 }

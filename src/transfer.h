@@ -38,7 +38,15 @@ double transfer_rate(const struct transfer *t);
 /* The shape's members, written into the object j is in. */
 void transfer_json(struct json *j, const struct transfer *t, enum transfer_shape shape);
 
-/* The shape's text into buf (cut to len, NUL-terminated); returns buf. */
+/* The shape's text in its two halves, where a summary laid out for a narrow terminal may break
+ * the line: ONE_WAY "AMOUNT" and "in S s = ...", BATCH "in S s = N transfers/s," and
+ * "AMOUNT (R/s)", CONNECTION and TWO_WAY "sent N B, received N B" and "in S s (R/s)". */
+struct transfer_parts {
+	char first[96], second[96];
+};
+void transfer_parts(struct transfer_parts *p, const struct transfer *t, enum transfer_shape shape);
+
+/* The shape's text (the two parts joined by a space) into buf (cut to len, NUL-terminated); returns buf. */
 char *transfer_text(char *buf, size_t len, const struct transfer *t, enum transfer_shape shape);
 
 #endif

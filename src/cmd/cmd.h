@@ -124,6 +124,10 @@ void cmd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, size_t n, int 
 /* Map a net_* error code to an exit code. */
 int cmd_net_exit(int net_error);
 
+/* The columns a summary is laid out for (wrap_clauses): 80, or the terminal's on stderr if
+ * narrower. */
+size_t cmd_summary_width(void);
+
 /* Report an unknown option or missing argument as getopt found it. */
 enum cmd_parse cmd_bad_option(const char *cmd, int optopt_char, const char *word);
 

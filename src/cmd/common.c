@@ -12,6 +12,7 @@
 #include "../net.h"
 #include "../termsafe.h"
 #include "../units.h"
+#include "../pv/tty.h"
 
 void cmd_verror(const char *prefix, const char *fmt, va_list ap)
 {
@@ -133,4 +134,11 @@ int cmd_net_exit(int net_error)
 	default:
 		return NCPV_EXIT_FAIL;
 	}
+}
+
+size_t cmd_summary_width(void)
+{
+	int w = pv_tty_width(STDERR_FILENO, 80);
+
+	return w < 80 ? (size_t)w : 80;
 }

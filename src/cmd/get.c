@@ -19,6 +19,7 @@
 #include "../net.h"
 #include "../transfer.h"
 #include "../units.h"
+#include "../wrap.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -40,7 +41,7 @@ static void usage(FILE *f)
 		"  -w, --timeout SEC    give up after SEC seconds connecting, or with the peer idle\n"
 		"                       (default 10; 0: no limit but the kernel's)\n"
 		"  -t, --time SEC       stop after SEC seconds (with --count: start no more, cut the rest)\n"
-		"  -b, --bytes N        stop after N bytes (K, M, G: IEC)\n"
+		"  -b, --bytes N        stop after N bytes (K, M, G: IEC), the size of the bar\n"
 		"  -s, --size N         expected size: progress bar and ETA; a different total is an error\n"
 		"  -o, --output FILE    write the data to FILE ('-' for stdout), byte-exact; FILE is\n"
 		"                       replaced only once the transfer succeeds\n"
@@ -228,6 +229,7 @@ struct view {
 	const struct get_args *a;
 	struct progress p;
 	int batch; /* --count: a last line only if one was drawn */
+	char done[48]; /* --count: "finished/count", the line's name */
 };
 
 static void say(void *ctx, const char *line)
@@ -248,11 +250,16 @@ static double tick(void *ctx, const struct get_totals *t, enum get_tick when, do
 	const struct get_args *a = v->a;
 
 	if (when == GET_TICK_START) {
-		progress_init(&v->p, !a->quiet && (a->force || isatty(STDERR_FILENO)), a->interval, a->run.size,
+		progress_init(&v->p, !a->quiet && (a->force || isatty(STDERR_FILENO)), a->interval, t->size,
 			      t->start);
 		return v->p.show ? v->p.next : 0;
 	}
 	v->p.meter.bytes = t->bytes;
+	if (v->batch) {
+		/* --count: the transfers over of those asked for lead the line ("1234/20000:"). */
+		snprintf(v->done, sizeof(v->done), "%ld/%ld", t->finished, t->count);
+		v->p.disp.o.name = v->done;
+	}
 	if (when == GET_TICK_LIVE) {
 		progress_tick(&v->p, now);
 		return v->p.show ? v->p.next : 0;
@@ -287,7 +294,8 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 {
 	const char *dir = a->run.send ? "send" : "receive";
 	struct transfer t = { .received = r->bytes, .seconds = r->seconds };
-	char text[256], line[1024], over[160] = "";
+	struct transfer_parts p;
+	char amount[128], peer[160], line[1024], over[160] = "";
 	FILE *jf = a->run.output && strcmp(a->run.output, "-") == 0 ? stderr : stdout;
 	struct json j;
 
@@ -307,12 +315,23 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 	if (a->quiet)
 		return;
 	if (r->tls) {
-		memcpy(over, " over ", 7);
-		tls_conn_describe(r->tls, over + 6, sizeof(over) - 6);
+		memcpy(over, "over ", 6);
+		tls_conn_describe(r->tls, over + 5, sizeof(over) - 6);
+		if (end == GET_END_INTERRUPTED)
+			strcat(over, ",");
 	}
-	fprintf(stderr, "%s %s %s %s%s%s\n", a->run.send ? "sent" : "received",
-		transfer_text(text, sizeof(text), &t, TRANSFER_ONE_WAY), a->run.send ? "to" : "from", r->peer,
-		over, end == GET_END_INTERRUPTED ? ", interrupted" : "");
+	transfer_parts(&p, &t, TRANSFER_ONE_WAY);
+	snprintf(amount, sizeof(amount), "%s %s", a->run.send ? "sent" : "received", p.first);
+	snprintf(peer, sizeof(peer), "%s %s%s", a->run.send ? "to" : "from", r->peer,
+		 end == GET_END_INTERRUPTED && !r->tls ? "," : "");
+	{
+		/* Laid out for the terminal (80 columns off one): a line no wider than it. */
+		const char *clauses[] = { amount, p.second, peer, over,
+					  end == GET_END_INTERRUPTED ? "interrupted" : "" };
+
+		fprintf(stderr, "%s\n", wrap_clauses(line, sizeof(line), clauses, 5,
+						      cmd_summary_width()));
+	}
 }
 
 static int run_stream(const struct get_args *a)
@@ -325,7 +344,7 @@ static int run_stream(const struct get_args *a)
 	int rc = exit_code(end, r.net_error, r.tls_error);
 
 	if (get_end_failed(end) && r.began)
-		cmd_error("get", "%s (after %llu bytes)", err, (unsigned long long)r.bytes);
+		cmd_error("get", "%s (after %llu byte%s)", err, (unsigned long long)r.bytes, wrap_s(r.bytes));
 	else if (get_end_failed(end))
 		cmd_error("get", "%s", err);
 	else
@@ -334,16 +353,16 @@ static int run_stream(const struct get_args *a)
 	 * whole: the engine left FILE as it was, and the status says so (issue 22). */
 	if (end == GET_END_INTERRUPTED && a->run.output && !a->run.send) {
 		if (strcmp(a->run.output, "-") == 0)
-			cmd_error("get", "interrupted after %llu bytes: stdout has only part of the download",
-				  (unsigned long long)r.bytes);
+			cmd_error("get", "interrupted after %llu byte%s: stdout has only part of the download",
+				  (unsigned long long)r.bytes, wrap_s(r.bytes));
 		else
-			cmd_error("get", "interrupted after %llu bytes: '%s' left as it was", (unsigned long long)r.bytes,
-				  a->run.output);
+			cmd_error("get", "interrupted after %llu byte%s: '%s' left as it was", (unsigned long long)r.bytes,
+				  wrap_s(r.bytes), a->run.output);
 		rc = NCPV_EXIT_FAIL;
 	}
 	if (end == GET_END_SHORT)
-		cmd_error("get", "expected %llu bytes, received %llu", (unsigned long long)a->run.size,
-			  (unsigned long long)r.bytes);
+		cmd_error("get", "expected %llu byte%s, received %llu", (unsigned long long)a->run.size,
+			  wrap_s(a->run.size), (unsigned long long)r.bytes);
 	get_result_free(&r);
 	return rc;
 }
@@ -354,12 +373,13 @@ static void print_batch(const struct get_args *a, const struct get_batch_result 
 {
 	const struct stats_summary *lat = &r->latency;
 	struct transfer sum = { .received = r->bytes, .seconds = r->seconds, .transfers = r->done };
-	char text[256], line[1024], tls[128] = "";
+	struct transfer_parts p;
+	char head[64], peer[160], amount[112], latency[96], tail[96] = "", line[1024], tls[128] = "";
 	struct json j;
 
 	if (a->run.tls)
-		snprintf(tls, sizeof(tls), "; TLS: %ld handshakes, %ld resumed, kTLS on %ld", r->handshakes,
-			 r->resumed, r->ktls);
+		snprintf(tls, sizeof(tls), "TLS: %ld handshake%s, %ld resumed, kTLS on %ld", r->handshakes,
+			 wrap_s((unsigned long long)r->handshakes), r->resumed, r->ktls);
 	if (a->json) {
 		json_init(&j, line, sizeof(line));
 		json_object(&j, NULL);
@@ -392,14 +412,24 @@ static void print_batch(const struct get_args *a, const struct get_batch_result 
 	fflush(stdout);
 	if (a->quiet)
 		return;
-	fprintf(stderr, "%ld transfers (%ld failed) from %s %s; ", r->done, r->failed, r->peer,
-		transfer_text(text, sizeof(text), &sum, TRANSFER_BATCH));
+	snprintf(head, sizeof(head), "%ld transfer%s (%ld failed)", r->done, wrap_s((unsigned long long)r->done),
+		 r->failed);
+	snprintf(peer, sizeof(peer), "from %s", r->peer);
+	transfer_parts(&p, &sum, TRANSFER_BATCH);
+	snprintf(amount, sizeof(amount), "%s;", p.second);
 	/* No finished transfer, no latency: zeros would read as a measured 0 ms. */
-	if (r->done > 0)
-		fprintf(stderr, "latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f%s\n", lat->median * 1e3,
-			lat->p90 * 1e3, lat->p99 * 1e3, lat->max * 1e3, tls);
-	else
-		fprintf(stderr, "no latency: no transfer finished%s\n", tls);
+	if (r->done > 0) {
+		snprintf(latency, sizeof(latency), "latency ms p50 %.3f p90 %.3f", lat->median * 1e3, lat->p90 * 1e3);
+		snprintf(tail, sizeof(tail), "p99 %.3f max %.3f%s", lat->p99 * 1e3, lat->max * 1e3, tls[0] ? ";" : "");
+	} else {
+		snprintf(latency, sizeof(latency), "no latency: no transfer finished%s", tls[0] ? ";" : "");
+	}
+	{
+		const char *clauses[] = { head, peer, p.first, amount, latency, tail, tls };
+
+		fprintf(stderr, "%s\n", wrap_clauses(line, sizeof(line), clauses, 7,
+						      cmd_summary_width()));
+	}
 }
 
 static int run_batch(const struct get_args *a)
@@ -416,13 +446,14 @@ static int run_batch(const struct get_args *a)
 	}
 	print_batch(a, &r);
 	if (r.failed > 0) {
-		cmd_error("get", "%ld of %ld transfers failed (first: %s)", r.failed, a->run.count, r.first_error);
+		cmd_error("get", "%ld of %ld transfer%s failed (first: %s)", r.failed, a->run.count,
+			  wrap_s((unsigned long long)a->run.count), r.first_error);
 		return NCPV_EXIT_FAIL;
 	}
 	if (end == GET_END_INTERRUPTED) {
 		/* The N transfers asked for were not all made: that is a short run (exit 1). */
-		cmd_error("get", "interrupted after %ld of %ld transfers (%ld cut short)", r.done, a->run.count,
-			  r.cut);
+		cmd_error("get", "interrupted after %ld of %ld transfer%s (%ld cut short)", r.done, a->run.count,
+			  wrap_s((unsigned long long)a->run.count), r.cut);
 		return NCPV_EXIT_FAIL;
 	}
 	if (end == GET_END_TIME && r.done == 0 && r.cut > 0) {

@@ -27,6 +27,10 @@
 /* As env(1) and devtcp: the wrapper failed, the command cannot run, is missing. */
 enum { LINK_EXIT_WRAPPER = 125, LINK_EXIT_CANNOT_RUN = 126, LINK_EXIT_NOT_FOUND = 127 };
 
+/* How long --near has, once COMMAND ended and SIGTERM was sent, to end on its own: more than
+ * serve's STOP_SETTLE_SECONDS. */
+#define NEAR_STOP_SECONDS 3.0
+
 /* Without --near-wait, how long the near command has to start listening. */
 #define LINK_DEFAULT_NEAR_WAIT 10.0
 
@@ -265,6 +269,31 @@ static int wait_near_listens(const struct link_opts *o, int diag, pid_t near, co
 	}
 }
 
+/* After COMMAND, with SIGTERM sent to the rest: let what runs in the namespace end on its own
+ * (a --near serve waits a moment for acknowledgements still in the link's delay line, then
+ * writes its summary), at most NEAR_STOP_SECONDS, before PID 1's exit kills what stays. As
+ * PID 1 we reap the orphans too: no child left (ECHILD) is the namespace's end. */
+static void wait_namespace_ends(const sigset_t *mask)
+{
+	double until = clock_now() + NEAR_STOP_SECONDS;
+
+	for (;;) {
+		struct timespec ts;
+		siginfo_t si;
+		double left;
+		pid_t p;
+
+		while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		left = until - clock_now();
+		if ((p < 0 && errno == ECHILD) || left <= 0)
+			return;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		sigtimedwait(mask, &si, &ts); /* SIGCHLD (in mask) or the bound; others wait too */
+	}
+}
+
 /*
  * PID 1 of the command's PID namespace: starts --near and COMMAND, passes
  * signals on, and exits with COMMAND's status; its exit kills whatever
@@ -336,6 +365,7 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 				continue;
 			/* Let --near stop cleanly; the namespace's end kills what stays. */
 			proc_signal_namespace(SIGTERM);
+			wait_namespace_ends(mask);
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		}
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -77,6 +78,19 @@ static void say(void *ctx, int error, const char *line)
 		nc_error(c->o, "%s", line);
 	else /* -v lines quote proxies' replies and peers' names: escaped as errors are */
 		fprintf(stderr, "%s\n", termsafe_str(safe, sizeof(safe), line));
+}
+
+/* What is left to read of stdin when it is a regular file (nc <big.bin): the size the
+ * progress line's bar and ETA go by. 0 (unknown) for a pipe, a terminal or -d. */
+static uint64_t stdin_size(const struct nc_opts *o)
+{
+	struct stat st;
+	off_t at;
+
+	if (o->no_stdin || fstat(STDIN_FILENO, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	at = lseek(STDIN_FILENO, 0, SEEK_CUR);
+	return at >= 0 && at < st.st_size ? (uint64_t)(st.st_size - at) : 0;
 }
 
 /* The live pv-style line (--progress): both directions count. */
@@ -159,7 +173,7 @@ int cmd_nc_as(int argc, char **argv, const char *prog)
 	c.o = o;
 	c.metered = o->progress;
 	if (c.metered)
-		progress_init(&c.meter, 1, 1, 0, clock_now());
+		progress_init(&c.meter, 1, 1, stdin_size(o), clock_now());
 	rc = o->listen ? nc_listen_main(o, &ev, &t, err, sizeof(err)) : nc_connect_main(o, &ev, &t, err, sizeof(err));
 	if (rc < 0 && err[0])
 		nc_error(o, "%s", err);

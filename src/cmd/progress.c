@@ -35,6 +35,14 @@ void progress_draw(struct progress *p, double now, int final)
 	p->disp.o.fit = p->disp.o.width;
 	meter_read(&p->meter, now, &r);
 	status_render(&p->disp, &r, p->size, final, 0, NULL, time(NULL), line, sizeof(line));
+	/* A terminal too narrow for the bar drops it, and its percentage with it, while the ETA
+	 * after it may still fit (pv's fit order). With a size the percentage matters more: draw
+	 * it alone where the bar was, so that the ETA is what goes. */
+	if (p->size > 0 && strchr(line, '%') == NULL) {
+		p->disp.o.format = "%b %t %r %{progress-amount-only} %e";
+		status_render(&p->disp, &r, p->size, final, 0, NULL, time(NULL), line, sizeof(line));
+		p->disp.o.format = NULL;
+	}
 	/* The last line starts with its own '\r': the terminal may have echoed "^C" after the
 	 * line before, and the line drawn from there would wrap. */
 	fprintf(stderr, "%s%s%s", final ? "\r" : "", line, final ? "\n" : "");

@@ -21,6 +21,7 @@
 #include "../source.h"
 #include "../transfer.h"
 #include "../units.h"
+#include "../wrap.h"
 
 struct serve_opts {
 	struct addr_spec at;
@@ -181,17 +182,32 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
-		char over[160] = "", acked[64] = "";
+		char over[160] = "", why[128] = "", r[32];
 
+		/* One record a line, however long: a log is read with grep, a connection by its peer. */
 		if (c->tls) {
 			memcpy(over, " over ", 7);
 			tls_conn_describe(c->tls, over + 6, sizeof(over) - 6);
 		}
-		/* Said only while it differs: a reset that caught bytes on their way. */
+		/* Two counts that differ say why: what left for the wire against what the peer
+		 * acknowledged is what was in flight when the connection ended. A client that ends
+		 * an endless stream stops reading when it chooses (get -b N counts N): what its
+		 * kernel took but it had not read is dropped, so its count can be lower still. */
 		if (c->acked < c->sent)
-			snprintf(acked, sizeof(acked), "; %llu B of it acknowledged", (unsigned long long)c->acked);
-		fprintf(stderr, "ncpv serve: %s %s: %s%s%s\n", c->peer, c->reason,
-			transfer_text(text, sizeof(text), &t, TRANSFER_CONNECTION), over, acked);
+			snprintf(why, sizeof(why), "; %s with the rest in flight%s",
+				 c->end == SERVER_CUT ? "the server cut it" :
+				 c->end == SERVER_CLIENT ? "the client closed" : "it ended",
+				 c->end == SERVER_CLIENT ? " and dropped what it had not read" : "");
+		else if (c->end == SERVER_CLIENT)
+			snprintf(why, sizeof(why), "; the client closed when it chose and dropped what it had not read");
+		units_format_iec(r, sizeof(r), transfer_rate(&t));
+		if (c->acked < c->sent)
+			fprintf(stderr, "ncpv serve: %s %s: sent %llu B, of which %llu B acknowledged, received %llu B in %.3f s (%s/s)%s%s\n",
+				c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->acked,
+				(unsigned long long)c->received, c->seconds, r, over, why);
+		else
+			fprintf(stderr, "ncpv serve: %s %s: %s%s%s\n", c->peer, c->reason,
+				transfer_text(text, sizeof(text), &t, TRANSFER_CONNECTION), over, why);
 	}
 }
 
@@ -217,14 +233,18 @@ static void log_refuse(void *ctx, const char *peer, const char *why)
 
 static void summary(const struct serve_opts *o, const struct server_stats *st, int endless)
 {
-	char sent[64], recvd[64], line[512];
+	char amount[64], sent[80], recvd[80], line[512], out[1024];
+	char head[96], conns[48], counts[64], client[48], limit[48], reset[48], cut[64];
+	/* Said last, as its own clause, and only when there was a connection to explain. */
+	const int explain = endless && st->accepted > 0;
 	const uint64_t *n = st->ended;
 	struct json j;
 	char tls[96] = "";
 
 	if (o->tls.on)
-		snprintf(tls, sizeof(tls), "; TLS: %llu handshakes, kTLS on %llu",
-			 (unsigned long long)st->tls_handshakes, (unsigned long long)st->ktls_connections);
+		snprintf(tls, sizeof(tls), "TLS: %llu handshake%s, kTLS on %llu",
+			 (unsigned long long)st->tls_handshakes, wrap_s(st->tls_handshakes),
+			 (unsigned long long)st->ktls_connections);
 
 	if (o->json) {
 		json_init(&j, line, sizeof(line));
@@ -249,20 +269,27 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 		fprintf(stderr, "%s\n", json_text(&j));
 		return;
 	}
-	fprintf(stderr,
-		"ncpv serve: stopped after %.1f s: %llu connections (%llu completed, %llu refused; "
-		"%llu ended by the client, %llu by a limit, %llu reset or failed, %llu cut short by the server), "
-		"sent %s, received %s%s%s\n",
-		st->seconds, (unsigned long long)st->accepted, (unsigned long long)n[SERVER_COMPLETE],
-		(unsigned long long)st->refused, (unsigned long long)n[SERVER_CLIENT],
-		(unsigned long long)n[SERVER_LIMIT], (unsigned long long)n[SERVER_RESET],
-		(unsigned long long)n[SERVER_CUT],
-		units_format_count(sent, sizeof(sent), st->bytes_sent),
-		units_format_count(recvd, sizeof(recvd), st->bytes_received), tls,
-		/* Said last, as its own clause, and only when there was a connection to explain. */
-		endless && st->accepted > 0 ?
-			"; 0 completed because the source is endless: a transfer ends only when its client closes it" :
-			"");
+	snprintf(head, sizeof(head), "ncpv serve: stopped after %.1f s:", st->seconds);
+	snprintf(conns, sizeof(conns), "%llu connection%s", (unsigned long long)st->accepted, wrap_s(st->accepted));
+	snprintf(counts, sizeof(counts), "(%llu completed, %llu refused;", (unsigned long long)n[SERVER_COMPLETE],
+		 (unsigned long long)st->refused);
+	snprintf(client, sizeof(client), "%llu ended by the client,", (unsigned long long)n[SERVER_CLIENT]);
+	snprintf(limit, sizeof(limit), "%llu by a limit,", (unsigned long long)n[SERVER_LIMIT]);
+	snprintf(reset, sizeof(reset), "%llu reset or failed,", (unsigned long long)n[SERVER_RESET]);
+	snprintf(cut, sizeof(cut), "%llu cut short by the server),", (unsigned long long)n[SERVER_CUT]);
+	snprintf(sent, sizeof(sent), "sent %s,", units_format_count(amount, sizeof(amount), st->bytes_sent));
+	snprintf(recvd, sizeof(recvd), "received %s%s", units_format_count(amount, sizeof(amount), st->bytes_received),
+		 tls[0] || explain ? ";" : "");
+	{
+		/* Laid out for the terminal (80 columns off one, as in a log); the endless source's
+		 * word said last, as its own clause, and only when there was a connection to explain. */
+		const char *clauses[] = { head, conns, counts, client, limit, reset, cut, sent, recvd, tls,
+					  explain ? "0 completed because the source is endless:" : "",
+					  explain ? "a transfer ends only when its client closes it" : "" };
+
+		fprintf(stderr, "%s\n", wrap_clauses(out, sizeof(out), clauses, sizeof(clauses) / sizeof(clauses[0]),
+						      cmd_summary_width()));
+	}
 }
 
 /* --tls: the certificate's fingerprint, for get --pin. */

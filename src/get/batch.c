@@ -68,6 +68,8 @@ static void say(const struct batch *b, const char *fmt, ...)
 
 static void tick(struct batch *b, enum get_tick when, double now)
 {
+	b->t.finished = b->r->done + b->r->failed;
+	b->t.count = b->o->count;
 	if (b->ev && b->ev->tick)
 		b->next_tick = b->ev->tick(b->ev->ctx, &b->t, when, now);
 }

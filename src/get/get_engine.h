@@ -63,6 +63,9 @@ const char *get_end_name(enum get_end end);
 struct get_totals {
 	uint64_t bytes; /* moved so far: received, or sent with --send (every connection with --count) */
 	double start;	/* clock_now() when the transfer began (after the connect and handshake) */
+	uint64_t size;	/* the total bytes will reach, for a bar and an ETA; 0 unknown: -s, -b, an
+			 * uploaded file's size, whichever is least (one stream only) */
+	long finished, count; /* --count: transfers over (done or failed) of count asked for */
 };
 
 enum get_tick {

@@ -384,6 +384,20 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 	return GET_END_EOF;
 }
 
+/* What the stream will reach if it goes as asked: the least of -s, -b and an uploaded file's
+ * size; 0 when none is known (an endless server, a random source). */
+static uint64_t known_size(const struct stream *s)
+{
+	const struct get_opts *o = s->o;
+	uint64_t size = o->has_size ? o->size : 0;
+
+	if (o->send && s->src && source_kind(s->src) == SOURCE_FILE && (size == 0 || source_size(s->src) < size))
+		size = source_size(s->src);
+	if (o->max_bytes && (size == 0 || o->max_bytes < size))
+		size = o->max_bytes;
+	return size;
+}
+
 enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, struct get_result *r,
 			char *err, size_t errlen)
 {
@@ -396,6 +410,7 @@ enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, s
 	if (!get_end_failed(end)) {
 		r->began = 1;
 		s.t.start = clock_now();
+		s.t.size = known_size(&s);
 		tick(&s, GET_TICK_START, s.t.start);
 		end = o->send ? upload(&s, err, errlen) : receive(&s, err, errlen);
 		r->bytes = s.t.bytes;

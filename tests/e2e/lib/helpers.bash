@@ -31,6 +31,12 @@ wait_for() {
 	return 1
 }
 
+# unwrapped FILE: FILE with each summary's continuation lines (a newline and two spaces: a
+# summary laid out for 80 columns) joined back to the line they continue.
+unwrapped() {
+	sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  / /g' "$1"
+}
+
 # wait_gone PID [SECONDS]: wait for a process we started to exit.
 wait_gone() {
 	local pid=$1 limit=${2:-5} i

@@ -109,7 +109,7 @@ interrupt_get() {
 	cat "$SCRATCH/err"
 	[ "$STATUS" -eq 1 ]
 	[ "$(cat "$SCRATCH/out.bin")" = "keep me" ]
-	grep -q '^received .*, interrupted$' "$SCRATCH/err"
+	unwrapped "$SCRATCH/err" | grep -q '^received .* from 127.0.0.1:[0-9]*, interrupted$'
 	grep -q "^ncpv get: interrupted after [0-9]* bytes: '$SCRATCH/out.bin' left as it was$" "$SCRATCH/err"
 	[ -z "$(find "$SCRATCH" -maxdepth 1 -name '.out.bin.ncpv-*')" ]
 }
@@ -122,5 +122,5 @@ interrupt_get() {
 	grep -q "^ncpv get: interrupted after [0-9]* bytes: stdout has only part of the download$" "$SCRATCH/err"
 	interrupt_get "127.0.0.1:$SERVE_PORT"
 	[ "$STATUS" -eq 0 ]
-	grep -q '^received .*, interrupted$' "$SCRATCH/err"
+	unwrapped "$SCRATCH/err" | grep -q '^received .* from 127.0.0.1:[0-9]*, interrupted$'
 }

@@ -165,7 +165,7 @@ print("ok" if ok else "bad", end, n, "acked", e["acked"], "sent", e["sent"])' "$
 	kill -TERM "$SERVE_PID"
 	wait "$a"
 	grep -q '^reset ' "$SCRATCH/a"
-	grep -q 'stopped after .* 1 connections (0 completed, 0 refused; 0 ended by the client, 0 by a limit, 0 reset or failed, 1 cut short by the server),' "$SERVE_LOG"
+	unwrapped "$SERVE_LOG" | grep -q 'stopped after .* 1 connection (0 completed, 0 refused; 0 ended by the client, 0 by a limit, 0 reset or failed, 1 cut short by the server),'
 }
 
 @test "serve --size sends everything to a client that sent a lot and half-closed, then reads slowly" {
@@ -266,7 +266,7 @@ s.close()' "$SERVE_PORT"
 	wait_for "$SERVE_LOG" 'closed by peer' 5
 	kill -TERM "$SERVE_PID"
 	wait_for "$SERVE_LOG" 'stopped after' 5
-	grep -q '1 connections (0 completed, 0 refused; 1 ended by the client, .*; 0 completed because the source is endless: a transfer ends only when its client closes it$' "$SERVE_LOG"
+	unwrapped "$SERVE_LOG" | grep -q '1 connection (0 completed, 0 refused; 1 ended by the client, .*; 0 completed because the source is endless: a transfer ends only when its client closes it$'
 }
 
 @test "serve's close path holds under generated clients, options and SIGTERM (tests/stress/serve_close.py)" {

@@ -261,7 +261,7 @@ s.close()' "$SERVE_PORT"
 	wait_gone "$SERVE_PID" 5
 	run wait "$SERVE_PID"
 	[ "$status" -eq 0 ]
-	grep -q 'stopped after .* 1 connections (1 completed, 0 refused; 0 ended by the client, 0 by a limit, 0 reset or failed, 0 cut short by the server),' "$SERVE_LOG"
+	unwrapped "$SERVE_LOG" | grep -q 'stopped after .* 1 connection (1 completed, 0 refused; 0 ended by the client, 0 by a limit, 0 reset or failed, 0 cut short by the server),'
 }
 
 @test "SIGTERM stops serve with a summary and exit status 0" {

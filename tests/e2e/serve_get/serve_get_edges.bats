@@ -255,7 +255,7 @@ s.close()' "$1"
 	wait "$SERVE_PID" || status=$?
 	[ "${status:-0}" -eq 0 ]
 	grep -q 'server stopped' "$SERVE_LOG"
-	grep -q 'stopped after .* 1 connections' "$SERVE_LOG"
+	grep -q 'stopped after .* 1 connection ' "$SERVE_LOG"
 }
 
 @test "clients waiting on a silent FIFO cost serve no CPU and do not block it" {
