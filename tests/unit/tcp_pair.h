@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 /* fds[0] the connecting end, fds[1] the accepted one. */
-static void tcp_pair(int fds[2])
+static inline void tcp_pair(int fds[2])
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sin);
