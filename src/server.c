@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -85,6 +86,8 @@ struct server {
 	struct source *src;
 	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
 	int lfd, spare_fd, accept_paused;
+	int wake_fd;	/* wakeable: an eventfd server_wake writes; -1 otherwise */
+	double cpu_seconds;
 	struct conn *conns;
 	struct conn *waiting; /* connections parked until the stream source is readable */
 	int source_watched;   /* the source fd is in the loop (until its next event) */
@@ -255,6 +258,8 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nconns--;
+	if (s->o.conns_shared)
+		atomic_fetch_sub(s->o.conns_shared, 1);
 	tls_conn_free(c->tls);
 	free(c->tbuf);
 	free(c->rmap);
@@ -715,12 +720,18 @@ static void accept_one(struct server *s, int fd, double now)
 {
 	struct conn *c;
 
-	if (s->nconns >= s->o.max_conns) {
+	/* With loops on several threads the limit is on all of them together. */
+	if (s->o.conns_shared ? atomic_fetch_add(s->o.conns_shared, 1) >= s->o.max_conns :
+				s->nconns >= s->o.max_conns) {
+		if (s->o.conns_shared)
+			atomic_fetch_sub(s->o.conns_shared, 1);
 		refuse(s, fd, "max-conns reached");
 		return;
 	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
+		if (s->o.conns_shared)
+			atomic_fetch_sub(s->o.conns_shared, 1);
 		refuse(s, fd, "out of memory");
 		return;
 	}
@@ -755,6 +766,8 @@ static void accept_one(struct server *s, int fd, double now)
 		if (c->timed)
 			s->ndeadlines--;
 		free(c);
+		if (s->o.conns_shared)
+			atomic_fetch_sub(s->o.conns_shared, 1);
 		refuse(s, fd, s->tls_err);
 		return;
 	}
@@ -892,6 +905,26 @@ static void sweep(struct server *s, double now)
 	}
 }
 
+/* server_wake's eventfd is readable: drain it; server_run then looks at its stop flag. */
+static void on_wake(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	uint64_t n;
+
+	(void)l;
+	(void)events;
+	(void)ctx;
+	if (read(fd, &n, sizeof(n)) < 0)
+		return; /* EAGAIN: another wakeup took it */
+}
+
+void server_wake(struct server *s)
+{
+	uint64_t one = 1;
+
+	if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof(one)) < 0)
+		return; /* EAGAIN: the counter is full, so a wakeup is pending anyway */
+}
+
 struct server *server_new(const struct server_opts *o, int lfd, server_close_fn *on_close,
 			  server_refuse_fn *on_refuse, void *ctx)
 {
@@ -899,6 +932,7 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 
 	if (s == NULL)
 		return NULL;
+	s->wake_fd = -1;
 	s->o = *o;
 	s->src = o->src;
 	s->lfd = lfd;
@@ -920,9 +954,28 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 		errno = e;
 		return NULL;
 	}
+	if (o->wakeable && ((s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
+			    loop_add(s->loop, s->wake_fd, EPOLLIN, on_wake, s) < 0)) {
+		int e = errno;
+
+		server_free(s);
+		errno = e;
+		return NULL;
+	}
 	loop_set_spin(s->loop, o->busy_poll);
 	loop_set_sigmask(s->loop, o->wait_mask);
 	return s;
+}
+
+/* The calling thread's CPU time (user + system), for per-loop balance; 0 unknown. */
+static double thread_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 int server_run(struct server *s, const volatile sig_atomic_t *stop)
@@ -945,6 +998,7 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 	}
 	while (s->conns)
 		conn_stop(s, s->conns, clock_now());
+	s->cpu_seconds = thread_cpu_seconds();
 	return 0;
 }
 
@@ -958,6 +1012,7 @@ void server_get_stats(const struct server *s, struct server_stats *st)
 	st->seconds = clock_now() - s->start;
 	st->tls_handshakes = s->tls_handshakes;
 	st->ktls_connections = s->ktls_connections;
+	st->cpu_seconds = s->cpu_seconds;
 }
 
 void server_free(struct server *s)
@@ -967,6 +1022,8 @@ void server_free(struct server *s)
 	while (s->conns)
 		conn_close(s, s->conns, SERVER_CUT, "server stopped", clock_now());
 	loop_free(s->loop);
+	if (s->wake_fd >= 0)
+		close(s->wake_fd);
 	if (s->spare_fd >= 0)
 		close(s->spare_fd);
 	free(s->scratch);
