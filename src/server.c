@@ -967,17 +967,6 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 	return s;
 }
 
-/* The calling thread's CPU time (user + system), for per-loop balance; 0 unknown. */
-static double thread_cpu_seconds(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru) < 0)
-		return 0;
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       (double)ru.ru_stime.tv_usec / 1e6;
-}
-
 int server_run(struct server *s, const volatile sig_atomic_t *stop)
 {
 	double next_sweep = 0;
@@ -998,7 +987,7 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 	}
 	while (s->conns)
 		conn_stop(s, s->conns, clock_now());
-	s->cpu_seconds = thread_cpu_seconds();
+	s->cpu_seconds = clock_cpu_seconds(RUSAGE_THREAD); /* this loop's share, for the balance */
 	return 0;
 }
 
