@@ -8,25 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "units.h"
+
 int addr_parse_port(const char *s)
 {
-	long v = 0;
+	long v;
 
-	if (s == NULL || *s == '\0') {
-		errno = EINVAL;
+	if (units_parse_long(s, 0, 65535, &v) < 0)
 		return -1;
-	}
-	for (const char *p = s; *p; p++) {
-		if (!isdigit((unsigned char)*p)) {
-			errno = EINVAL;
-			return -1;
-		}
-		v = v * 10 + (*p - '0');
-		if (v > 65535) {
-			errno = ERANGE;
-			return -1;
-		}
-	}
 	return (int)v;
 }
 

@@ -48,14 +48,21 @@ int proxy_socks5_greeting(uint8_t *buf, size_t cap, int with_auth)
 	return with_auth ? 4 : 3;
 }
 
-int proxy_socks5_parse_method(const uint8_t *buf, size_t len, int *method)
+/* SOCKS5's two-byte replies (the method chosen, the password's verdict):
+ * a version byte that must be version, then the value into *value. */
+static int parse_two_bytes(const uint8_t *buf, size_t len, uint8_t version, int *value)
 {
-	if (len >= 1 && buf[0] != 5)
+	if (len >= 1 && buf[0] != version)
 		return PROXY_MALFORMED;
 	if (len < 2)
 		return PROXY_PARTIAL;
-	*method = buf[1];
+	*value = buf[1];
 	return 2;
+}
+
+int proxy_socks5_parse_method(const uint8_t *buf, size_t len, int *method)
+{
+	return parse_two_bytes(buf, len, 5, method);
 }
 
 int proxy_socks5_auth_request(uint8_t *buf, size_t cap, const char *user, const char *pass)
@@ -74,12 +81,11 @@ int proxy_socks5_auth_request(uint8_t *buf, size_t cap, const char *user, const 
 
 int proxy_socks5_parse_auth(const uint8_t *buf, size_t len, int *ok)
 {
-	if (len >= 1 && buf[0] != 1)
-		return PROXY_MALFORMED;
-	if (len < 2)
-		return PROXY_PARTIAL;
-	*ok = buf[1] == 0;
-	return 2;
+	int status, rc = parse_two_bytes(buf, len, 1, &status);
+
+	if (rc > 0)
+		*ok = status == 0;
+	return rc;
 }
 
 int proxy_socks5_connect_request(uint8_t *buf, size_t cap, const char *host, uint16_t port)

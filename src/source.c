@@ -38,6 +38,23 @@ static inline uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
+/* One xoshiro256+ step of lane j: its output word, and the lane's state moved
+ * on. Inlined into both loops below (and into each target clone), so the
+ * full rounds still run the lanes in vector registers. */
+static inline __attribute__((always_inline)) uint64_t rng_step(uint64_t *s0, uint64_t *s1, uint64_t *s2, uint64_t *s3,
+							       int j)
+{
+	uint64_t word = s0[j] + s3[j], t = s1[j] << 17;
+
+	s2[j] ^= s0[j];
+	s3[j] ^= s1[j];
+	s1[j] ^= s2[j];
+	s0[j] ^= s3[j];
+	s2[j] ^= t;
+	s3[j] = rotl(s3[j], 45);
+	return word;
+}
+
 /* xoshiro256+ over LANES independent states: 8 bytes per lane per step.
  * Its weak low bits do not matter for filler data; it is not a CSPRNG,
  * only fresh and incompressible. target_clones lets AVX2 machines run the
@@ -54,30 +71,11 @@ static void rng_fill_words(uint64_t st[4][LANES], uint64_t *out, size_t nwords)
 	memcpy(s1, st[1], sizeof(s1));
 	memcpy(s2, st[2], sizeof(s2));
 	memcpy(s3, st[3], sizeof(s3));
-	for (; i + LANES <= nwords; i += LANES) {
-		for (int j = 0; j < LANES; j++) {
-			uint64_t t = s1[j] << 17;
-
-			out[i + j] = s0[j] + s3[j];
-			s2[j] ^= s0[j];
-			s3[j] ^= s1[j];
-			s1[j] ^= s2[j];
-			s0[j] ^= s3[j];
-			s2[j] ^= t;
-			s3[j] = rotl(s3[j], 45);
-		}
-	}
-	for (int j = 0; i < nwords; i++, j++) {
-		uint64_t t = s1[j] << 17;
-
-		out[i] = s0[j] + s3[j];
-		s2[j] ^= s0[j];
-		s3[j] ^= s1[j];
-		s1[j] ^= s2[j];
-		s0[j] ^= s3[j];
-		s2[j] ^= t;
-		s3[j] = rotl(s3[j], 45);
-	}
+	for (; i + LANES <= nwords; i += LANES)
+		for (int j = 0; j < LANES; j++)
+			out[i + j] = rng_step(s0, s1, s2, s3, j);
+	for (int j = 0; i < nwords; i++, j++)
+		out[i] = rng_step(s0, s1, s2, s3, j);
 	memcpy(st[0], s0, sizeof(s0));
 	memcpy(st[1], s1, sizeof(s1));
 	memcpy(st[2], s2, sizeof(s2));

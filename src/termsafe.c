@@ -65,7 +65,7 @@ static size_t render(const unsigned char *u, size_t len, char piece[8], size_t *
 		snprintf(piece, 8, "\\x%02X", (unsigned)cp);
 		*plen = 4;
 	} else if (hidden_unicode(cp)) {
-		snprintf(piece, 8, "\\u%04lX", cp);
+		snprintf(piece, 8, "\\u%04X", (unsigned)cp & 0xffffu); /* hidden_unicode: cp <= 0x2069 */
 		*plen = 6;
 	} else {
 		memcpy(piece, u, n);

@@ -37,7 +37,8 @@ struct tls_conn {
 	struct tls_ctx *ctx;
 	int fd;
 	int pin_failed;
-	char pin_seen[96]; /* the fingerprint that did not match */
+	char pin_seen[96]; /* the leaf's fingerprint that did not match --pin or failed
+			    * verification ("" if none) */
 	int shut;
 	int starved; /* the last read wanted bytes from the socket: what OpenSSL holds
 		      * raw is less than a record, so only poll can bring the rest */
@@ -137,8 +138,14 @@ static int on_verify(int preverify_ok, X509_STORE_CTX *store)
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
 
-	if (!c->ctx->have_pin)
+	if (!c->ctx->have_pin) {
+		/* Kept for the message: the fingerprint a user can pin instead. */
+		if (!preverify_ok && X509_STORE_CTX_get_error_depth(store) == 0 &&
+		    tls_cert_fingerprint(X509_STORE_CTX_get_current_cert(store), c->pin_seen,
+					 sizeof(c->pin_seen)) < 0)
+			c->pin_seen[0] = '\0';
 		return preverify_ok;
+	}
 	if (X509_STORE_CTX_get_error_depth(store) != 0)
 		return 1;
 	if (!X509_digest(X509_STORE_CTX_get_current_cert(store), EVP_sha256(), md, &n) || n != 32 ||
@@ -336,6 +343,14 @@ struct tls_conn *tls_conn_new(struct tls_ctx *t, int fd, const char *server_name
 		SSL_set_accept_state(c->ssl);
 	} else {
 		SSL_set_connect_state(c->ssl);
+		/* Verifying against no name, or ".example", would accept a certificate made for
+		 * another host: refuse rather than check less than asked. */
+		if (!t->insecure && !t->have_pin && tls_host_name_problem(server_name) != NULL) {
+			snprintf(err, errlen, "cannot verify the server as '%s': the name %s",
+				 server_name ? server_name : "", tls_host_name_problem(server_name));
+			tls_conn_free(c);
+			return NULL;
+		}
 		if (server_name && *server_name) {
 			snprintf(c->host, sizeof(c->host), "%s", server_name);
 			if (client_names(c, server_name) < 0)
@@ -435,6 +450,16 @@ static int classify(struct tls_conn *c, int ret, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", tls_result_name(TLS_ETRUNCATED));
 		return TLS_ETRUNCATED;
 	}
+	if (ERR_GET_LIB(first) == ERR_LIB_SSL &&
+	    (ERR_GET_REASON(first) == SSL_R_WRONG_VERSION_NUMBER ||
+	     ERR_GET_REASON(first) == SSL_R_HTTP_REQUEST ||
+	     ERR_GET_REASON(first) == SSL_R_HTTPS_PROXY_REQUEST)) {
+		/* OpenSSL's "wrong version number": the first bytes were no TLS record. */
+		ERR_clear_error();
+		snprintf(err, errlen, "the %s did not answer with TLS (plain TCP?)",
+			 SSL_is_server(c->ssl) ? "client" : "server");
+		return TLS_EHANDSHAKE;
+	}
 	ssl_reason(why, sizeof(why));
 	snprintf(err, errlen, "%s", why);
 	return TLS_EHANDSHAKE;
@@ -452,6 +477,15 @@ int tls_handshake(struct tls_conn *c, char *err, size_t errlen)
 	r = classify(c, r, err, errlen);
 	if (r == TLS_OK || r == TLS_ETRUNCATED) { /* the peer hung up mid-handshake */
 		snprintf(err, errlen, "the peer closed the connection during the handshake");
+		return TLS_EHANDSHAKE;
+	}
+	if (r == TLS_EIO) {
+		/* A reset (or any socket error) is the peer failing the handshake as much as a FIN
+		 * is: the same result, so the same exit, with the errno kept in the words. */
+		int saved = errno;
+
+		snprintf(err, errlen, "the connection failed during the handshake: %s", strerror(saved));
+		errno = saved;
 		return TLS_EHANDSHAKE;
 	}
 	return r;
@@ -589,6 +623,11 @@ int tls_conn_ktls_recv(const struct tls_conn *c)
 	(void)c;
 	return 0;
 #endif
+}
+
+const char *tls_conn_peer_fingerprint(const struct tls_conn *c)
+{
+	return c->pin_seen[0] && c->pin_seen[0] != '?' ? c->pin_seen : NULL;
 }
 
 /* The socket BIO counts what it wrote: the records themselves, unless the

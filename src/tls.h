@@ -115,6 +115,10 @@ int tls_conn_wire_written(const struct tls_conn *c, uint64_t *n);
  * (user-space TLS)", with ", ALPN proto" when one was agreed. */
 void tls_conn_describe(const struct tls_conn *c, char *buf, size_t len);
 
+/* After a handshake that failed on the server's certificate (TLS_EUNKNOWN_CA,
+ * TLS_EPIN): its SHA-256 fingerprint "AB:CD:...", owned by c; NULL if none was seen. */
+const char *tls_conn_peer_fingerprint(const struct tls_conn *c);
+
 /* A short name for a result ("unknown CA", "certificate expired", ...). */
 const char *tls_result_name(int code);
 

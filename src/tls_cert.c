@@ -25,6 +25,32 @@ int tls_is_ip_literal(const char *name)
 	return inet_pton(AF_INET, name, buf) == 1 || inet_pton(AF_INET6, name, buf) == 1;
 }
 
+const char *tls_host_name_problem(const char *name)
+{
+	size_t label = 0;
+
+	if (name == NULL || *name == '\0')
+		return "empty: no host name would be checked";
+	if (tls_is_ip_literal(name))
+		return NULL;
+	if (strlen(name) > 253)
+		return "longer than 253 characters";
+	if (name[0] == '.')
+		return "starts with '.': every name under it would match";
+	for (const char *p = name; *p; p++) {
+		if (*p == '.') {
+			if (label == 0)
+				return "has an empty label ('..')";
+			label = 0;
+		} else if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_') {
+			return "is not a host name (letters, digits, '-', '_' and '.' only)";
+		} else if (++label > 63) {
+			return "has a label longer than 63 characters";
+		}
+	}
+	return NULL;
+}
+
 int tls_parse_pin(const char *text, unsigned char out[32])
 {
 	size_t n = 0;

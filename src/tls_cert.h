@@ -42,4 +42,10 @@ int tls_parse_pin(const char *text, unsigned char out[32]);
 /* Whether name is an IPv4 or IPv6 address rather than a host name. */
 int tls_is_ip_literal(const char *name);
 
+/* Whether name can be the host a client verifies the server's certificate against: an IP
+ * address, or a DNS name of letters, digits, '-' and '_' in non-empty dot-separated labels
+ * (a final dot allowed). NULL when it can, else why not. An empty name would make OpenSSL
+ * check no name at all, and one with a leading dot any name under it: both are refused. */
+const char *tls_host_name_problem(const char *name);
+
 #endif

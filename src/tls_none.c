@@ -84,6 +84,7 @@ const char *tls_conn_alpn(const struct tls_conn *c, char *buf, size_t len)
 	return buf;
 }
 int tls_conn_resumed(const struct tls_conn *c) { (void)c; return 0; }
+const char *tls_conn_peer_fingerprint(const struct tls_conn *c) { (void)c; return NULL; }
 int tls_conn_ktls_send(const struct tls_conn *c) { (void)c; return 0; }
 int tls_conn_ktls_recv(const struct tls_conn *c) { (void)c; return 0; }
 int tls_conn_wire_written(const struct tls_conn *c, uint64_t *n)

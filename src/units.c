@@ -178,26 +178,81 @@ int units_parse_bitrate(const char *s, double *bits_per_s)
 	return -1;
 }
 
+int units_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (s == NULL || *s == '\0') {
+		errno = EINVAL;
+		return -1;
+	}
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9') {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	/* Only now the value: "99999999999999999999x" is not a number, rather than too large. */
+	for (; *s; s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10 || v * 10 + d > max) {
+			errno = ERANGE;
+			return -1;
+		}
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
 int units_parse_long(const char *s, long min, long max, long *out)
 {
-	char *end;
+	uint64_t mag, limit;
 	long v;
+	int neg = s != NULL && s[0] == '-' && min < 0;
 
-	if (s == NULL || *s == '\0' || isspace((unsigned char)*s)) {
-		errno = EINVAL;
+	/* A '-' where no negative value is allowed: a number, but out of range ("-1"). */
+	if (s != NULL && s[0] == '-' && min >= 0) {
+		int rc = units_parse_u64(s + 1, UINT64_MAX, &mag);
+
+		errno = (rc == 0 && mag > 0) || (rc < 0 && errno == ERANGE) ? ERANGE : EINVAL;
 		return -1;
 	}
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (*end != '\0') {
-		errno = EINVAL;
+	limit = neg ? (uint64_t)0 - (uint64_t)min : max < 0 ? 0 : (uint64_t)max;
+	if (units_parse_u64(neg ? s + 1 : s, UINT64_MAX, &mag) < 0)
+		return -1;
+	if (mag > limit) {
+		errno = ERANGE;
 		return -1;
 	}
-	if (errno == ERANGE || v < min || v > max) {
+	/* -mag as a long without overflow (mag <= -min here). */
+	v = neg ? (mag == 0 ? 0 : -(long)(mag - 1) - 1) : (long)mag;
+	if (v < min || v > max) {
 		errno = ERANGE;
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+int units_parse_pid(const char *s, pid_t *out)
+{
+	long v;
+
+	if (units_parse_long(s, 1, INT_MAX, &v) < 0)
+		return -1;
+	*out = (pid_t)v;
+	return 0;
+}
+
+int units_parse_fd(const char *s, int *out)
+{
+	long v;
+
+	if (units_parse_long(s, 0, INT_MAX, &v) < 0)
+		return -1;
+	*out = (int)v;
 	return 0;
 }
 

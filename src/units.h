@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Parse a byte count: digits with an optional fraction and an optional IEC
@@ -36,10 +37,23 @@ int units_parse_delay(const char *s, double *out);
 int units_parse_bitrate(const char *s, double *bits_per_s);
 
 /*
- * Parse a whole number in [min, max] with no suffix. Returns 0, or -1 with
- * errno EINVAL (not a number) or ERANGE (outside the range).
+ * The one strict parser for whole numbers (every PID, fd, port and count):
+ * decimal digits only ("010" is ten, "0x10" is not a number), no blanks, no
+ * '+', a '-' only where min < 0, no wrap-around. Returns 0, or -1 with errno
+ * EINVAL (not a number: "", " 1", "1 ", "+1", "1.5") or ERANGE (a number
+ * outside [min, max], however many digits; "-1" when min >= 0).
  */
 int units_parse_long(const char *s, long min, long max, long *out);
+
+/* The same for an unsigned 64-bit value in [0, max]. */
+int units_parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+/* A process ID: 1 to INT_MAX (what pid_t holds; never 0 or negative, which
+ * kill(2) reads as a process group or every process). */
+int units_parse_pid(const char *s, pid_t *out);
+
+/* A file descriptor: 0 to INT_MAX. */
+int units_parse_fd(const char *s, int *out);
 
 /*
  * Format a seconds count as pv does: "H:MM:SS", or "D:HH:MM:SS" from one

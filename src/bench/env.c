@@ -16,6 +16,7 @@
 
 #include "../clock.h"
 #include "../shquote.h"
+#include "../proc.h"
 
 #define VERSION_WAIT_S 2.0
 
@@ -89,7 +90,7 @@ static void tool_version(const char *tool, char *out, size_t len)
 	}
 	text[n] = '\0';
 	close(pfd[0]);
-	kill(pid, SIGKILL);
+	proc_signal(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	first_versioned_line(text, out, len);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../clock.h"
+#include "../proc.h"
 
 /* How long the supervisor and the sweep keep killing (new children of a
  * dying shell may appear for a moment). */
@@ -101,7 +102,7 @@ static int kill_marked(const char *mark)
 		if (found[0] == '\0')
 			continue;
 		if (mark != NULL ? strcmp(found, mark) == 0 : !owner_alive(found)) {
-			kill(pid, SIGKILL);
+			proc_signal(pid, SIGKILL);
 			n++;
 		}
 	}

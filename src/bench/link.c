@@ -1,24 +1,15 @@
 /* SPDX-License-Identifier: ISC */
-/* link.c - --link: two network namespaces joined by ncpv's delay line (see link.h). */
+/* link.c - --link: two network namespaces joined by ncpv's delay line (see link.h), from link/supervisor. */
 #include "link.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "../link/line.h"
-#include "../link/sched.h"
 #include "../units.h"
-
-/* As `ncpv link` without --queue: a NIC's usual txqueuelen. */
-#define BENCH_LINK_QUEUE 1000
 
 int link_parse(const char *spec, double *bits_per_s, double *delay, double *loss, char *err, size_t errlen)
 {
@@ -68,89 +59,37 @@ int link_parse(const char *spec, double *bits_per_s, double *delay, double *loss
 	return 0;
 }
 
-/* The delay line's process: moves packets until the bench closes its end
- * of the pipe, or dies (PR_SET_PDEATHSIG). Never returns. */
-__attribute__((noreturn)) static void run_line(struct bench_link *l, int wake_fd, pid_t parent)
-{
-	struct link_params p[2];
-	struct link_line *line;
-	char err[256];
-	int rc;
-
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(1);
-	/* The bench's handlers only set its flags: here SIGTERM ends the line,
-	 * and the bench decides what a terminal's SIGINT means. */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_IGN);
-	prctl(PR_SET_TIMERSLACK, 1UL);
-	memset(p, 0, sizeof(p));
-	for (int d = 0; d < 2; d++) {
-		p[d].bits_per_s = (uint64_t)(l->bits_per_s + 0.5);
-		p[d].delay_ns = (int64_t)(l->delay / 2 * 1e9 + 0.5);
-		p[d].loss = l->loss;
-		p[d].queue_packets = BENCH_LINK_QUEUE;
-	}
-	line = link_line_new(p, (uint64_t)getpid(), l->net.pkt_fd, l->net.header, err, sizeof(err));
-	if (line == NULL)
-		_exit(1);
-	rc = link_line_run(line, wake_fd, err, sizeof(err));
-	link_line_free(line);
-	_exit(rc < 0);
-}
-
 int link_setup(struct bench_link *l, double bits_per_s, double delay, double loss, char *err, size_t errlen)
 {
-	int pfd[2];
-	pid_t parent = getpid();
+	struct link_params p[2];
+	char why[200];
 
 	memset(l, 0, sizeof(*l));
-	l->net.ns_fd[0] = l->net.ns_fd[1] = l->net.pkt_fd[0] = l->net.pkt_fd[1] = -1;
-	l->line_fd = -1;
-	l->bits_per_s = bits_per_s;
-	l->delay = delay;
-	l->loss = loss;
+	l->sup.line_fd = -1;
+	l->sup.net.ns_fd[0] = l->sup.net.ns_fd[1] = l->sup.net.pkt_fd[0] = l->sup.net.pkt_fd[1] = -1;
 	l->orig_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (l->orig_fd < 0) {
 		snprintf(err, errlen, "/proc/self/ns/net: %s", strerror(errno));
 		return -1;
 	}
-	if (link_net_setup(&l->net, LINK_MODE_AUTO, err, errlen) < 0) {
-		char why[200];
-
-		snprintf(why, sizeof(why), "%s", err);
+	link_sup_symmetric(p, bits_per_s, delay, loss);
+	if (link_sup_open(&l->sup, p, (uint64_t)getpid(), LINK_MODE_AUTO, why, sizeof(why)) < 0 ||
+	    link_sup_fork_line(&l->sup, why, sizeof(why)) < 0) {
 		snprintf(err, errlen, "--link: %s", why);
 		link_teardown(l);
 		return -1;
-	}
-	if (pipe2(pfd, O_CLOEXEC) < 0 || (l->line = fork()) < 0) {
-		snprintf(err, errlen, "--link: cannot start the delay line: %s", strerror(errno));
-		l->line = 0;
-		link_teardown(l);
-		return -1;
-	}
-	if (l->line == 0) {
-		close(pfd[1]);
-		run_line(l, pfd[0], parent);
-	}
-	close(pfd[0]);
-	l->line_fd = pfd[1];
-	/* The line holds the devices now; ours would keep them after it ended. */
-	for (int side = 0; side < 2; side++) {
-		close(l->net.pkt_fd[side]);
-		l->net.pkt_fd[side] = -1;
 	}
 	return 0;
 }
 
 const char *link_devices(const struct bench_link *l)
 {
-	return l->net.header ? "veth pairs and packet sockets" : "TUN devices";
+	return l->sup.net.header ? "veth pairs and packet sockets" : "TUN devices";
 }
 
 int link_enter(struct bench_link *l, int side)
 {
-	return link_net_enter(&l->net, side);
+	return link_net_enter(&l->sup.net, side);
 }
 
 void link_teardown(struct bench_link *l)
@@ -162,14 +101,5 @@ void link_teardown(struct bench_link *l)
 		close(l->orig_fd);
 		l->orig_fd = -1;
 	}
-	if (l->line_fd >= 0) {
-		close(l->line_fd);
-		l->line_fd = -1;
-	}
-	if (l->line > 0) {
-		kill(l->line, SIGTERM);
-		waitpid(l->line, NULL, 0);
-		l->line = 0;
-	}
-	link_net_close(&l->net);
+	link_sup_close(&l->sup);
 }

@@ -1,25 +1,22 @@
 /* SPDX-License-Identifier: ISC */
 /* link.h - --link: a real, shaped link on one machine. Two network namespaces
- * joined through TUN devices by ncpv's delay line (src/link/, the engine of
- * `ncpv link`): rate, round-trip delay and loss, without netem or root. The
- * server runs at one end and the clients at the other. */
+ * joined through TUN devices by ncpv's delay line, put together by
+ * link/supervisor as for `ncpv link`: rate, round-trip delay and loss, without
+ * netem or root. The server runs at one end and the clients at the other. */
 #ifndef NCPV_LINK_H
 #define NCPV_LINK_H
 
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "../link/netns.h"
+#include "../link/supervisor.h"
 
 #define LINK_SERVER_ADDR LINK_NEAR_ADDR
 #define LINK_CLIENT_ADDR LINK_FAR_ADDR
 
 struct bench_link {
-	struct link_net net;	/* ns_fd[0] the server's, [1] the clients' namespace */
-	pid_t line;		/* the delay line's process; 0 when not running */
-	int line_fd;		/* our end of its pipe: closing it stops the line; -1 when closed */
+	struct link_sup sup;	/* sup.net.ns_fd[0] the server's, [1] the clients' namespace; the line in a child */
 	int orig_fd;		/* the namespace we started in */
-	double bits_per_s, delay, loss;
 };
 
 /* Parse "RATE[,DELAY[,LOSS]]" such as "94mbit", "94mbit,20ms" or
@@ -28,9 +25,9 @@ struct bench_link {
  * -1 with err. */
 int link_parse(const char *spec, double *bits_per_s, double *delay, double *loss, char *err, size_t errlen);
 
-/* Build the link (a user namespace first when not root) and start its delay
- * line in a child process that dies with us. On failure everything made so
- * far is removed and err says why. Returns 0 or -1. */
+/* Build the link through link/supervisor (a user namespace first when not
+ * root) and start its delay line in a child process that dies with us. On
+ * failure everything made so far is removed and err says why. Returns 0 or -1. */
 int link_setup(struct bench_link *l, double bits_per_s, double delay, double loss, char *err, size_t errlen);
 
 /* Move this process (one thread) into the server's (0) or the clients' (1)

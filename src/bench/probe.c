@@ -18,6 +18,7 @@
 #include "guard.h"
 #include "../clock.h"
 #include "../net.h"
+#include "../proc.h"
 
 /* What the pinger reports per round trip: when the message left, and how
  * long until its echo was back (seconds, CLOCK_MONOTONIC, the same clock
@@ -251,7 +252,7 @@ size_t probe_idle(struct bench_probe *p, struct bench_series *sink, const volati
 static void kill_and_reap(pid_t *pid)
 {
 	if (*pid > 0) {
-		kill(*pid, SIGKILL);
+		proc_signal(*pid, SIGKILL);
 		waitpid(*pid, NULL, 0);
 	}
 	*pid = 0;

@@ -13,7 +13,7 @@
 
 /* The version of the JSON document's layout: raised when a field changes
  * meaning or goes away (new fields may appear without it). */
-#define BENCH_SCHEMA_VERSION 2
+#define BENCH_SCHEMA_VERSION 3
 
 /* How the results were obtained, for every report's header. */
 struct bench_info {
@@ -57,6 +57,17 @@ char *report_cpu(char *buf, size_t len, double seconds);
 /* TCP's view of r as every report shows it: retransmits per run (a median:
  * "9.5" stays 9.5) and the mean RTT as "50us"; "-" when unknown. */
 void report_tcp_cells(const struct bench_result *r, char *retrans, size_t rlen, char *rtt, size_t tlen);
+
+/* The order a report shows t's methods in: fastest median first, then those
+ * with no good run (skipped or failed) in their given order. Returns t->n
+ * indexes into t->results, malloc'd (the caller frees), or NULL when out of
+ * memory: then REPORT_ROW keeps the given order. */
+size_t *report_order(const struct bench_test_result *t);
+#define REPORT_ROW(order, i) ((order) != NULL ? (order)[i] : (i))
+
+/* What "same p=0.69" means, in one phrase, for the first table of a report. */
+#define REPORT_P_PHRASE \
+	"p: the chance of a gap this large between two equally fast methods; same: p >= %.2g, no real difference"
 
 /* How many methods of t have a good run (0: no second table to draw). */
 size_t report_ran(const struct bench_test_result *t);

@@ -6,12 +6,18 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../display.h"
 
-#define W 640
+/* viewBox units: the charts scale to the page's width (CSS below), so a
+ * unit is about a CSS pixel on a 1000-pixel-wide page. Stream charts are
+ * small multiples, SW x SH each, several to a row. */
+#define W 960
 #define H 220
+#define SW 480
+#define SH 200
 #define ML 70 /* left margin: y labels */
 #define MR 12
 #define MT 12
@@ -133,7 +139,7 @@ static char *tick_label(char *buf, size_t len, double v, const char *unit)
 
 /* Horizontal grid lines and labels at round values up to ymax (which the
  * caller has already rounded up to the last tick). */
-static void y_axis(FILE *f, double ymax, enum bench_test test)
+static void y_axis(FILE *f, double ymax, enum bench_test test, int w, int h)
 {
 	double ticks[16];
 	const char *unit;
@@ -142,9 +148,9 @@ static void y_axis(FILE *f, double ymax, enum bench_test test)
 	char label[32];
 
 	for (int k = 0; k < n; k++) {
-		double y = MT + (H - MT - MB) * (1 - ticks[k] * scale / ymax);
+		double y = MT + (h - MT - MB) * (1 - ticks[k] * scale / ymax);
 
-		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>", ML, y, W - MR, y);
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>", ML, y, w - MR, y);
 		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">%s</text>", ML - 4, y + 4,
 			tick_label(label, sizeof(label), ticks[k], unit));
 	}
@@ -152,18 +158,20 @@ static void y_axis(FILE *f, double ymax, enum bench_test test)
 
 static void stream_chart(FILE *f, const struct bench_result *r, double tmax, double ymax)
 {
-	fprintf(f, "<figure><figcaption>%s: rate over time, each line one run</figcaption>\n", r->method->name);
+	fputs("<figure class=\"multiple\"><figcaption>", f);
+	esc(f, r->method->name);
+	fputs("</figcaption>\n", f);
 	fprintf(f, "<svg class=\"chart stream\" data-method=\"");
 	esc(f, r->method->name);
-	fprintf(f, "\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">", W, H, W, H);
-	y_axis(f, ymax, BENCH_STREAM);
+	fprintf(f, "\" viewBox=\"0 0 %d %d\" role=\"img\">", SW, SH);
+	y_axis(f, ymax, BENCH_STREAM, SW, SH);
 	{
 		double ticks[16];
 		int n = report_ticks(0, tmax, 0, ticks, 16);
 
 		for (int k = 0; k < n && ticks[k] <= tmax * 1.0001; k++)
 			fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"11\">%gs</text>",
-				ML + (W - ML - MR) * ticks[k] / tmax, H - 12, ticks[k]);
+				ML + (SW - ML - MR) * ticks[k] / tmax, SH - 12, ticks[k]);
 	}
 	for (size_t i = 0; i < r->nruns; i++) {
 		const struct bench_run *run = &r->runs[i];
@@ -173,8 +181,8 @@ static void stream_chart(FILE *f, const struct bench_result *r, double tmax, dou
 		fprintf(f, "<polyline class=\"run\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-opacity=\"0.8\" points=\"",
 			colour_of(r->method->name));
 		for (size_t a = 0, b; (b = next_point(run, a)) != 0; a = b)
-			fprintf(f, "%.1f,%.1f ", ML + (W - ML - MR) * run->samples[b].t / tmax,
-				MT + (H - MT - MB) * (1 - rate_between(run, a, b) / ymax));
+			fprintf(f, "%.1f,%.1f ", ML + (SW - ML - MR) * run->samples[b].t / tmax,
+				MT + (SH - MT - MB) * (1 - rate_between(run, a, b) / ymax));
 		fputs("\"/>", f);
 	}
 	fputs("</svg></figure>\n", f);
@@ -203,9 +211,18 @@ static void stream_charts(FILE *f, const struct bench_test_result *t)
 
 		ymax = n > 0 ? ticks[n - 1] * scale : ymax;
 	}
-	for (size_t i = 0; i < t->n; i++)
-		if (t->results[i].ok_runs > 0)
-			stream_chart(f, &t->results[i], tmax, ymax);
+	{
+		size_t *order = report_order(t);
+
+		/* Small multiples on one scale, fastest first: a grid, not a column of 8. */
+		fputs("<h3>Rate over time, each line one run (same axes in every chart)</h3>\n"
+		      "<div class=\"multiples\">\n", f);
+		for (size_t i = 0; i < t->n; i++)
+			if (t->results[REPORT_ROW(order, i)].ok_runs > 0)
+				stream_chart(f, &t->results[REPORT_ROW(order, i)], tmax, ymax);
+		fputs("</div>\n", f);
+		free(order);
+	}
 }
 
 /* A chart row's method name, right-aligned before x0, centred on y. */
@@ -224,16 +241,17 @@ static double along(double v, double lo, double hi, int logscale)
 	return v / hi;
 }
 
-/* All methods of a test side by side: a bar to the median, a line over
- * min..max, a dot per run; round ticks with units on the value axis, and a
- * log scale when the medians differ by 30 times or more. */
+/* All methods of a test side by side, fastest first: a bar to the median, a
+ * line over min..max, a dot per run, and the median and its ratio to the
+ * baseline printed after it. The axis is linear from 0, always: on a log
+ * axis a 4.8x lead looked like 1.2x. */
 static void comparison_chart(FILE *f, const struct bench_test_result *t)
 {
-	const double bar = 22, x0 = 120, span = W - x0 - 70;
-	double lo = 0, hi = 0, med_lo = 0, ticks[32], scale;
-	size_t rows = 0, row = 0;
-	int h, logscale, nt, every;
-	char label[32];
+	const double bar = 22, x0 = 120, span = W - x0 - 190;
+	double hi = 0, ticks[32], scale;
+	size_t rows = 0, row = 0, *order;
+	int h, nt, every;
+	char label[32], ratio[32];
 	const char *unit;
 
 	for (size_t i = 0; i < t->n; i++) {
@@ -243,41 +261,37 @@ static void comparison_chart(FILE *f, const struct bench_test_result *t)
 			continue;
 		rows++;
 		hi = fmax(hi, r->max);
-		lo = lo > 0 ? fmin(lo, r->min) : r->min;
-		med_lo = med_lo > 0 ? fmin(med_lo, r->median) : r->median;
 	}
 	if (rows == 0 || hi <= 0)
 		return;
-	logscale = med_lo > 0 && hi / med_lo >= 30;
-	scale = axis_unit(t->test, logscale ? lo : hi, &unit);
-	nt = report_ticks(lo / scale, hi / scale, logscale, ticks, 32);
+	scale = axis_unit(t->test, hi, &unit);
+	nt = report_ticks(0, hi / scale, 0, ticks, 32);
 	if (nt < 2)
 		return;
 	for (int k = 0; k < nt; k++)
 		ticks[k] *= scale;
-	lo = logscale ? ticks[0] : 0;
 	hi = ticks[nt - 1];
-	/* Crowded: label only the powers of ten (log) or every other tick. */
+	/* Crowded: label every other tick. */
 	every = nt > 7 ? 2 : 1;
 	h = (int)(MT + MB + (double)rows * (bar + 8));
-	fprintf(f, "<figure><figcaption>%s: %s per method, bar = median, line = min..max, dots = runs%s</figcaption>\n",
-		bench_test_name(t->test), t->test == BENCH_STREAM ? "rate" : "downloads per second",
-		logscale ? " (log scale: the methods differ by orders of magnitude)" : "");
-	fprintf(f, "<svg class=\"chart compare %s\" data-scale=\"%s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\">",
-		bench_test_name(t->test), logscale ? "log" : "linear", W, h, W, h);
+	fprintf(f, "<figure><figcaption>%s: %s per method, fastest first; bar = median (linear scale from 0), "
+		   "line = min..max, dots = runs, then the median and its ratio to the baseline</figcaption>\n",
+		bench_test_name(t->test), t->test == BENCH_STREAM ? "rate" : "downloads per second");
+	fprintf(f, "<svg class=\"chart compare %s\" data-scale=\"linear\" viewBox=\"0 0 %d %d\" role=\"img\">",
+		bench_test_name(t->test), W, h);
 	for (int k = 0; k < nt; k++) {
-		double x = x0 + span * along(ticks[k], lo, hi, logscale);
+		double x = x0 + span * ticks[k] / hi;
 
 		fprintf(f, "<line class=\"tick\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>", x, x, MT,
 			h - MB + 4);
-		if (logscale ? nt > 7 && fabs(log10(ticks[k] / scale) - round(log10(ticks[k] / scale))) > 1e-9
-			     : k % every != 0)
+		if (k % every != 0)
 			continue;
 		fprintf(f, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" font-size=\"10\">%s</text>", x,
 			h - MB + 16, tick_label(label, sizeof(label), ticks[k] / scale, unit));
 	}
+	order = report_order(t);
 	for (size_t i = 0; i < t->n; i++) {
-		const struct bench_result *r = &t->results[i];
+		const struct bench_result *r = &t->results[REPORT_ROW(order, i)];
 		double y = MT + (double)row * (bar + 8);
 
 		if (r->ok_runs == 0 || r->max <= 0)
@@ -286,19 +300,26 @@ static void comparison_chart(FILE *f, const struct bench_test_result *t)
 		row_name(f, x0, y + bar / 2, r->method->name);
 		fprintf(f, "<rect class=\"median\" data-method=\"");
 		esc(f, r->method->name);
-		fprintf(f, "\" x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" fill-opacity=\"0.75\"/>", x0,
-			y, fmax(1, span * along(r->median, lo, hi, logscale)), bar, colour_of(r->method->name));
+		fprintf(f, "\" data-median=\"%.6g\" x=\"%.0f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+			   "fill-opacity=\"0.75\"/>", r->median, x0, y, fmax(1, span * r->median / hi), bar,
+			colour_of(r->method->name));
 		fprintf(f, "<line class=\"spread\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-width=\"2\"/>",
-			x0 + span * along(r->min, lo, hi, logscale), x0 + span * along(r->max, lo, hi, logscale), y + bar / 2,
-			y + bar / 2);
+			x0 + span * r->min / hi, x0 + span * r->max / hi, y + bar / 2, y + bar / 2);
 		for (size_t k = 0; k < r->nruns; k++)
 			if (r->runs[k].ok)
 				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#000\"/>",
-					x0 + span * along(r->runs[k].value, lo, hi, logscale), y + bar / 2);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s</text>",
-			x0 + 4 + span * along(r->max, lo, hi, logscale), y + bar / 2 + 4,
-			report_value(label, sizeof(label), t->test, r->median));
+					x0 + span * r->runs[k].value / hi, y + bar / 2);
+		if (r->is_baseline)
+			snprintf(ratio, sizeof(ratio), ", baseline");
+		else if (r->ratio > 0)
+			snprintf(ratio, sizeof(ratio), r->ratio >= 10 ? ", %.1fx" : r->ratio >= 0.01 ? ", %.2fx" : ", %.2gx", r->ratio);
+		else
+			ratio[0] = '\0';
+		fprintf(f, "<text class=\"value\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s%s</text>",
+			x0 + 4 + span * r->max / hi, y + bar / 2 + 4,
+			report_value(label, sizeof(label), t->test, r->median), ratio);
 	}
+	free(order);
 	fputs("</svg></figure>\n", f);
 }
 
@@ -310,7 +331,7 @@ static void latency_chart(FILE *f, const struct bench_test_result *t)
 {
 	const double bar = 14, thin = 6, x0 = 120, span = W - x0 - 150;
 	double lo = 0, hi = 0, ticks[32];
-	size_t rows = 0, row = 0;
+	size_t rows = 0, row = 0, *order;
 	int h, logscale, nt;
 	char a[32], b[32];
 
@@ -336,8 +357,9 @@ static void latency_chart(FILE *f, const struct bench_test_result *t)
 	fprintf(f, "<figure><figcaption>stream: latency under load, round trips of a ping-pong over a second "
 		   "connection; grey = idle p50 just before the method, bar = p50 while it ran, line on to p99 "
 		   "(tick at p90)%s</figcaption>\n", logscale ? " (log scale)" : "");
-	fprintf(f, "<svg class=\"chart latency stream\" data-scale=\"%s\" width=\"%d\" height=\"%d\" "
-		   "viewBox=\"0 0 %d %d\" role=\"img\">", logscale ? "log" : "linear", W, h, W, h);
+	fprintf(f, "<svg class=\"chart latency stream\" data-scale=\"%s\" viewBox=\"0 0 %d %d\" role=\"img\">",
+		logscale ? "log" : "linear", W, h);
+	order = report_order(t);
 	for (int k = 0; k < nt; k++) {
 		double x = x0 + span * along(ticks[k], lo, hi, logscale);
 
@@ -349,7 +371,7 @@ static void latency_chart(FILE *f, const struct bench_test_result *t)
 			x, h - MB + 16, ticks[k] > 0 ? report_cpu(a, sizeof(a), ticks[k]) : "0");
 	}
 	for (size_t i = 0; i < t->n; i++) {
-		const struct bench_result *r = &t->results[i];
+		const struct bench_result *r = &t->results[REPORT_ROW(order, i)];
 		double y = MT + (double)row * (bar + thin + 10), yb = y + thin + 2;
 		double x50 = x0 + span * along(r->ping_load.p[0], lo, hi, logscale);
 		double x90 = x0 + span * along(r->ping_load.p[1], lo, hi, logscale);
@@ -373,6 +395,7 @@ static void latency_chart(FILE *f, const struct bench_test_result *t)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">p50 %s, p99 %s</text>", x99 + 6, yb + bar / 2 + 4,
 			report_cpu(a, sizeof(a), r->ping_load.p[0]), report_cpu(b, sizeof(b), r->ping_load.p[2]));
 	}
+	free(order);
 	fputs("</svg></figure>\n", f);
 }
 
@@ -387,13 +410,15 @@ static void tcp_cells(FILE *f, const struct bench_result *r)
 
 static void html_table(FILE *f, const struct bench_test_result *t)
 {
+	size_t *order;
 	char a[32], b[32], c[32], cpu[32], v[64], line[METHOD_CMD_MAX * 8];
 
 	fprintf(f, "<table><tr><th>Method</th><th>Command</th><th>%s</th><th>Rate (median)</th><th>min..max</th>"
 		   "<th>CPU %s</th><th>vs baseline</th></tr>\n",
 		t->test == BENCH_STREAM ? "Total data" : "Runs ok", t->test == BENCH_STREAM ? "per GiB" : "per download");
+	order = report_order(t);
 	for (size_t i = 0; i < t->n; i++) {
-		const struct bench_result *r = &t->results[i];
+		const struct bench_result *r = &t->results[REPORT_ROW(order, i)];
 
 		fputs("<tr><td>", f);
 		esc(f, r->method->name);
@@ -419,6 +444,7 @@ static void html_table(FILE *f, const struct bench_test_result *t)
 		esc(f, report_verdict(v, sizeof(v), r));
 		fputs("</td></tr>\n", f);
 	}
+	free(order);
 	fputs("</table>\n", f);
 }
 
@@ -441,8 +467,10 @@ static void detail_table(FILE *f, const struct bench_info *info, const struct be
 		stream ? "<th>Latency idle p50</th><th>under load p50</th><th>p90</th><th>p99</th><th>Round trips "
 			 "(idle/load)</th>"
 		       : "<th>Latency p50</th><th>p90</th><th>p99</th>");
+	size_t *order = report_order(t);
+
 	for (size_t i = 0; i < t->n; i++) {
-		const struct bench_result *r = &t->results[i];
+		const struct bench_result *r = &t->results[REPORT_ROW(order, i)];
 		const struct bench_pcts *lat = stream ? &r->ping_load : NULL;
 
 		if (r->ok_runs == 0)
@@ -465,6 +493,7 @@ static void detail_table(FILE *f, const struct bench_info *info, const struct be
 			fprintf(f, "<td>%zu/%zu</td>", r->ping_idle.n, lat->n);
 		fputs("</tr>\n", f);
 	}
+	free(order);
 	fputs("</table>\n", f);
 }
 
@@ -473,9 +502,12 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 	char caution[4096];
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>ncpv bench</title>\n"
-	      "<style>body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}"
+	      "<meta name=\"viewport\" content=\"width=device-width\">\n"
+	      "<style>body{font-family:sans-serif;margin:1em 2em}table{border-collapse:collapse}"
 	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}code{font-size:90%;overflow-wrap:anywhere}"
-	      "figure{margin:1em 0}svg{background:#fff;border:1px solid #eee}</style></head><body>\n"
+	      "figure{margin:1em 0}svg{background:#fff;border:1px solid #eee;width:100%;height:auto;display:block}"
+	      ".multiples{display:grid;grid-template-columns:repeat(auto-fill,minmax(18em,1fr));gap:0 1em}"
+	      ".multiples figure{margin:0.5em 0}.pnote{font-size:90%;color:#444}</style></head><body>\n"
 	      "<h1>ncpv bench</h1>\n<p>", f);
 	report_headline(caution, sizeof(caution), info, tests, n);
 	fputs("<strong class=\"headline\">", f);
@@ -520,6 +552,11 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 			fprintf(f, "<h2>files: %llu downloads of %llu bytes per run</h2>\n",
 				(unsigned long long)info->count, (unsigned long long)info->size);
 		html_table(f, t);
+		if (k == 0) { /* where a verdict's p first appears */
+			fputs("<p class=\"pnote\">", f);
+			fprintf(f, REPORT_P_PHRASE, t->alpha);
+			fputs(".</p>\n", f);
+		}
 		if (report_cautions(caution, sizeof(caution), info, t) > 0) {
 			fputs("<p class=\"caution\"><strong>", f);
 			esc(f, caution);

@@ -67,7 +67,8 @@ static void run_json(struct json *j, const struct bench_info *info, enum bench_t
 		latency_json(j, lat, report_no_latency(r, run));
 	}
 	json_int(j, "retrans", run->retrans);
-	json_fixed(j, "rtt_ms", run->rtt_ms, 3);
+	/* Seconds, as every duration here (schema 3; 2 had rtt_ms). */
+	json_fixed(j, "rtt_s", run->rtt_ms >= 0 ? run->rtt_ms / 1000 : -1, 6);
 	if (test == BENCH_STREAM) {
 		struct bench_pcts idle, load;
 
@@ -110,7 +111,7 @@ static void method_json(struct json *j, const struct bench_info *info, enum benc
 	json_general(j, "cpu", r->cpu, 6);
 	json_string(j, "cpu_unit", test == BENCH_STREAM ? "s/GiB" : "s/download");
 	json_general(j, "retrans", r->retrans, 6);
-	json_general(j, "rtt_ms", r->rtt_ms, 6);
+	json_general(j, "rtt_s", r->rtt_ms >= 0 ? r->rtt_ms / 1000 : -1, 6);
 	if (test == BENCH_STREAM)
 		ping_json(j, info, r, NULL, &r->ping_idle, &r->ping_load);
 	else

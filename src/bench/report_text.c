@@ -4,6 +4,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../display.h"
@@ -23,10 +24,10 @@ char *report_verdict(char *buf, size_t len, const struct bench_result *r)
 	else if (r->ratio <= 0)
 		snprintf(buf, len, "-");
 	else if (strcmp(r->verdict, "too few runs") == 0)
-		snprintf(buf, len, r->ratio < 10 ? "%.3fx too few runs" : "%.1fx too few runs", r->ratio);
+		snprintf(buf, len, r->ratio >= 10 ? "%.1fx too few runs" : r->ratio >= 0.001 ? "%.3fx too few runs" : "%.2gx too few runs", r->ratio);
 	else
 		/* Three decimals near 1, so that a small but real difference shows. */
-		snprintf(buf, len, r->ratio < 10 ? "%.3fx %s p=%.2g" : "%.1fx %s p=%.2g", r->ratio,
+		snprintf(buf, len, r->ratio >= 10 ? "%.1fx %s p=%.2g" : r->ratio >= 0.001 ? "%.3fx %s p=%.2g" : "%.2gx %s p=%.2g", r->ratio,
 			 strcmp(r->verdict, "within spread") == 0 ? "same" : r->verdict, r->p);
 	return buf;
 }
@@ -105,10 +106,12 @@ static void table(FILE *f, const struct bench_info *info, const struct bench_tes
 	char name[80], total[32], rate[32], lo[32], hi[32], range[72], verdict[64], cpu[32];
 	int stream = t->test == BENCH_STREAM, seed = 0;
 
+	size_t *order = report_order(t);
+
 	fprintf(f, "%-13s %7s %9s  %-14s %7s  %s\n", "Method", "Total", "Rate", "min..max",
 		stream ? "CPU/GiB" : "CPU/dl", "vs baseline");
 	for (size_t i = 0; i < t->n; i++) {
-		const struct bench_result *r = &t->results[i];
+		const struct bench_result *r = &t->results[REPORT_ROW(order, i)];
 
 		seed |= strcmp(r->method->note, "seed") == 0;
 		snprintf(name, sizeof(name), "%s%s", r->method->name, strcmp(r->method->note, "seed") == 0 ? "*" : "");
@@ -130,6 +133,7 @@ static void table(FILE *f, const struct bench_info *info, const struct bench_tes
 			fprintf(f, "  [%zu of %zu runs failed: %s]", r->nruns - r->ok_runs, r->nruns, r->reason);
 		fputc('\n', f);
 	}
+	free(order);
 	if (seed)
 		fputs("* the seed's own command\n", f);
 }
@@ -338,6 +342,31 @@ size_t report_cautions(char *buf, size_t len, const struct bench_info *info, con
 	return n;
 }
 
+/* Whether result a goes before b: a good run before none, then the faster median. */
+static int shown_before(const struct bench_result *a, const struct bench_result *b)
+{
+	if ((a->ok_runs > 0) != (b->ok_runs > 0))
+		return a->ok_runs > 0;
+	return a->ok_runs > 0 && a->median > b->median;
+}
+
+size_t *report_order(const struct bench_test_result *t)
+{
+	size_t *idx = malloc((t->n ? t->n : 1) * sizeof(*idx));
+
+	if (idx == NULL)
+		return NULL;
+	/* Insertion sort: a handful of methods, and stable, so ties keep their order. */
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = i;
+
+		for (; j > 0 && shown_before(&t->results[i], &t->results[idx[j - 1]]); j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+	}
+	return idx;
+}
+
 size_t report_ran(const struct bench_test_result *t)
 {
 	size_t ran = 0;
@@ -361,6 +390,10 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 			fputc('\n', f);
 		header(f, info, t);
 		table(f, info, t);
+		if (k == 0) { /* where a verdict's p first appears */
+			snprintf(caution, sizeof(caution), REPORT_P_PHRASE ".", t->alpha);
+			wrap(f, caution);
+		}
 		if (report_ran(t) == 0)
 			; /* no method ran to the end: no second table of empty rows */
 		else if (t->test == BENCH_FILES)
@@ -435,7 +468,7 @@ static void csv_latency(FILE *f, const double lat[3])
 		csv_seconds(f, lat[k]);
 }
 
-/* TCP's view: retransmits and RTT (ms), each empty when unknown. */
+/* TCP's view: retransmits and RTT (in seconds, as every duration), each empty when unknown. */
 static void csv_tcp(FILE *f, double retrans, double rtt_ms)
 {
 	if (retrans >= 0)
@@ -443,7 +476,7 @@ static void csv_tcp(FILE *f, double retrans, double rtt_ms)
 	else
 		fputc(',', f);
 	if (rtt_ms >= 0)
-		fprintf(f, "%.6g,", rtt_ms);
+		fprintf(f, "%.6g,", rtt_ms / 1000);
 	else
 		fputc(',', f);
 }
@@ -463,7 +496,7 @@ static void csv_ping(FILE *f, const struct bench_pcts *idle, const struct bench_
 int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,retrans,rtt_ms,"
+	fprintf(f, "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,retrans,rtt_s,"
 		   CSV_PING_HEADER ",verdict,reason,command\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
@@ -488,7 +521,7 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_ms,latency_p50,latency_p90,latency_p99,"
+	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_s,latency_p50,latency_p90,latency_p99,"
 		   CSV_PING_HEADER ",error\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {

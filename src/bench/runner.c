@@ -23,6 +23,7 @@
 #include "../loop.h"
 #include "../net.h"
 #include "../shquote.h"
+#include "../proc.h"
 
 /* How often the counting point is read during a stream run. */
 #define SAMPLE_MS 100
@@ -72,15 +73,15 @@ static int stop_group(pid_t pid)
 
 	if (pid <= 0)
 		return 0;
-	kill(-pid, SIGTERM);
+	proc_signal_group(pid, SIGTERM);
 	for (int i = 0; i < STOP_GRACE_MS / 10; i++) {
 		if (waitpid(pid, &status, WNOHANG) == pid) {
-			kill(-pid, SIGKILL); /* stragglers of the group (pv of nc | pv) */
+			proc_signal_group(pid, SIGKILL); /* stragglers of the group (pv of nc | pv) */
 			return status;
 		}
 		clock_sleep(0.010);
 	}
-	kill(-pid, SIGKILL);
+	proc_signal_group(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return status;
 }
@@ -99,7 +100,7 @@ static void reap_group(pid_t pgid)
 	for (int i = 0; i < STOP_GRACE_MS / 5; i++) {
 		while (waitpid(-pgid, NULL, WNOHANG) > 0)
 			;
-		if (kill(-pgid, 0) < 0 && errno == ESRCH)
+		if (proc_signal_group(pgid, 0) < 0 && errno == ESRCH)
 			return;
 		clock_sleep(0.005);
 	}
@@ -518,7 +519,7 @@ int runner_stream(const struct runner_ctx *c, char *const argv[], double duratio
 	if (exited) {
 		if (pfd >= 0)
 			waitpid(pid, &status, 0);
-		kill(-pid, SIGKILL);
+		proc_signal_group(pid, SIGKILL);
 		describe_exit(c, status, t, run);
 	} else {
 		stop_group(pid);
@@ -577,7 +578,7 @@ int runner_files(const struct runner_ctx *c, char *const argv[], uint64_t count,
 		waitpid(pid, &status, 0);
 	if (!exited)
 		status = stop_group(pid);
-	kill(-pid, SIGKILL); /* anything the method left behind */
+	proc_signal_group(pid, SIGKILL); /* anything the method left behind */
 	reap_group(pid);
 	run->cpu = children_cpu() - cpu0;
 	if (pfd >= 0)

@@ -2,21 +2,18 @@
 /* bench_compare.c - "ncpv bench compare A.json B.json": two saved runs of the
  * bench side by side, so that a change (a kernel, a sysctl, a version) can
  * be tested: per method the ratio B/A of medians and a Mann-Whitney verdict. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdint.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cmd.h"
 #include "../jsonread.h"
 #include "../termsafe.h"
 #include "../bench/compare.h"
+#include "../bench/saved.h"
 #include "../bench/report.h"
 
 #define COMPARE_MAX_ROWS 256
-#define COMPARE_MAX_BYTES (256u << 20)
 #define COMPARE_ALPHA 0.05
 
 static void compare_usage(FILE *f)
@@ -27,68 +24,6 @@ static void compare_usage(FILE *f)
 		"for each method of each test, the medians, the ratio B/A and whether B is\n"
 		"faster, slower or the same as A beyond run-to-run spread (Mann-Whitney U,\n"
 		"p < 0.05). Exit: 0 done, 2 bad usage, 6 a file is unreadable or not bench JSON.\n");
-}
-
-/* The members compare.c reads; the rest of a document (samples, latencies,
- * the environment) is checked but not held, so memory follows what is read. */
-static const char *const compare_keys[] = {
-	"tests", "test", "methods", "name", "unit", "runs", "ok", "value", "schema_version", "interrupted",
-	"path", "server", "ncpv", "duration", "count", "size", NULL
-};
-
-/* Read and parse path; prints the error and returns NULL on failure. */
-static struct jvalue *load(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *text = NULL, err[256];
-	size_t len = 0, cap = 0;
-	struct jvalue *doc = NULL;
-	struct stat st;
-
-	if (f == NULL) {
-		cmd_error("bench", "cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	/* A regular file is read into a buffer of its size (one byte more to see its end). */
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
-	    (uint64_t)st.st_size < COMPARE_MAX_BYTES)
-		cap = (size_t)st.st_size + 1;
-	for (;;) {
-		size_t n;
-
-		if (len == cap) {
-			size_t next = cap ? cap * 2 : 65536;
-			char *t = cap < COMPARE_MAX_BYTES ? realloc(text, next) : NULL;
-
-			if (t == NULL) {
-				cmd_error("bench", "cannot read %s: %s", path,
-					  cap < COMPARE_MAX_BYTES ? strerror(ENOMEM) : "larger than 256 MiB");
-				free(text);
-				fclose(f);
-				return NULL;
-			}
-			text = t;
-			cap = next;
-		} else if (text == NULL && (text = malloc(cap)) == NULL) {
-			cmd_error("bench", "cannot read %s: %s", path, strerror(ENOMEM));
-			fclose(f);
-			return NULL;
-		}
-		n = fread(text + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		cmd_error("bench", "cannot read %s: %s", path, strerror(errno));
-	} else if (jv_parse_keep(text, len, compare_keys, &doc, err, sizeof(err)) < 0) {
-		/* The message quotes a member's name from the file: cmd_error escapes it. */
-		cmd_error("bench", "%s is not JSON: %s", path, err);
-		doc = NULL;
-	}
-	fclose(f);
-	free(text);
-	return doc;
 }
 
 static char *value(char *buf, size_t len, const struct compare_row *r, double v, size_t n)
@@ -104,7 +39,7 @@ int cmd_bench_compare(int argc, char **argv)
 {
 	struct compare_row *rows;
 	struct jvalue *a, *b;
-	char err[256], va[32], vb[32], verdict[48], setup[512], safe[2048], name[4 * sizeof(rows->method) + 1];
+	char err[256], why[8192], va[32], vb[32], verdict[48], setup[512], safe[2048], name[4 * sizeof(rows->method) + 1];
 	char version[2][64];
 	int n, more;
 
@@ -116,9 +51,13 @@ int cmd_bench_compare(int argc, char **argv)
 		cmd_error("bench", "compare needs two files: ncpv bench compare A.json B.json");
 		return NCPV_EXIT_USAGE;
 	}
-	if ((a = load(argv[1])) == NULL)
+	/* A message may quote a member's name from the file: cmd_error escapes it. */
+	if ((a = saved_read(argv[1], why, sizeof(why))) == NULL) {
+		cmd_error("bench", "%s", why);
 		return NCPV_EXIT_FILE;
-	if ((b = load(argv[2])) == NULL) {
+	}
+	if ((b = saved_read(argv[2], why, sizeof(why))) == NULL) {
+		cmd_error("bench", "%s", why);
 		jv_free(a);
 		return NCPV_EXIT_FILE;
 	}

@@ -54,6 +54,7 @@ static void usage(FILE *f)
 		"      --no-report        write no report files\n"
 		"  -q, --quiet            no live progress line on stderr\n"
 		"  -h, --help             show this help\n\n"
+		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Methods: ncpv, nc-pv and pv-devtcp (the seed's two), nc, cat-devtcp,\n"
 		"bash-read (no process per file), socat, ncat; one whose tool is missing\n"
 		"is skipped with the reason. With --tls: ncpv-tls, ncat-ssl, socat-openssl,\n"
@@ -301,11 +302,6 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		o->tests = BENCH_STREAM;
 	}
 	return CMD_PARSE_RUN;
-}
-
-const char *bench_baseline(const struct bench_opts *o)
-{
-	return o->baseline ? o->baseline : o->tls ? "s_client" : "nc-pv";
 }
 
 /* A built-in of the other transport, by name: TLS's without --tls, plain TCP's with it. */

@@ -44,6 +44,7 @@ static void usage(FILE *f)
 		"                      (the open fails with ETIMEDOUT); 0, the default: never\n"
 		"  -v, --verbose       one line on stderr per listen, connection and failure\n"
 		"  -h, --help          show this help\n\n"
+		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"The library is found beside ncpv, in ../lib/ncpv, in " NCPV_PKGLIBDIR ",\n"
 		"or where " DEVTCP_ENV_LIB " says. Static and setuid programs cannot be reached.\n"
 		"Exit status: COMMAND's; 125 if ncpv devtcp fails, 126 if COMMAND cannot be\n"

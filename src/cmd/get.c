@@ -13,6 +13,7 @@
 
 #include "cmd.h"
 #include "get.h"
+#include "udp_cmd.h"
 #include "../addr.h"
 #include "../clock.h"
 #include "../display.h"
@@ -71,9 +72,12 @@ static void usage(FILE *f)
 		"      --pin SHA256     accept exactly the certificate with this fingerprint\n"
 		"      --sni NAME       the server name to send and to verify (default HOST)\n"
 		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
+		"  -u, --udp            a UDP test against serve -u instead: loss, jitter,\n"
+		"                       reordering at a paced --rate (see 'ncpv get -u --help')\n"
 		"  -h, --help           show this help\n\n"
-		"Exit status: 0 done (a single transfer also when interrupted), 1 it failed or\n"
-		"ended short (or --count was interrupted), 2 bad option, 3 name or port not\n"
+		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
+		"Exit status: 0 done (an interrupted one too, unless -o keeps it), 1 it failed,\n"
+		"ended short or was interrupted with -o or --count, 2 bad option, 3 name or port not\n"
 		"resolved, 4 refused or unreachable, 5 timed out (-w), 6 a local file (-o,\n"
 		"--source), 8-13 TLS (handshake, CA, expiry, host, --pin, -w).\n");
 }
@@ -135,9 +139,8 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_opts *o)
 		case 'U':
 			o->send = 1;
 			break;
-		case 'u':
-			/* nc's and iperf3's -u: refuse it rather than quietly upload over TCP. */
-			cmd_error("get", "option '-u' (UDP) is not supported; --send uploads over TCP");
+		case 'u': /* never reached: cmd_get hands -u to the UDP test first */
+			cmd_error("get", "-u must be a word of its own (try 'ncpv get -u --help')");
 			return CMD_PARSE_USAGE;
 		case 'S':
 			o->source = optarg;
@@ -265,14 +268,20 @@ static double earliest(double a, double b)
 	return a > 0 && (b <= 0 || a < b) ? a : b;
 }
 
+/* A TLS server says nothing until the client's hello: a plain get to one hears silence.
+ * After this long with not one byte, get says so once (or -w's message does, if sooner). */
+#define GET_TLS_HINT_AFTER 3.0
+#define GET_TLS_HINT "a TLS server stays silent until the client speaks TLS: if it is one, add --tls"
+
 /* -w after the connect: the peer has moved nothing for that long (nc's -w). */
 static int idle_timeout(const struct get_opts *o, double last_io, double now, char *err,
-			size_t errlen, int sending, const char *peer)
+			size_t errlen, int sending, const char *peer, int tls_hint)
 {
 	if (o->timeout <= 0 || now - last_io < o->timeout)
 		return 0;
-	snprintf(err, errlen, "%s %s: timed out: %s for %g s (-w)", sending ? "send to" : "receive from",
-		 peer, sending ? "the server took nothing" : "nothing received", o->timeout);
+	snprintf(err, errlen, "%s %s: timed out: %s for %g s (-w)%s%s", sending ? "send to" : "receive from",
+		 peer, sending ? "the server took nothing" : "nothing received", o->timeout,
+		 tls_hint ? "; " : "", tls_hint ? GET_TLS_HINT : "");
 	return NCPV_EXIT_TIMEOUT;
 }
 
@@ -280,7 +289,7 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 		   struct result *res, char *err, size_t errlen)
 {
 	double start = p->meter.start, deadline = o->duration > 0 ? start + o->duration : 0;
-	double last_io = start;
+	double last_io = start, tls_hint_at = o->tls.on ? 0 : start + GET_TLS_HINT_AFTER;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	struct loop_spin spin = { .window = o->busy_poll };
 
@@ -344,11 +353,21 @@ static int receive(const struct get_opts *o, int sock, struct sink *k, struct pr
 			res->ended = "time";
 			return 0;
 		}
-		if (idle_timeout(o, last_io, now, err, errlen, 0, res->peer))
+		if (idle_timeout(o, last_io, now, err, errlen, 0, res->peer,
+				 tls_hint_at > 0 && p->meter.bytes == 0))
 			return NCPV_EXIT_TIMEOUT;
+		if (tls_hint_at > 0 && now >= tls_hint_at) {
+			if (p->meter.bytes == 0 && !o->quiet) {
+				if (p->shown)
+					fputc('\n', stderr);
+				cmd_error("get", "nothing received from %s in %g s: %s", res->peer,
+					  GET_TLS_HINT_AFTER, GET_TLS_HINT);
+			}
+			tls_hint_at = 0;
+		}
 		progress_tick(p, now);
 		if (again) {
-			double until = earliest(p->show ? p->next : 0, deadline);
+			double until = earliest(earliest(p->show ? p->next : 0, deadline), tls_hint_at);
 
 			if (loop_spin_again(&spin, now))
 				continue;
@@ -466,7 +485,7 @@ static int upload(const struct get_opts *o, int sock, struct tls_conn *tls, void
 			res->ended = "time";
 			break;
 		}
-		if (idle_timeout(o, last_io, now, err, errlen, 1, res->peer))
+		if (idle_timeout(o, last_io, now, err, errlen, 1, res->peer, 0))
 			return NCPV_EXIT_TIMEOUT;
 		progress_tick(p, now);
 		if (wait_fd >= 0) {
@@ -544,11 +563,12 @@ static void print_summary(const struct get_opts *o, const struct result *res, co
 		memcpy(over, " over ", 7);
 		tls_conn_describe(tls, over + 6, sizeof(over) - 6);
 	}
-	fprintf(stderr, "%s %s in %.3f s = %s/s (%.1f Mbit/s) %s %s%s\n",
+	fprintf(stderr, "%s %s in %.3f s = %s/s (%.1f Mbit/s) %s %s%s%s\n",
 		strcmp(dir, "send") == 0 ? "sent" : "received",
 		units_format_count(amount, sizeof(amount), res->bytes), res->seconds,
 		units_format_iec(r, sizeof(r), rate), rate * 8 / 1e6,
-		strcmp(dir, "send") == 0 ? "to" : "from", res->peer, over);
+		strcmp(dir, "send") == 0 ? "to" : "from", res->peer, over,
+		strcmp(res->ended, "interrupted") == 0 ? ", interrupted" : "");
 }
 
 /* --tls: the handshake on the connected sock, bounded by -w. Returns the
@@ -574,7 +594,11 @@ static struct tls_conn *start_tls(const struct get_opts *o, int sock, struct tls
 			       sizeof(err));
 	if (r == TLS_OK)
 		return tls;
-	cmd_error("get", "TLS handshake with %s: %s", peer, err);
+	if (r == TLS_EUNKNOWN_CA && tls_conn_peer_fingerprint(tls))
+		cmd_error("get", "TLS handshake with %s: %s; to accept exactly this certificate: --pin %s",
+			  peer, err, tls_conn_peer_fingerprint(tls));
+	else
+		cmd_error("get", "TLS handshake with %s: %s", peer, err);
 	*rc = interrupted ? NCPV_EXIT_FAIL : cmd_tls_exit(r);
 	tls_conn_free(tls);
 	return NULL;
@@ -590,7 +614,7 @@ static int run_single(const struct get_opts *o)
 	struct tls_conn *tls = NULL;
 	char err[512];
 	void *scratch = NULL;
-	int sock = -1, rc = 0, short_size;
+	int sock = -1, rc = 0, short_size, cut;
 
 	memset(&res, 0, sizeof(res));
 	if (o->tls.on && ((ctx = cmd_tls_ctx("get", &o->tls, 0, &rc)) == NULL ||
@@ -638,8 +662,11 @@ static int run_single(const struct get_opts *o)
 	if (p.shown || (p.show && rc == 0))
 		progress_draw(&p, clock_now(), 1);
 	short_size = o->has_size && res.bytes != o->size && strcmp(res.ended, "eof") == 0;
-	/* Only a whole transfer (or one stopped as asked: -t, -b, a signal) replaces FILE. */
-	if (rc == 0 && !short_size && sink_commit(sink) < 0) {
+	/* A signal stops a download counted to nowhere as asked, but one kept with -o is not
+	 * whole: FILE stays as it was and the status says so (issue 22). */
+	cut = o->output != NULL && !o->send && strcmp(res.ended, "interrupted") == 0;
+	/* Only a whole transfer (or one stopped as asked: -t, -b) replaces FILE. */
+	if (rc == 0 && !short_size && !cut && sink_commit(sink) < 0) {
 		snprintf(err, sizeof(err), "cannot replace output '%s': %s", o->output, strerror(errno));
 		rc = NCPV_EXIT_FILE;
 	}
@@ -648,6 +675,15 @@ static int run_single(const struct get_opts *o)
 		goto out;
 	}
 	print_summary(o, &res, o->send ? "send" : "receive", tls);
+	if (cut) {
+		if (strcmp(o->output, "-") == 0)
+			cmd_error("get", "interrupted after %llu bytes: stdout has only part of the download",
+				  (unsigned long long)res.bytes);
+		else
+			cmd_error("get", "interrupted after %llu bytes: '%s' left as it was", (unsigned long long)res.bytes,
+				  o->output);
+		rc = NCPV_EXIT_FAIL;
+	}
 	if (short_size) {
 		cmd_error("get", "expected %llu bytes, received %llu", (unsigned long long)o->size,
 			  (unsigned long long)res.bytes);
@@ -668,6 +704,8 @@ enum cmd_parse cmd_get_parse(int argc, char **argv)
 {
 	struct get_opts o;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_get_parse(argc, argv);
 	return parse_options(argc, argv, &o);
 }
 
@@ -677,6 +715,8 @@ int cmd_get(int argc, char **argv)
 	struct get_opts o;
 	struct sigaction sa;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_get(argc, argv);
 	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (o.parallel > o.count && o.count > 0)

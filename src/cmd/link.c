@@ -9,10 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <linux/sched.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -23,19 +20,15 @@
 #include "cmd.h"
 #include "../bench/tcpdiag.h"
 #include "../clock.h"
-#include "../link/line.h"
-#include "../link/netns.h"
-#include "../link/sched.h"
+#include "../link/supervisor.h"
 #include "../units.h"
+#include "../proc.h"
 
 /* As env(1) and devtcp: the wrapper failed, the command cannot run, is missing. */
 enum { LINK_EXIT_WRAPPER = 125, LINK_EXIT_CANNOT_RUN = 126, LINK_EXIT_NOT_FOUND = 127 };
 
 /* Without --near-wait, how long the near command has to start listening. */
 #define LINK_DEFAULT_NEAR_WAIT 10.0
-
-/* Without --queue, a rate-limited direction holds this many packets (a NIC's usual txqueuelen). */
-#define LINK_DEFAULT_QUEUE 1000
 
 struct link_opts {
 	struct link_params p[2];	/* [0] down (near to far), [1] up */
@@ -74,6 +67,10 @@ static void usage(FILE *f)
 		"  -v, --verbose     print the link and its random seed first, and each\n"
 		"                    direction's packet counts at the end\n"
 		"  -h, --help        show this help\n\n"
+		"T is in seconds (2.5), or takes a unit: 500ms, 30s, 1m.\n"
+		"COMMAND cannot reach the host's addresses: 127.0.0.1 there is the namespace's\n"
+		"own loopback, not the host's. Run its server with --near, at " LINK_NEAR_ADDR ":\n"
+		"  ncpv link --near 'ncpv serve " LINK_NEAR_ADDR ":6666' -- ncpv get " LINK_NEAR_ADDR "\n\n"
 		"Needs no root: an ordinary user gets a user namespace. Packets pass through\n"
 		"ncpv's delay line, so no netem is needed; both modes emulate all of the\n"
 		"above. NCPV_LINK_NEAR and NCPV_LINK_FAR hold the addresses for COMMAND.\n"
@@ -124,18 +121,13 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 			}
 			o->queue_set |= c == OPT_QUEUE;
 			break;
-		case OPT_SEED: {
-			char *end;
-
-			errno = 0;
-			o->seed = strtoull(optarg, &end, 10);
-			if (errno || *end || optarg[0] < '0' || optarg[0] > '9') {
+		case OPT_SEED:
+			if (units_parse_u64(optarg, UINT64_MAX, &o->seed) < 0) {
 				cmd_bad_value("link", "seed", optarg, "expected a whole number from 0 to 2^64-1");
 				return CMD_PARSE_USAGE;
 			}
 			o->seeded = 1;
 			break;
-		}
 		case OPT_NEAR:
 			if (optarg[0] == '\0') {
 				cmd_bad_value("link", "near", optarg, "expected a shell command");
@@ -199,25 +191,6 @@ enum cmd_parse cmd_link_parse(int argc, char **argv)
 	struct link_opts o;
 
 	return parse_options(argc, argv, &o);
-}
-
-/* "94mbit, 20ms +-1ms, 1% loss, queue 1000 packets" for -v. */
-static char *describe(char *buf, size_t len, const struct link_params *p)
-{
-	char rate[32] = "no rate limit", jitter[32] = "", loss[32] = "", queue[48] = "";
-
-	if (p->bits_per_s)
-		snprintf(rate, sizeof(rate), "%.6gmbit", p->bits_per_s / 1e6);
-	if (p->jitter_ns)
-		snprintf(jitter, sizeof(jitter), " +-%.6gms", p->jitter_ns / 1e6);
-	if (p->loss > 0)
-		snprintf(loss, sizeof(loss), ", %.6g%% loss", p->loss * 100);
-	if (p->queue_packets)
-		snprintf(queue, sizeof(queue), ", queue %u packets", p->queue_packets);
-	else if (p->queue_bytes)
-		snprintf(queue, sizeof(queue), ", queue %llu bytes", (unsigned long long)p->queue_bytes);
-	snprintf(buf, len, "%s, %.6gms%s%s%s", rate, p->delay_ns / 1e6, jitter, loss, queue);
-	return buf;
 }
 
 __attribute__((noreturn)) static void exec_command(char **argv)
@@ -338,7 +311,7 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 
 		close(diag);
 		if (rc != 0) {
-			kill(-1, SIGTERM);
+			proc_signal_namespace(SIGTERM);
 			_exit(rc);
 		}
 	}
@@ -359,35 +332,17 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 			continue;
 		if (si.si_signo != SIGCHLD) {
 			if (sent_by_process(si.si_code))
-				kill(cmd_pid, si.si_signo);
+				proc_signal(cmd_pid, si.si_signo);
 			continue;
 		}
 		while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 			if (pid != cmd_pid)
 				continue;
 			/* Let --near stop cleanly; the namespace's end kills what stays. */
-			kill(-1, SIGTERM);
+			proc_signal_namespace(SIGTERM);
 			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 		}
 	}
-}
-
-/* fork(), the child being PID 1 of a new PID namespace. clone3 rather than
- * unshare(CLONE_NEWPID), which would put every later child of ours there
- * too (LeakSanitizer's tracer among them, which could then not see us). */
-static pid_t fork_new_pid_ns(void)
-{
-	struct clone_args args;
-	pid_t pid;
-
-	memset(&args, 0, sizeof(args));
-	args.flags = CLONE_NEWPID;
-	args.exit_signal = SIGCHLD;
-	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
-	/* Kernels before 5.3 (and valgrind) have no clone3: the older way. */
-	if (pid < 0 && errno == ENOSYS && unshare(CLONE_NEWPID) == 0)
-		pid = fork();
-	return pid;
 }
 
 static void print_counts(const struct link_line *line, double seconds)
@@ -417,6 +372,21 @@ static void print_counts(const struct link_line *line, double seconds)
 			(double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, seconds);
 }
 
+/* A COMMAND that fails this soon without --near most often tried to reach the host. */
+#define LINK_HINT_WITHIN 10.0
+
+/* COMMAND failed: if no --near was given and it failed quickly (get's "refused or
+ * unreachable" is 4, nc's 1; both come at once), say what the namespace cannot reach. */
+static void hint_isolation(const struct link_opts *o, int rc, double seconds)
+{
+	if (o->near != NULL || rc == 0 || rc >= LINK_EXIT_WRAPPER || seconds >= LINK_HINT_WITHIN)
+		return;
+	cmd_error("link", "%s exited with status %d after %.1f s; if it could not connect: under link it "
+		  "cannot reach the host's addresses (127.0.0.1 is the namespace's own loopback); run the "
+		  "server with --near CMD and connect to " LINK_NEAR_ADDR " ($NCPV_LINK_NEAR)",
+		  o->command[0], rc, seconds);
+}
+
 /* Move packets until PID 1 of the command's namespace ends; its status. */
 static int run_line(struct link_line *line, int sigfd, pid_t init)
 {
@@ -428,7 +398,7 @@ static int run_line(struct link_line *line, int sigfd, pid_t init)
 
 		if (link_line_run(line, sigfd, err, sizeof(err)) < 0) {
 			cmd_error("link", "%s", err);
-			kill(init, SIGKILL);
+			proc_signal(init, SIGKILL);
 			waitpid(init, NULL, 0);
 			return LINK_EXIT_WRAPPER;
 		}
@@ -436,7 +406,7 @@ static int run_line(struct link_line *line, int sigfd, pid_t init)
 			continue;
 		if (si.ssi_signo != SIGCHLD) {
 			if (sent_by_process(si.ssi_code))
-				kill(init, (int)si.ssi_signo);
+				proc_signal(init, (int)si.ssi_signo);
 			continue;
 		}
 		if (waitpid(init, &status, WNOHANG) == init)
@@ -447,8 +417,7 @@ static int run_line(struct link_line *line, int sigfd, pid_t init)
 int cmd_link(int argc, char **argv)
 {
 	struct link_opts o;
-	struct link_net net;
-	struct link_line *line;
+	struct link_sup sup;
 	char err[256], down[128], up[128];
 	sigset_t mask;
 	pid_t init;
@@ -462,13 +431,8 @@ int cmd_link(int argc, char **argv)
 		o.seed = (uint64_t)getpid() ^ (uint64_t)time(NULL);
 	/* Timers may otherwise fire up to 50 us late: the delay line's precision. */
 	prctl(PR_SET_TIMERSLACK, 1UL);
-	if (link_net_setup(&net, o.mode, err, sizeof(err)) < 0) {
+	if (link_sup_open(&sup, o.p, o.seed, o.mode, err, sizeof(err)) < 0) {
 		cmd_error("link", "%s", err);
-		return LINK_EXIT_WRAPPER;
-	}
-	if ((line = link_line_new(o.p, o.seed, net.pkt_fd, net.header, err, sizeof(err))) == NULL) {
-		cmd_error("link", "%s", err);
-		link_net_close(&net);
 		return LINK_EXIT_WRAPPER;
 	}
 	sigemptyset(&mask);
@@ -482,39 +446,36 @@ int cmd_link(int argc, char **argv)
 	setenv("NCPV_LINK_FAR", LINK_FAR_ADDR, 1);
 	if ((sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 || pipe2(alive, O_CLOEXEC) < 0) {
 		cmd_error("link", "%s: %s", sigfd < 0 ? "signalfd" : "pipe", strerror(errno));
-		link_line_free(line);
-		link_net_close(&net);
+		link_sup_close(&sup);
 		return LINK_EXIT_WRAPPER;
 	}
 	if (o.verbose) {
 		fprintf(stderr, "ncpv link: %s at %s, near end %s (%s); down: %s; up: %s\n", o.command[0],
-			LINK_FAR_ADDR, LINK_NEAR_ADDR, net.mode, describe(down, sizeof(down), &o.p[0]),
-			describe(up, sizeof(up), &o.p[1]));
+			LINK_FAR_ADDR, LINK_NEAR_ADDR, sup.net.mode, link_params_describe(&o.p[0], down, sizeof(down)),
+			link_params_describe(&o.p[1], up, sizeof(up)));
 		fprintf(stderr, "ncpv link: seed %llu\n", (unsigned long long)o.seed);
 		fflush(stderr);
 	}
-	if ((init = fork_new_pid_ns()) < 0) {
+	if ((init = link_sup_fork_pid_ns()) < 0) {
 		cmd_error("link", "cannot make a PID namespace: %s", strerror(errno));
 		rc = LINK_EXIT_WRAPPER;
 	} else if (init == 0) {
 		/* The line is the parent's: this process only starts and waits. */
-		link_line_free(line);
+		link_sup_leave_line(&sup);
 		close(sigfd);
-		close(net.pkt_fd[0]);
-		close(net.pkt_fd[1]);
 		close(alive[1]);
-		run_init(&o, &net, alive[0], &mask);
+		run_init(&o, &sup.net, alive[0], &mask);
 	} else {
 		close(alive[0]);
 		double start = clock_now();
 
-		rc = run_line(line, sigfd, init);
+		rc = run_line(sup.line, sigfd, init);
 		if (o.verbose)
-			print_counts(line, clock_now() - start);
+			print_counts(sup.line, clock_now() - start);
+		hint_isolation(&o, rc, clock_now() - start);
 	}
 	close(alive[1]);
 	close(sigfd);
-	link_line_free(line);
-	link_net_close(&net);
+	link_sup_close(&sup);
 	return rc;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* nc_opts.c - "ncpv nc" command line: OpenBSD nc's options, checks and messages, parsed once. */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <netdb.h>
@@ -14,6 +16,7 @@
 #include "nc_cmd.h"
 #include "../addr.h"
 #include "../units.h"
+#include "../tls_cert.h"
 
 enum { OPT_PROGRESS = 1000, OPT_JSON, OPT_HELP };
 
@@ -51,9 +54,13 @@ static int number(const struct nc_opts *o, const char *what, const char *arg, lo
 	if (units_parse_long(arg, lo, hi, out) == 0)
 		return 0;
 	if (errno == ERANGE) {
-		char *end;
+		long any;
 
-		why = strtol(arg, &end, 10) < lo ? "too small" : "too large";
+		/* A number, just outside [lo, hi]; past a long, its sign says which side. */
+		if (units_parse_long(arg, LONG_MIN, LONG_MAX, &any) == 0)
+			why = any < lo ? "too small" : "too large";
+		else
+			why = arg[0] == '-' ? "too small" : "too large";
 	}
 	if (o->prog && strstr(what, "ttl"))
 		nc_error(o, "%s is %s", what, why);
@@ -240,7 +247,14 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 		o->minttl = (int)v;
 		break;
 	case 'P': o->proxy_user = arg; break;
-	case 'p': o->source_port = arg; break;
+	case 'p':
+		/* getaddrinfo would bind 70000 as 4464 and " 1" as 1 (OpenBSD nc does): a number is
+		 * checked by the one strict parser, a service name left to getaddrinfo. */
+		if (!isalpha((unsigned char)arg[0]) && addr_parse_port(arg) < 0)
+			return fail(o, errno != ERANGE ? "port number invalid: %s" :
+				       arg[0] == '-' ? "port number too small: %s" : "port number too large: %s", arg);
+		o->source_port = arg;
+		break;
 	case 'q':
 		if (number(o, "quit timer", arg, -2147483647L, 2147483647L, &v) < 0)
 			return -1;
@@ -284,8 +298,18 @@ static int parse_flag(struct nc_opts *o, struct cmd_tls *tls, int c, const char 
 /* --ssl's own rules: TCP only, and each option on the side where it means something. */
 static int check_tls(const struct nc_opts *o, const struct cmd_tls *t)
 {
+	const struct tls_config *c = &t->cfg;
+	const char *empty = c->cert_file && !*c->cert_file ? "--ssl-cert" : c->key_file && !*c->key_file ? "--ssl-key" :
+			    c->ca_file && !*c->ca_file ? "--ssl-trustfile" : t->sni && !*t->sni ? "--ssl-servername" :
+			    c->alpn && !*c->alpn ? "--ssl-alpn" : NULL;
+
 	if (!t->on)
 		return 0;
+	/* An empty --ssl-servername checked no host name at all: each empty value is refused. */
+	if (empty)
+		return fail(o, "%s: empty value", empty);
+	if (t->sni && tls_host_name_problem(t->sni) != NULL)
+		return fail(o, "invalid --ssl-servername: %s", t->sni);
 	if (!TLS_AVAILABLE)
 		return fail(o, "--ssl: this build has no TLS support (built without OpenSSL)%s", "");
 	if (o->udp)

@@ -23,6 +23,7 @@
 #include "../pv/xfer.h"
 #include "../status.h"
 #include "../version.h"
+#include "../proc.h"
 
 static volatile sig_atomic_t tick_due, resized, stop_signal;
 /* The pid of a pv -R or -Q that sent us SIGUSR2, until we answered. */
@@ -227,7 +228,7 @@ static void serve_remote(struct pv_cmd *c)
 			c->disp.o.format = c->remote_format;
 		}
 	}
-	kill(from, SIGUSR2);
+	proc_signal(from, SIGUSR2);
 }
 
 /* The engine's tick, before every step: draw when the timer fired, answer a pv -R or -Q. */

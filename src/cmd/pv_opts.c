@@ -3,6 +3,7 @@
  * and its "pv: " messages (shared by pv.c, pv_remote.c and pv_watch.c). */
 #include "pv_cmd.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,19 +70,43 @@ static int check(struct pv_parse_err *e, int c, const char *arg, enum units_pv_n
 	return units_pv_check(arg, type) ? 0 : fail(e, "-%c: %s: %s", c, arg, why[type]);
 }
 
-/* -d PID[:FD], both whole numbers, as pv checks it. */
-static int watchfd_valid(const char *arg)
+/* -R PID, -Q PID: a whole number (pv's words when it is not), then a process ID that
+ * fits pid_t and is above 0: a wrapped value would reach kill(2) as 0 or -1. */
+static int pid_option(struct pv_parse_err *e, int c, const char *arg, long *out)
+{
+	pid_t pid;
+
+	if (units_parse_pid(arg, &pid) == 0) {
+		*out = pid;
+		return 0;
+	}
+	if (errno == ERANGE && arg[0] != '-') /* pv finds no number in "-1" */
+		return fail(e, "-%c: %s: invalid process ID", c, arg);
+	return fail(e, "-%c: %s: integer argument expected", c, arg);
+}
+
+/* -d PID[:FD]: pv's words for what is not that shape, and which part is out of range. */
+static int watchfd_option(struct pv_parse_err *e, const char *arg, struct pv_opts *o)
 {
 	char pid[32];
 	const char *colon = strchr(arg, ':');
 	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+	pid_t p;
+	int fd = -1;
 
 	if (n >= sizeof(pid))
-		return 0;
+		n = sizeof(pid) - 1; /* too long to be a PID: refused as one below */
 	memcpy(pid, arg, n);
 	pid[n] = '\0';
-	return units_pv_check(pid, UNITS_PV_INTEGER) &&
-	       (colon == NULL || units_pv_check(colon + 1, UNITS_PV_INTEGER));
+	if (units_parse_pid(pid, &p) < 0)
+		return errno == ERANGE ? fail(e, "-d: %s: invalid process ID", arg)
+				       : fail(e, "-d: process ID or pid:fd pair expected");
+	if (colon && units_parse_fd(colon + 1, &fd) < 0)
+		return errno == ERANGE ? fail(e, "-d: %s: invalid file descriptor", arg)
+				       : fail(e, "-d: process ID or pid:fd pair expected");
+	o->watch_pid = p;
+	o->watch_fd = fd;
+	return 0;
 }
 
 /* -x SPEC: words separated by commas (windowtitle or window; processtitle, proctitle, process
@@ -229,21 +254,9 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 	case 'P': o->pidfile = arg; break;
 	case 'R':
 	case 'Q':
-		if ((rc = check(e, c, arg, UNITS_PV_INTEGER)) != 0)
-			return rc;
-		*(c == 'R' ? &o->remote_pid : &o->query_pid) = (long)units_pv_size(arg, 0);
-		break;
-	case 'd': {
-		const char *colon = strchr(arg, ':');
-
-		if (!watchfd_valid(arg))
-			return fail(e, "-d: process ID or pid:fd pair expected");
-		o->watch_pid = (long)units_pv_size(arg, 0);
-		o->watch_fd = colon ? (int)units_pv_size(colon + 1, 0) : -1;
-		if (o->watch_pid < 1)
-			return fail(e, "-d: process ID or pid:fd pair expected");
-		break;
-	}
+		return pid_option(e, c, arg, c == 'R' ? &o->remote_pid : &o->query_pid);
+	case 'd':
+		return watchfd_option(e, arg, o);
 	case 'Z':
 		if ((rc = check(e, c, arg, UNITS_PV_SIZE)) == 0)
 			o->skip_block = units_pv_size(arg, 0);

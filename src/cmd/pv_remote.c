@@ -16,6 +16,7 @@
 #include "../status.h"
 #include "../pv/remote.h"
 #include "../pv/tty.h"
+#include "../proc.h"
 
 /* pv's status for a remote that cannot be reached or does not answer. */
 #define PV_EXIT_REMOTE 1
@@ -26,7 +27,7 @@ static int exchange(pid_t pid, const struct pv_remote_msg *m, int say)
 	char path[256], text[2048];
 	int rc;
 
-	if (kill(pid, 0) < 0) {
+	if (proc_signal(pid, 0) < 0) {
 		if (say)
 			pv_error("%ld: %s", (long)pid, strerror(errno));
 		return PV_EXIT_REMOTE;

@@ -15,6 +15,7 @@
 
 #include "cmd.h"
 #include "tls_cmd.h"
+#include "udp_cmd.h"
 #include "../addr.h"
 #include "../json.h"
 #include "../net.h"
@@ -72,7 +73,10 @@ static void usage(FILE *f)
 		"      --key FILE       its private key, PEM (default: in the --cert file)\n"
 		"  -q, --quiet          no line per connection\n"
 		"  -j, --json           log one JSON object per line\n"
+		"  -u, --udp            answer UDP tests (get -u) instead\n"
+		"                       (see 'ncpv serve -u --help')\n"
 		"  -h, --help           show this help\n\n"
+		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Each connection ends with a line on stderr: the bytes sent (gone to the wire)\n"
 		"and, when a reset caught some on their way, how many the client acknowledged;\n"
 		"it got between the two. SIGINT or SIGTERM stops the server with a summary.\n"
@@ -635,6 +639,8 @@ enum cmd_parse cmd_serve_parse(int argc, char **argv)
 {
 	struct serve_opts o;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_serve_parse(argc, argv);
 	return parse_options(argc, argv, &o);
 }
 
@@ -648,6 +654,8 @@ int cmd_serve(int argc, char **argv)
 	char err[512];
 	int rc, lfd;
 
+	if (cmd_udp_wanted(argc, argv))
+		return cmd_udp_serve(argc, argv);
 	if ((parsed = parse_options(argc, argv, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (!o.discard) {

@@ -3,9 +3,11 @@
 #include "tls_cmd.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "../json.h"
+#include "../tls_cert.h"
 
 int cmd_tls_option(struct cmd_tls *t, int opt, const char *arg)
 {
@@ -49,6 +51,20 @@ enum cmd_parse cmd_tls_check(const char *cmd, const struct cmd_tls *t)
 			    c->insecure ? "--insecure" : c->pin ? "--pin" : t->sni ? "--sni" :
 			    c->alpn ? "--alpn" : NULL;
 
+	const char *empty = c->cert_file && !*c->cert_file ? "cert" : c->key_file && !*c->key_file ? "key" :
+			    c->ca_file && !*c->ca_file ? "cacert" : c->pin && !*c->pin ? "pin" :
+			    t->sni && !*t->sni ? "sni" : c->alpn && !*c->alpn ? "alpn" : NULL;
+	const char *bad_name = t->sni ? tls_host_name_problem(t->sni) : NULL;
+
+	/* An empty value must not pass for "not given" further down (an empty --sni checked
+	 * no host name at all): each is refused by name. */
+	if (empty)
+		return cmd_bad_value(cmd, empty, "",
+				     strcmp(empty, "sni") == 0 ? "an empty name would leave the certificate's host unchecked"
+				     : strcmp(empty, "pin") == 0 ? "expected a SHA-256 fingerprint"
+				     : strcmp(empty, "alpn") == 0 ? "expected NAME[,NAME]..." : "expected a file name");
+	if (bad_name)
+		return cmd_bad_value(cmd, "sni", t->sni, bad_name);
 	if (!t->on && needs) {
 		cmd_error(cmd, "%s needs --tls", needs);
 		return CMD_PARSE_USAGE;

@@ -214,3 +214,21 @@ int link_parse_value(const char *arg, int kind, struct link_params p[2], char *e
 		return -1;
 	return parse_one(slash ? slash + 1 : down, kind, &p[1], err, errlen);
 }
+
+char *link_params_describe(const struct link_params *p, char *buf, size_t len)
+{
+	char rate[32] = "no rate limit", jitter[32] = "", loss[32] = "", queue[48] = "";
+
+	if (p->bits_per_s)
+		snprintf(rate, sizeof(rate), "%.6gmbit", p->bits_per_s / 1e6);
+	if (p->jitter_ns)
+		snprintf(jitter, sizeof(jitter), " +-%.6gms", p->jitter_ns / 1e6);
+	if (p->loss > 0)
+		snprintf(loss, sizeof(loss), ", %.6g%% loss", p->loss * 100);
+	if (p->queue_packets)
+		snprintf(queue, sizeof(queue), ", queue %u packets", p->queue_packets);
+	else if (p->queue_bytes)
+		snprintf(queue, sizeof(queue), ", queue %llu bytes", (unsigned long long)p->queue_bytes);
+	snprintf(buf, len, "%s, %.6gms%s%s%s", rate, p->delay_ns / 1e6, jitter, loss, queue);
+	return buf;
+}

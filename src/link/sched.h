@@ -82,4 +82,8 @@ double link_sched_uniform(struct link_sched *s);
  * that field of p[0] and p[1]. Returns 0, or -1 with the reason in err. */
 int link_parse_value(const char *arg, int kind, struct link_params p[2], char *err, size_t errlen);
 
+/* One direction as people read it, such as "94mbit, 20ms +-1ms, 1% loss, queue 1000
+ * packets" ("no rate limit" without a rate), into buf; returns buf. Pure. */
+char *link_params_describe(const struct link_params *p, char *buf, size_t len);
+
 #endif

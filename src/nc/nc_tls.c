@@ -137,7 +137,12 @@ int nc_relay_tls(const struct nc_opts *o, int fd, int server, struct nc_totals *
 	rc = tls_handshake_wait(tio.c, o->timeout_ms > 0 ? clock_now() + o->timeout_ms / 1000.0 : 0, NULL,
 				why, sizeof(why));
 	if (rc != TLS_OK) {
-		snprintf(err, errlen, "TLS handshake failed: %s", why);
+		if (rc == TLS_EUNKNOWN_CA && tls_conn_peer_fingerprint(tio.c))
+			snprintf(err, errlen, "TLS handshake failed: %s; its SHA-256 is %s: trust its CA "
+				 "with --ssl-trustfile, or leave out --ssl-verify", why,
+				 tls_conn_peer_fingerprint(tio.c));
+		else
+			snprintf(err, errlen, "TLS handshake failed: %s", why);
 		tls_conn_free(tio.c);
 		close(fd);
 		return -2;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../net.h"
+#include "../proc.h"
 
 /* The most instances one group keeps rows for. */
 #define GROUP_MAX 64
@@ -85,7 +86,7 @@ static int group_write(int fd, const struct group *g)
 static int group_alive(const struct group *g)
 {
 	for (int i = 0; i < g->count; i++)
-		if (g->pid[i] > 0 && (kill((pid_t)g->pid[i], 0) == 0 || errno == EPERM))
+		if (g->pid[i] > 0 && (proc_signal((pid_t)g->pid[i], 0) == 0 || errno == EPERM))
 			return 1;
 	return 0;
 }

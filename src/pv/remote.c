@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../clock.h"
+#include "../proc.h"
 
 void pv_remote_path(char *buf, size_t len, pid_t sender, int reply)
 {
@@ -139,7 +140,7 @@ int pv_remote_signal_and_wait(pid_t target)
 	sigaddset(&usr2, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &usr2, &old) < 0)
 		return -1;
-	if (kill(target, SIGUSR2) == 0) {
+	if (proc_signal(target, SIGUSR2) == 0) {
 		errno = ETIMEDOUT;
 		for (double left; (left = deadline - clock_now()) > 0;) {
 			struct timespec ts = clock_timespec(left);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* watchfd.c - pv -d: another process's open files and how far it has read or written them. */
 #include "watchfd.h"
+#include "../proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,7 +15,7 @@
 
 int pv_watch_pid_alive(pid_t pid)
 {
-	return kill(pid, 0);
+	return proc_signal(pid, 0);
 }
 
 static int cmp_int(const void *a, const void *b)

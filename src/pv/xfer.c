@@ -34,20 +34,12 @@ static int is_pipe(int fd)
 
 struct pv_xfer {
 	int in, out;
+	struct pv_xfer_opts o;	/* as given, but no_splice also set by -K and -O, and
+				 * sparse only where the output can seek */
 	int in_splice;		/* splice may be tried for this input */
-	int no_splice;		/* -C, or something needs the bytes themselves */
 	int out_pipe;		/* the output is a pipe */
-	int count_lines;	/* -l: count eol bytes */
-	unsigned char eol;	/* '\n', or '\0' with -0 */
-	int sync;		/* -Y: fdatasync after each write */
-	int discard;		/* -X: read, count, write nothing */
-	int skip_errors;	/* -E */
-	uint64_t skip_block;	/* -Z: skip to the next multiple of this; 0 grows the skips */
-	int sparse;		/* -O: seek over blocks of zeros (the output is seekable) */
 	int hole_at_end;	/* the last thing done to the output was a seek */
-	int direct;		/* -K: O_DIRECT on the descriptors that take it */
-	unsigned char *buf;
-	size_t size;		/* buffer size */
+	unsigned char *buf;	/* o.buffer_size bytes */
 	size_t pend_off, pend_len; /* read but not yet written */
 	size_t tail_off, tail_len; /* line mode: read, beyond the line limit, not yet counted */
 	unsigned char last[DISPLAY_LAST_MAX]; /* the last bytes written, for -A */
@@ -64,26 +56,18 @@ struct pv_xfer *pv_xfer_new(int out, const struct pv_xfer_opts *o)
 		return NULL;
 	x->in = -1;
 	x->out = out;
-	x->size = o->buffer_size;
-	x->no_splice = o->no_splice;
-	x->count_lines = o->count_lines;
-	x->eol = o->eol;
-	x->sync = o->sync;
-	x->discard = o->discard;
-	x->skip_errors = o->skip_errors;
-	x->skip_block = o->skip_block;
-	x->direct = o->direct;
-	if (x->direct)
-		x->no_splice = 1; /* the page cache is what -K avoids: read and write, not splice */
+	x->o = *o;
+	if (x->o.direct)
+		x->o.no_splice = 1; /* the page cache is what -K avoids: read and write, not splice */
 	/* -O needs an output that can seek; elsewhere it writes as usual. */
-	x->sparse = o->sparse && out >= 0 && lseek(out, 0, SEEK_CUR) >= 0;
-	if (x->sparse)
-		x->no_splice = 1;
+	x->o.sparse = o->sparse && out >= 0 && lseek(out, 0, SEEK_CUR) >= 0;
+	if (x->o.sparse)
+		x->o.no_splice = 1;
 	x->out_pipe = out >= 0 && is_pipe(out);
 	/* Page-aligned, as O_DIRECT (-K) requires of the memory it reads into and writes from. */
-	if (posix_memalign((void **)&x->buf, 4096, x->size) != 0)
+	if (posix_memalign((void **)&x->buf, 4096, x->o.buffer_size) != 0)
 		x->buf = NULL;
-	if (x->direct && out >= 0)
+	if (x->o.direct && out >= 0)
 		(void)set_direct(out, 1);
 	if (x->buf == NULL) {
 		free(x);
@@ -126,13 +110,13 @@ void pv_xfer_skipped(const struct pv_xfer *x, uint64_t *at, uint64_t *len, int *
 
 void pv_xfer_set_input(struct pv_xfer *x, int in)
 {
-	if (x->direct)
+	if (x->o.direct)
 		(void)set_direct(in, 1); /* refused by pipes and some file systems: then cached */
 	x->in = in;
 	x->pend_off = x->pend_len = x->tail_len = 0;
 	x->skip = 1;
 	/* splice needs a pipe on one side; the bytes are never seen then. */
-	x->in_splice = !x->no_splice && !x->count_lines && !x->discard && !x->sync &&
+	x->in_splice = !x->o.no_splice && !x->o.count_lines && !x->o.discard && !x->o.sync &&
 		       (x->out_pipe || is_pipe(in));
 }
 
@@ -146,9 +130,9 @@ void pv_xfer_grow_pipe(int fd, size_t size)
 
 int pv_xfer_buffer_percent(const struct pv_xfer *x)
 {
-	if (x->in_splice || x->size == 0)
+	if (x->in_splice || x->o.buffer_size == 0)
 		return -1;
-	return (int)(x->pend_len * 100 / x->size);
+	return (int)(x->pend_len * 100 / x->o.buffer_size);
 }
 
 /* Keep the tail of what went out, for -A. */
@@ -311,12 +295,12 @@ static enum pv_step skip_error(struct pv_xfer *x, uint64_t max)
 	if (at < 0)
 		return PV_STEP_READ_ERR;
 	/* -Z: on to the next block boundary instead of growing skips. */
-	if (x->skip_block > 0)
-		n = (size_t)(x->skip_block - (uint64_t)at % x->skip_block);
+	if (x->o.skip_block > 0)
+		n = (size_t)(x->o.skip_block - (uint64_t)at % x->o.skip_block);
 	if (n > max)
 		n = (size_t)max;
-	if (n > x->size)
-		n = x->size;
+	if (n > x->o.buffer_size)
+		n = x->o.buffer_size;
 	if (lseek(x->in, (off_t)n, SEEK_CUR) < 0)
 		return PV_STEP_READ_ERR;
 	memset(x->buf, 0, n);
@@ -342,15 +326,15 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 		x->pend_len = x->tail_len;
 		x->tail_len = 0;
 	} else if (x->pend_len == 0) {
-		size_t want = max < x->size ? (size_t)max : x->size;
+		size_t want = max < x->o.buffer_size ? (size_t)max : x->o.buffer_size;
 		ssize_t n;
 
 		if (x->in_splice)
 			return splice_step(x, max, bytes);
-		if (x->direct && want >= 4096)
+		if (x->o.direct && want >= 4096)
 			want &= ~(size_t)4095; /* O_DIRECT reads whole blocks */
 		n = read(x->in, x->buf, want);
-		if (n < 0 && errno == EINVAL && x->direct && set_direct(x->in, 0) == 0)
+		if (n < 0 && errno == EINVAL && x->o.direct && set_direct(x->in, 0) == 0)
 			n = read(x->in, x->buf, want); /* an unaligned length: this read without O_DIRECT */
 		if (n == 0)
 			return PV_STEP_EOF;
@@ -359,7 +343,7 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 				net_wait_once(x->in, POLLIN, -1);
 			if (errno == EINTR || errno == EAGAIN)
 				return PV_STEP_AGAIN;
-			if (x->skip_errors)
+			if (x->o.skip_errors)
 				return skip_error(x, max);
 			return PV_STEP_READ_ERR;
 		}
@@ -367,10 +351,10 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 		x->pend_off = 0;
 		x->pend_len = (size_t)n;
 	}
-	if (x->count_lines && fresh) {
+	if (x->o.count_lines && fresh) {
 		size_t cut;
 
-		*lines += count_eol(x->buf + x->pend_off, x->pend_len, x->eol, max_lines, &cut);
+		*lines += count_eol(x->buf + x->pend_off, x->pend_len, x->o.eol, max_lines, &cut);
 		/* Past max_lines (-L or -S in line mode): the rest waits for the next step. */
 		x->tail_off = x->pend_off + cut;
 		x->tail_len = x->pend_len - cut;
@@ -379,9 +363,9 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 	while (x->pend_len > 0) {
 		ssize_t n;
 
-		size_t zeros = x->sparse ? zero_run(x->buf + x->pend_off, x->pend_len) : 0;
+		size_t zeros = x->o.sparse ? zero_run(x->buf + x->pend_off, x->pend_len) : 0;
 
-		if (x->discard) {
+		if (x->o.discard) {
 			n = (ssize_t)x->pend_len;
 		} else if (zeros > 0) {
 			/* -O: a hole instead of written zeros; the file's length is set at the end. */
@@ -390,10 +374,10 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 			n = (ssize_t)zeros;
 			x->hole_at_end = 1;
 		} else {
-			size_t len = x->sparse ? data_run(x->buf + x->pend_off, x->pend_len) : x->pend_len;
+			size_t len = x->o.sparse ? data_run(x->buf + x->pend_off, x->pend_len) : x->pend_len;
 
 			n = write(x->out, x->buf + x->pend_off, len);
-			if (n < 0 && errno == EINVAL && x->direct && set_direct(x->out, 0) == 0)
+			if (n < 0 && errno == EINVAL && x->o.direct && set_direct(x->out, 0) == 0)
 				n = write(x->out, x->buf + x->pend_off, len); /* the unaligned tail */
 			x->hole_at_end = 0;
 			if (n < 0) {
@@ -403,7 +387,7 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 					return PV_STEP_MOVED;
 				return PV_STEP_WRITE_ERR;
 			}
-			if (x->sync && fdatasync(x->out) < 0 && errno != EINVAL && errno != EROFS)
+			if (x->o.sync && fdatasync(x->out) < 0 && errno != EINVAL && errno != EROFS)
 				return PV_STEP_WRITE_ERR;
 		}
 		remember_last(x, x->buf + x->pend_off, (size_t)n);

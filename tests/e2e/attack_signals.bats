@@ -68,10 +68,12 @@ wait_for_tmp() {
 		wait "$PEER_PID" 2>/dev/null || true
 		PEER_PID=""
 		echo "SIG$sig: exit $rc, left: $(ls -A "$SCRATCH")"
-		# Stopped as asked (manual: -t, -b or a signal): exit 0, FILE holds what arrived.
-		[ "$rc" -eq 0 ]
-		! compgen -G "$SCRATCH/.keep.ncpv-*"
-		[ "$(head -c 1 "$SCRATCH/keep")" = x ]
+		# Issue 22: a signal is not a whole transfer: exit 1, FILE as it was (it was "stopped as
+		# asked", exit 0 with the partial data in FILE, until then).
+		[ "$rc" -eq 1 ]
+		! compgen -G "$SCRATCH/.keep.ncpv-*" || false
+		[ "$(cat "$SCRATCH/keep")" = old ]
+		grep -q "interrupted after [0-9]* bytes: '$SCRATCH/keep' left as it was" "$SCRATCH/err"
 		rm -f "$SCRATCH/keep" "$SCRATCH/port"
 	done
 }

@@ -100,7 +100,7 @@ kept_after() {
 	SECONDS=0
 	run timeout 20 "$NCPV" get -q -w 1 "127.0.0.1:$PEER_PORT"
 	[ "$status" -eq 5 ]
-	[ "$output" = "ncpv get: receive from 127.0.0.1:$PEER_PORT: timed out: nothing received for 1 s (-w) (after 0 bytes)" ]
+	[ "$output" = "ncpv get: receive from 127.0.0.1:$PEER_PORT: timed out: nothing received for 1 s (-w); a TLS server stays silent until the client speaks TLS: if it is one, add --tls (after 0 bytes)" ]
 	[ "$SECONDS" -lt 10 ]
 }
 

@@ -44,8 +44,8 @@ wait_gone() {
 stop_pid() {
 	local pid=$1
 	kill -0 "$pid" 2>/dev/null || return 0
-	kill -TERM "$pid" 2>/dev/null
-	wait_gone "$pid" 3 || kill -KILL "$pid" 2>/dev/null
+	kill -TERM "$pid" 2>/dev/null || true # it may have ended since kill -0
+	wait_gone "$pid" 3 || kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 }
 

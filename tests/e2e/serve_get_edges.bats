@@ -146,11 +146,14 @@ PY
 	wait_for "$SERVE_LOG" 'max-bytes' 5
 }
 
-@test "get refuses nc's -u (UDP) instead of quietly uploading over TCP" {
-	run "$NCPV" get -u 127.0.0.1:1
-	[ "$status" -eq 2 ]
+@test "get -u is a UDP test (udp.bats), never a quiet TCP upload; -u inside a cluster is refused" {
+	run timeout 20 "$NCPV" get -u -t 1 127.0.0.1:1
+	[ "$status" -eq 4 ]
 	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"'-u' (UDP) is not supported"* ]]
+	[[ "$output" == *"nothing listens on that UDP port"* ]]
+	run "$NCPV" get -qu 127.0.0.1:1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"-u must be a word of its own"* ]]
 }
 
 @test "get takes a bracketed IPv6 host and a separate port, as well as a bare one" {

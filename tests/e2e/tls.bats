@@ -4,6 +4,7 @@
 # socat; each certificate failure with its own exit code; truncation, stalls and resumption.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup_file() {
 	"$NCPV" --version | grep -qw tls || skip "this build has no TLS"
@@ -37,8 +38,14 @@ setup_file() {
 			-days 2 2>/dev/null
 		openssl ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in leaf.csr -out expired.pem \
 			-startdate 20200101000000Z -enddate 20200102000000Z 2>/dev/null
+		# A valid certificate from the same CA for a name that is not the one connected to.
+		# shellcheck disable=SC2046
+		openssl req -new $(key other.key) -out other.csr -subj /CN=other.example \
+			-addext subjectAltName=DNS:other.example 2>/dev/null
+		openssl ca -batch -config ca.cnf -cert ca.pem -keyfile ca.key -in other.csr -out other.pem \
+			-days 2 2>/dev/null
 	) || return 1
-	[ -s "$CERTS/good.pem" ] && [ -s "$CERTS/expired.pem" ]
+	[ -s "$CERTS/good.pem" ] && [ -s "$CERTS/expired.pem" ] && [ -s "$CERTS/other.pem" ]
 }
 
 teardown_file() {
@@ -423,4 +430,94 @@ one_way() {
 		nc --ssl -l --ssl-verify 1|1|--ssl-verify is for connect mode
 		nc --ssl-cert c 127.0.0.1 1|1|--ssl-cert is for listen mode
 	EOF
+}
+
+# Issue 22: `--sni ""` made SSL_set1_host check no name, so a certificate for another host
+# passed. Every name that would check less than asked is refused before connecting (get: 2,
+# nc: 1 as OpenBSD nc); the server's certificate is for other.example, so a pass would be a bypass.
+@test "no --sni / --ssl-servername value turns the host check off" {
+	start_serve --tls --size 1000 --cert "$CERTS/other.pem" --key "$CERTS/other.key"
+	local v
+	for v in "" "." ".example" ".other.example" "*" "*.example" "other example" "other..example" \
+		"other.example/x" $'other.example\t'; do
+		run --separate-stderr "$NCPV" get --tls --cacert "$CERTS/ca.pem" --sni "$v" -o - "127.0.0.1:$SERVE_PORT"
+		echo "get --sni '$v': $status $stderr"
+		[ "$status" -eq 2 ]
+		[ -z "$output" ]
+		[[ "$stderr" == "ncpv get: invalid sni '"* ]]
+		run --separate-stderr "$NCPV" nc --ssl-trustfile "$CERTS/ca.pem" --ssl-servername "$v" 127.0.0.1 \
+			"$SERVE_PORT" </dev/null
+		echo "nc --ssl-servername '$v': $status $stderr"
+		[ "$status" -eq 1 ]
+		[ -z "$output" ]
+		[[ "$stderr" == "ncpv nc: "*"--ssl-servername"* ]]
+	done
+	# Controls: the certificate's own name passes, the connect host and another name do not.
+	run "$NCPV" get -q --tls --cacert "$CERTS/ca.pem" --sni other.example -o "$SCRATCH/out" "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[ "$(stat -c %s "$SCRATCH/out")" -eq 1000 ]
+	run "$NCPV" get -q --tls --cacert "$CERTS/ca.pem" "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 11 ]
+	run "$NCPV" get -q --tls --cacert "$CERTS/ca.pem" --sni localhost "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 11 ]
+	"$NCPV" nc --ssl-trustfile "$CERTS/ca.pem" --ssl-servername other.example 127.0.0.1 "$SERVE_PORT" \
+		</dev/null >"$SCRATCH/nc.out"
+	[ "$(stat -c %s "$SCRATCH/nc.out")" -eq 1000 ]
+	run "$NCPV" nc --ssl-trustfile "$CERTS/ca.pem" 127.0.0.1 "$SERVE_PORT" </dev/null
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"wrong host"* ]]
+}
+
+# The other inputs that could read as "not given" when empty: each is refused by name.
+@test "an empty TLS option value is refused by name, never taken as absent" {
+	local row
+	while IFS='|' read -r code words row; do
+		local args=()
+		read -ra args <<<"$row"
+		args+=("" 127.0.0.1:1)
+		[ "${args[0]}" = nc ] && args[-1]=1 && args=("${args[@]:0:${#args[@]}-1}" 127.0.0.1 1)
+		run "$NCPV" "${args[@]}" </dev/null
+		echo "${args[*]}: $status $output"
+		[ "$status" -eq "$code" ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == *"$words"* ]]
+	done <<-'EOF'
+		2|invalid sni ''|get --tls --sni
+		2|invalid cacert ''|get --tls --cacert
+		2|invalid pin ''|get --tls --pin
+		2|invalid alpn ''|get --tls --alpn
+		2|invalid cert ''|serve --tls --cert
+		2|invalid key ''|serve --tls --cert /dev/null --key
+		1|--ssl-servername: empty value|nc --ssl-verify --ssl-servername
+		1|--ssl-trustfile: empty value|nc --ssl-trustfile
+		1|--ssl-alpn: empty value|nc --ssl --ssl-alpn
+		1|--ssl-cert: empty value|nc -l --ssl-cert
+		1|--ssl-key: empty value|nc -l --ssl-cert /dev/null --ssl-key
+	EOF
+}
+
+# Issue 22: a reset during the handshake exited 1 ("Connection reset by peer") where a FIN at the
+# same point gave the handshake's exit 8. Every way a peer can fail the handshake is exit 8 for
+# get (13 stays the -w timeout's), and nc's exit 1 (OpenBSD nc's one failure status) with the same
+# "TLS handshake failed" words. (A reset before the client's first byte can beat the connect's
+# own check, and is then the connect's failure: exit 4, as docs/ERRORS.md says of serve --max-conns.)
+@test "a peer that resets, closes or answers garbage at any point of the handshake: get exit 8, nc exit 1" {
+	local mode port i
+	for mode in rst-partial rst-after-hello rst-mid-server fin-now fin-after-hello garbage; do
+		bg python3 "$BATS_TEST_DIRNAME/handshake_cut.py" "$mode" 2 >"$SCRATCH/port.$mode"
+		for ((i = 0; i < 500; i++)); do
+			port=$(head -1 "$SCRATCH/port.$mode")
+			[ -n "$port" ] && break
+			sleep 0.02
+		done
+		[ -n "$port" ]
+		run "$NCPV" get -q --tls --insecure -w 5 "127.0.0.1:$port"
+		echo "get, $mode: $status $output"
+		[ "$status" -eq 8 ]
+		[[ "$output" == "ncpv get: TLS handshake with 127.0.0.1:$port: "* ]]
+		run "$NCPV" nc --ssl -w 5 127.0.0.1 "$port" </dev/null
+		echo "nc, $mode: $status $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == "ncpv nc: TLS handshake failed: "* ]]
+	done
 }

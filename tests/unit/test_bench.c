@@ -188,6 +188,22 @@ static void test_link_spec_rate_and_round_trip(void **state)
 	assert_int_equal(link_parse("94mbit,,1%", &bits, &delay, &loss, err, sizeof(err)), -1);
 }
 
+/* --link's spec as the delay line's parameters: the same both ways, half the round trip each. */
+static void test_link_spec_becomes_both_directions(void **state)
+{
+	struct link_params p[2];
+
+	(void)state;
+	link_sup_symmetric(p, 94e6, 0.020, 0.01);
+	for (int d = 0; d < 2; d++) {
+		assert_true(p[d].bits_per_s == 94000000);
+		assert_true(p[d].delay_ns == 10000000);
+		assert_float_equal(p[d].loss, 0.01, 1e-12);
+		assert_int_equal(p[d].queue_packets, LINK_DEFAULT_QUEUE);
+		assert_true(p[d].jitter_ns == 0 && p[d].queue_bytes == 0);
+	}
+}
+
 static void set_runs(struct bench_result *r, const double *v, size_t n)
 {
 	r->runs = calloc(n, sizeof(*r->runs));
@@ -444,6 +460,185 @@ static void test_axis_ticks_are_round(void **state)
 		}
 }
 
+/* Issue 27: a stream test of n methods with medians base[i] x {1, 1.02, 0.98,
+ * 1.01, 0.99} (method 0 the baseline), each run with a steady rate sampled
+ * every 0.1 s for 1 s, the last one skipped when skip is set. */
+static void synthetic_stream(struct bench_test_result *t, const struct bench_method *m, const double *base,
+			     size_t n, int skip)
+{
+	static const double spread[] = { 1, 1.02, 0.98, 1.01, 0.99 };
+
+	memset(t, 0, sizeof(*t));
+	t->test = BENCH_STREAM;
+	t->n = n;
+	t->alpha = 0.05;
+	t->results = calloc(n, sizeof(*t->results));
+	assert_non_null(t->results);
+	for (size_t i = 0; i < n; i++) {
+		struct bench_result *r = &t->results[i];
+		double v[5];
+
+		r->method = &m[i];
+		r->shell = "/bin/sh";
+		snprintf(r->command, sizeof(r->command), "ncpv get -q 127.0.0.1 6666");
+		if (skip && i == n - 1) {
+			r->status = BENCH_SKIPPED;
+			snprintf(r->reason, sizeof(r->reason), "tool not found");
+			continue;
+		}
+		for (int k = 0; k < 5; k++)
+			v[k] = base[i] * spread[k];
+		set_runs(r, v, 5);
+		for (int k = 0; k < 5; k++) {
+			struct bench_run *run = &r->runs[k];
+
+			run->rtt_ms = 0.05;
+			run->retrans = 0;
+			run->nsamples = 11;
+			run->samples = calloc(11, sizeof(*run->samples));
+			assert_non_null(run->samples);
+			for (size_t s = 0; s < 11; s++) {
+				run->samples[s].t = 0.1 * (double)s;
+				run->samples[s].bytes = (uint64_t)(v[k] * 0.1 * (double)s);
+			}
+		}
+	}
+	bench_summarize(t);
+}
+
+static const struct bench_info synthetic_info = {
+	.version = "test", .server = "ncpv serve", .path = "loopback", .counting = "at the client",
+	.duration = 1, .repeat = 5, .alpha = 0.05,
+};
+
+/* A report written to memory, NUL-terminated (the caller frees). */
+static char *report_to_string(int (*report)(FILE *, const struct bench_info *, const struct bench_test_result *,
+					    size_t),
+			      const struct bench_test_result *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	assert_int_equal(report(f, &synthetic_info, t, 1), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* The width attribute of the comparison bar of method name in html. */
+static double bar_width(const char *html, const char *name)
+{
+	char key[96];
+	const char *p;
+
+	snprintf(key, sizeof(key), "class=\"median\" data-method=\"%s\"", name);
+	p = strstr(html, key);
+	assert_non_null(p);
+	p = strstr(p, " width=\"");
+	assert_non_null(p);
+	return strtod(p + 8, NULL);
+}
+
+/* Issue 27: the rows fastest first, skipped ones last, in every report; the
+ * comparison axis linear (a 48x lead is a 48x longer bar) with the ratio
+ * printed; p explained where it first appears; durations in seconds. */
+static void test_reports_sort_by_speed_on_a_linear_axis(void **state)
+{
+	static const struct bench_method m[4] = { { .name = "base", .note = "" }, { .name = "mid", .note = "" }, { .name = "fast", .note = "" },
+						  { .name = "gone", .note = "" } };
+	static const double base[] = { 10e6, 100e6, 480e6, 0 };
+	struct bench_test_result t;
+	char *html, *text, *json;
+	const char *cmp, *p_at;
+
+	(void)state;
+	synthetic_stream(&t, m, base, 4, 1);
+	/* report_order: fastest first, the skipped one last. */
+	{
+		size_t *order = report_order(&t);
+
+		assert_non_null(order);
+		assert_int_equal(order[0], 2);
+		assert_int_equal(order[1], 1);
+		assert_int_equal(order[2], 0);
+		assert_int_equal(order[3], 3);
+		free(order);
+	}
+	html = report_to_string(report_html, &t);
+	cmp = strstr(html, "<svg class=\"chart compare stream\"");
+	assert_non_null(cmp);
+	assert_non_null(strstr(cmp, "data-scale=\"linear\""));
+	assert_true(strstr(cmp, "data-method=\"fast\"") < strstr(cmp, "data-method=\"mid\""));
+	assert_true(strstr(cmp, "data-method=\"mid\"") < strstr(cmp, "data-method=\"base\""));
+	assert_float_equal(bar_width(html, "fast") / bar_width(html, "base"), 48, 0.5);
+	assert_float_equal(bar_width(html, "mid") / bar_width(html, "base"), 10, 0.2);
+	assert_non_null(strstr(cmp, ", 48.0x</text>"));
+	assert_non_null(strstr(cmp, ", baseline</text>"));
+	/* The table too: fast's row before base's, the skipped one after. */
+	assert_true(strstr(html, "<tr><td>fast") < strstr(html, "<tr><td>base"));
+	assert_true(strstr(html, "<tr><td>base") < strstr(html, "<tr><td>gone"));
+	/* p explained once, right after the first table, before any chart. */
+	p_at = strstr(html, "p: the chance of a gap this large");
+	assert_non_null(p_at);
+	assert_true(p_at < cmp && p_at > strstr(html, "</table>"));
+	assert_null(strstr(p_at + 1, "p: the chance of a gap this large"));
+	/* Stream charts: small multiples in one grid, fastest first, to the page's width. */
+	assert_non_null(strstr(html, "<div class=\"multiples\">"));
+	assert_true(strstr(html, "data-method=\"fast\" viewBox") < strstr(html, "data-method=\"base\" viewBox"));
+	assert_non_null(strstr(html, "svg{background:#fff;border:1px solid #eee;width:100%"));
+	assert_null(strstr(html, "max-width:60em"));
+	text = report_to_string(report_text, &t);
+	assert_true(strstr(text, "\nfast ") < strstr(text, "\nmid "));
+	assert_true(strstr(text, "\nmid ") < strstr(text, "\nbase "));
+	p_at = strstr(text, "p: the chance of a gap this large");
+	assert_non_null(p_at);
+	{
+		const char *second = strstr(strstr(text, "\nMethod ") + 1, "\nMethod ");
+
+		assert_non_null(second);
+		assert_true(p_at < second);
+	}
+	json = report_to_string(report_json, &t);
+	assert_non_null(strstr(json, "\"schema_version\":3"));
+	assert_non_null(strstr(json, "\"rtt_s\":5e-05"));
+	assert_null(strstr(json, "rtt_ms"));
+	free(html);
+	free(text);
+	free(json);
+	bench_results_free(&t);
+}
+
+/* Eight methods, as the built-in stream test has: the HTML report is written
+ * to $NCPV_REPORT_SAMPLE when set, for tests/e2e/report_view.bats to lay out
+ * in Chromium (page height, widths, order). */
+static void test_report_of_eight_methods(void **state)
+{
+	static const struct bench_method m[8] = {
+		{ .name = "nc-pv", .note = "seed" }, { .name = "ncpv", .note = "" }, { .name = "pv-devtcp", .note = "seed" },
+		{ .name = "nc", .note = "" }, { .name = "cat-devtcp", .note = "" }, { .name = "bash-read", .note = "" },
+		{ .name = "socat", .note = "" }, { .name = "ncat", .note = "" },
+	};
+	static const double base[8] = { 1.2e9, 5.8e9, 0.9e9, 2.1e9, 1.0e9, 0.02e9, 3.3e9, 2.6e9 };
+	struct bench_test_result t;
+	const char *out = getenv("NCPV_REPORT_SAMPLE");
+	char *html;
+
+	(void)state;
+	synthetic_stream(&t, m, base, 8, 0);
+	html = report_to_string(report_html, &t);
+	assert_non_null(strstr(html, "<div class=\"multiples\">"));
+	if (out != NULL) {
+		FILE *f = fopen(out, "w");
+
+		assert_non_null(f);
+		fputs(html, f);
+		assert_int_equal(fclose(f), 0);
+	}
+	free(html);
+	bench_results_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_user_method_errors_name_the_problem),
 		cmocka_unit_test(test_missing_tool_is_named),
 		cmocka_unit_test(test_link_spec_rate_and_round_trip),
+		cmocka_unit_test(test_link_spec_becomes_both_directions),
 		cmocka_unit_test(test_summary_ratio_and_verdicts),
 		cmocka_unit_test(test_too_few_runs_give_no_verdict),
 		cmocka_unit_test(test_unstable_round_is_found_and_left_out),
@@ -464,6 +660,8 @@ int main(void)
 		cmocka_unit_test(test_latency_percentiles_pool_the_good_runs),
 		cmocka_unit_test(test_probe_round_trips_pool_the_good_runs),
 		cmocka_unit_test(test_probe_interval_keeps_to_one_percent_of_the_link),
+		cmocka_unit_test(test_reports_sort_by_speed_on_a_linear_axis),
+		cmocka_unit_test(test_report_of_eight_methods),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -296,6 +296,21 @@ static void test_parse_rejects_what_it_cannot_mean(void **state)
 	}
 }
 
+/* -v's words for one direction (moved from cmd/link.c, unchanged). */
+static void test_params_describe_as_link_v_prints_them(void **state)
+{
+	struct link_params p = { .bits_per_s = 94000000, .delay_ns = 10000000, .jitter_ns = 1000000,
+				 .loss = 0.01, .queue_packets = 1000 };
+	struct link_params none = { 0 };
+	struct link_params bytes = { .bits_per_s = 1000000, .queue_bytes = 65536 };
+	char buf[128];
+
+	(void)state;
+	assert_string_equal(link_params_describe(&p, buf, sizeof(buf)), "94mbit, 10ms +-1ms, 1% loss, queue 1000 packets");
+	assert_string_equal(link_params_describe(&none, buf, sizeof(buf)), "no rate limit, 0ms");
+	assert_string_equal(link_params_describe(&bytes, buf, sizeof(buf)), "1mbit, 0ms, queue 65536 bytes");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_jitter_never_delivers_before_sending),
 		cmocka_unit_test(test_parse_values_for_both_directions_or_each),
 		cmocka_unit_test(test_parse_rejects_what_it_cannot_mean),
+		cmocka_unit_test(test_params_describe_as_link_v_prints_them),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -185,6 +185,46 @@ static void test_each_verify_failure_is_named(void **state)
 	assert_int_equal(client_result(self_pem, &trusted, "localhost", msg, sizeof(msg)), TLS_EUNKNOWN_CA);
 }
 
+/* Issue 22: SSL_set1_host(ssl, "") checks no name at all, and ".example" any name under it.
+ * A verifying client refuses to start with such a name; insecure and pinned ones need none. */
+static void test_no_name_is_no_verification(void **state)
+{
+	static const char *const bad[] = { NULL, "", ".", ".localhost", "*", "*.localhost", "local host",
+					   "a..b", "localhost/x", "-\n" };
+	struct tls_config verify = { .ca_file = ca_pem }, insecure = { .insecure = 1 };
+	struct tls_ctx *ctx;
+	struct tls_conn *c;
+	char err[256], msg[256];
+	int fd[2], code;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fd), 0);
+	ctx = tls_ctx_client(&verify, &code, err, sizeof(err));
+	assert_non_null(ctx);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_non_null(tls_host_name_problem(bad[i]));
+		c = tls_conn_new(ctx, fd[1], bad[i], err, sizeof(err));
+		if (c != NULL)
+			fail_msg("a verifying client started with the name '%s'", bad[i] ? bad[i] : "(null)");
+		assert_non_null(strstr(err, "cannot verify the server"));
+	}
+	assert_null(tls_host_name_problem("localhost"));
+	assert_null(tls_host_name_problem("localhost."));
+	assert_null(tls_host_name_problem("::1"));
+	assert_null(tls_host_name_problem("xn--bcher-kva.example"));
+	tls_ctx_free(ctx);
+	ctx = tls_ctx_client(&insecure, &code, err, sizeof(err));
+	c = tls_conn_new(ctx, fd[1], "", err, sizeof(err));
+	assert_non_null(c);
+	tls_conn_free(c);
+	tls_ctx_free(ctx);
+	close(fd[0]);
+	close(fd[1]);
+	/* The names that are refused are refused even where the handshake would have said yes. */
+	assert_int_equal(client_result(leaf_pem, &verify, "localhost", msg, sizeof(msg)), TLS_OK);
+}
+
 static void test_insecure_skips_verification(void **state)
 {
 	struct tls_config c = { .insecure = 1 };
@@ -492,6 +532,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verified_handshake_by_name_and_ip),
 		cmocka_unit_test(test_each_verify_failure_is_named),
+		cmocka_unit_test(test_no_name_is_no_verification),
 		cmocka_unit_test(test_insecure_skips_verification),
 		cmocka_unit_test(test_pin_replaces_ca_checks),
 		cmocka_unit_test(test_parse_pin_forms),

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* test_units.c - byte counts, durations and rates parse and format as documented. */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -119,6 +120,105 @@ static void test_long_range(void **state)
 	assert_int_equal(units_parse_long("", 1, 100, &v), -1);
 }
 
+/* The strict parser's whole boundary set: every PID, fd, port and count goes through it. */
+static const struct {
+	const char *text;
+	int err;	/* 0: accepted as value */
+	long value;
+} boundary[] = {
+	{ "0", ERANGE, 0 },
+	{ "1", 0, 1 },
+	{ "-1", ERANGE, 0 },
+	{ "-0", EINVAL, 0 },
+	{ "+1", EINVAL, 0 },
+	{ " 1", EINVAL, 0 },
+	{ "1 ", EINVAL, 0 },
+	{ "\t1", EINVAL, 0 },
+	{ "1\n", EINVAL, 0 },
+	{ "", EINVAL, 0 },
+	{ "-", EINVAL, 0 },
+	{ "1.0", EINVAL, 0 },
+	{ "1e3", EINVAL, 0 },
+	{ "2147483647", 0, 2147483647 },		/* INT_MAX */
+	{ "2147483648", ERANGE, 0 },		/* INT_MAX + 1 = 2^31 */
+	{ "4294967295", ERANGE, 0 },		/* 2^32 - 1: -1 as a pid_t */
+	{ "4294967296", ERANGE, 0 },		/* 2^32: 0 as a pid_t */
+	{ "4294967297", ERANGE, 0 },		/* 2^32 + 1 */
+	{ "9223372036854775808", ERANGE, 0 },	/* 2^63 */
+	{ "18446744073709551615", ERANGE, 0 },	/* 2^64 - 1 */
+	{ "18446744073709551616", ERANGE, 0 },	/* 2^64 */
+	{ "18446744073709551617", ERANGE, 0 },	/* 2^64 + 1 */
+	{ "99999999999999999999", ERANGE, 0 },
+	{ "99999999999999999999x", EINVAL, 0 },
+	{ "-99999999999999999999", ERANGE, 0 },
+	{ "010", 0, 10 },			/* decimal, never octal */
+	{ "0x10", EINVAL, 0 },
+	{ "0X10", EINVAL, 0 },
+	{ "00000000000000000000001", 0, 1 },
+};
+
+static void test_long_boundaries(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(boundary) / sizeof(boundary[0]); i++) {
+		long v = -7;
+		pid_t pid = -7;
+		int rc;
+
+		errno = 0;
+		rc = units_parse_long(boundary[i].text, 1, 2147483647L, &v);
+		if (boundary[i].err == 0) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(v, boundary[i].value);
+		} else {
+			if (rc != -1 || errno != boundary[i].err)
+				fail_msg("'%s': rc %d errno %d, expected errno %d", boundary[i].text, rc, errno,
+					 boundary[i].err);
+			assert_int_equal(v, -7); /* nothing written on failure */
+		}
+		/* A PID takes the same set: 1 to INT_MAX, never 0 or below. */
+		rc = units_parse_pid(boundary[i].text, &pid);
+		assert_int_equal(rc, boundary[i].err ? -1 : 0);
+		assert_true(rc < 0 ? pid == -7 : pid > 0);
+	}
+}
+
+static void test_long_signed_and_u64(void **state)
+{
+	long v;
+	uint64_t u;
+	int fd;
+
+	(void)state;
+	/* A '-' only where the range has negative values, and to its very end. */
+	assert_int_equal(units_parse_long("-1", -2147483647L, 2147483647L, &v), 0);
+	assert_int_equal(v, -1);
+	assert_int_equal(units_parse_long("-9223372036854775808", LONG_MIN, LONG_MAX, &v), 0);
+	assert_true(v == LONG_MIN);
+	assert_int_equal(units_parse_long("9223372036854775807", LONG_MIN, LONG_MAX, &v), 0);
+	assert_true(v == LONG_MAX);
+	errno = 0;
+	assert_int_equal(units_parse_long("-9223372036854775809", LONG_MIN, LONG_MAX, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(units_parse_long("9223372036854775808", LONG_MIN, LONG_MAX, &v), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(units_parse_long("-+1", -10, 10, &v), -1);
+	assert_int_equal(errno, EINVAL);
+	/* fd 0 is a descriptor; 2^32 is not descriptor 0. */
+	assert_int_equal(units_parse_fd("0", &fd), 0);
+	assert_int_equal(fd, 0);
+	assert_int_equal(units_parse_fd("4294967296", &fd), -1);
+	assert_int_equal(units_parse_fd("2147483648", &fd), -1);
+	assert_int_equal(units_parse_u64("18446744073709551615", UINT64_MAX, &u), 0);
+	assert_true(u == UINT64_MAX);
+	errno = 0;
+	assert_int_equal(units_parse_u64("18446744073709551616", UINT64_MAX, &u), -1);
+	assert_int_equal(errno, ERANGE);
+	assert_int_equal(units_parse_u64("65536", 65535, &u), -1);
+	assert_int_equal(units_parse_u64("+5", 65535, &u), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
 static void test_hms(void **state)
 {
 	char buf[32];
@@ -192,6 +292,8 @@ int main(void)
 		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_bitrate),
 		cmocka_unit_test(test_long_range),
+		cmocka_unit_test(test_long_boundaries),
+		cmocka_unit_test(test_long_signed_and_u64),
 		cmocka_unit_test(test_hms),
 		cmocka_unit_test(test_iec),
 		cmocka_unit_test(test_pv_numbers),
