@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -86,7 +85,13 @@ struct server {
 	struct source *src;
 	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
 	int lfd, spare_fd, accept_paused;
-	int wake_fd;	/* wakeable: an eventfd server_wake writes; -1 otherwise */
+	/* wakeable: a pipe of ints: an accepted fd handed over by the loop that listens, or -1
+	 * from server_wake. A pipe because it is both the queue and the wakeup, writes of an int
+	 * are atomic (under PIPE_BUF), and no lock is shared between loops. -1s when unused. */
+	int inbox[2];
+	struct server **peers; /* server_share_accepts: the loops to hand connections to (borrowed) */
+	long npeers;
+	unsigned long next_peer;
 	double cpu_seconds;
 	struct conn *conns;
 	struct conn *waiting; /* connections parked until the stream source is readable */
@@ -800,6 +805,17 @@ static void accept_one(struct server *s, int fd, double now)
 		c->registered = 1;
 }
 
+/* A new connection to the loop whose turn it is (round robin over the peers, this one among
+ * them); kept here when there are none, or when that loop's inbox is full. */
+static void dispatch(struct server *s, int fd, double now)
+{
+	struct server *to = s->npeers > 1 ? s->peers[s->next_peer++ % (unsigned long)s->npeers] : s;
+
+	if (to != s && to->inbox[1] >= 0 && write(to->inbox[1], &fd, sizeof(fd)) == (ssize_t)sizeof(fd))
+		return;
+	accept_one(s, fd, now);
+}
+
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
@@ -811,7 +827,7 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd >= 0) {
-			accept_one(s, fd, now);
+			dispatch(s, fd, now);
 			continue;
 		}
 		if (errno == EMFILE || errno == ENFILE) {
@@ -905,24 +921,34 @@ static void sweep(struct server *s, double now)
 	}
 }
 
-/* server_wake's eventfd is readable: drain it; server_run then looks at its stop flag. */
-static void on_wake(struct loop *l, int fd, uint32_t events, void *ctx)
+/* The inbox is readable: take the connections handed over (a -1 only wakes: server_run then
+ * looks at its stop flag). At most a pipe's worth per wakeup, so that clients already here
+ * are not starved by a flood. */
+static void on_inbox(struct loop *l, int fd, uint32_t events, void *ctx)
 {
-	uint64_t n;
+	struct server *s = ctx;
+	int fds[64];
+	ssize_t n = read(fd, fds, sizeof(fds));
 
 	(void)l;
 	(void)events;
-	(void)ctx;
-	if (read(fd, &n, sizeof(n)) < 0)
-		return; /* EAGAIN: another wakeup took it */
+	for (ssize_t i = 0; i < n / (ssize_t)sizeof(int); i++)
+		if (fds[i] >= 0)
+			accept_one(s, fds[i], clock_now());
 }
 
 void server_wake(struct server *s)
 {
-	uint64_t one = 1;
+	int wake = -1;
 
-	if (s->wake_fd >= 0 && write(s->wake_fd, &one, sizeof(one)) < 0)
-		return; /* EAGAIN: the counter is full, so a wakeup is pending anyway */
+	if (s->inbox[1] >= 0 && write(s->inbox[1], &wake, sizeof(wake)) < 0)
+		return; /* EAGAIN: the pipe is full, so the loop has a wakeup pending anyway */
+}
+
+void server_share_accepts(struct server *s, struct server **loops, long n)
+{
+	s->peers = loops;
+	s->npeers = n;
 }
 
 struct server *server_new(const struct server_opts *o, int lfd, server_close_fn *on_close,
@@ -932,7 +958,7 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 
 	if (s == NULL)
 		return NULL;
-	s->wake_fd = -1;
+	s->inbox[0] = s->inbox[1] = -1;
 	s->o = *o;
 	s->src = o->src;
 	s->lfd = lfd;
@@ -947,15 +973,15 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (s->loop == NULL || s->scratch == NULL || loop_add(s->loop, lfd, EPOLLIN, on_accept, s) < 0) {
+	if (s->loop == NULL || s->scratch == NULL || (lfd >= 0 && loop_add(s->loop, lfd, EPOLLIN, on_accept, s) < 0)) {
 		int e = errno;
 
 		server_free(s);
 		errno = e;
 		return NULL;
 	}
-	if (o->wakeable && ((s->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
-			    loop_add(s->loop, s->wake_fd, EPOLLIN, on_wake, s) < 0)) {
+	if (o->wakeable && (pipe2(s->inbox, O_NONBLOCK | O_CLOEXEC) < 0 ||
+			    loop_add(s->loop, s->inbox[0], EPOLLIN, on_inbox, s) < 0)) {
 		int e = errno;
 
 		server_free(s);
@@ -1010,9 +1036,17 @@ void server_free(struct server *s)
 		return;
 	while (s->conns)
 		conn_close(s, s->conns, SERVER_CUT, "server stopped", clock_now());
+	/* Connections handed over after this loop stopped: reset, and counted as refused. */
+	if (s->inbox[0] >= 0) {
+		int fd;
+
+		while (read(s->inbox[0], &fd, sizeof(fd)) == (ssize_t)sizeof(fd))
+			if (fd >= 0)
+				refuse(s, fd, "server stopped");
+		close(s->inbox[0]);
+		close(s->inbox[1]);
+	}
 	loop_free(s->loop);
-	if (s->wake_fd >= 0)
-		close(s->wake_fd);
 	if (s->spare_fd >= 0)
 		close(s->spare_fd);
 	free(s->scratch);

@@ -35,7 +35,8 @@ struct server_opts {
 	/* serve --threads: the connections open across every loop, counted against max_conns
 	 * (borrowed, shared by the loops); NULL: this server's own count. */
 	atomic_long *conns_shared;
-	int wakeable;	      /* server_wake may be called from another thread (one eventfd more) */
+	int wakeable;	      /* server_wake may be called from another thread, and connections
+			       * handed over by server_share_accepts (one pipe more) */
 };
 
 /* One connection's end, for the caller's log. Everything is only valid during the call. */
@@ -66,7 +67,8 @@ typedef void server_refuse_fn(void *ctx, const char *peer, const char *reason);
 
 struct server;
 
-/* Serve on the listening socket lfd (borrowed). Returns NULL with errno. */
+/* Serve on the listening socket lfd (borrowed; -1: none, for a loop that only takes the
+ * connections another hands it). Returns NULL with errno. */
 struct server *server_new(const struct server_opts *o, int lfd, server_close_fn *on_close,
 			  server_refuse_fn *on_refuse, void *ctx);
 /* Serve until *stop is set (by a signal handler: see wait_mask). Every connection still open
@@ -76,6 +78,11 @@ void server_get_stats(const struct server *s, struct server_stats *st);
 /* Wake server_run from another thread (wakeable servers only), so that it looks at *stop
  * now. Safe from any thread; async-signal-safe. */
 void server_wake(struct server *s);
+/* serve --threads: s, the server with the listener, hands each new connection to the next of
+ * loops[0..n) in turn (s among them; the others wakeable), through their inboxes. loops is
+ * borrowed and must outlive server_run; only s's thread writes to the inboxes, and a
+ * connection handed to a loop that has stopped is reset by server_free. */
+void server_share_accepts(struct server *s, struct server **loops, long n);
 void server_free(struct server *s);
 
 /* "completed", "client", "limit", "reset", "cut": the JSON names of the ends. */

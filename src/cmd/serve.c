@@ -63,9 +63,8 @@ static void usage(FILE *f)
 		"      --busy-poll USEC\n"
 		"                       while events come this fast, poll instead of sleeping\n"
 		"                       (default 50 microseconds; 0: always sleep)\n"
-		"  -T, --threads N      N event loops on N threads, each with its own listening\n"
-		"                       socket on the port (SO_REUSEPORT); default: one per core\n"
-		"                       (a FIFO or other stream source: 1)\n"
+		"  -T, --threads N      N event loops on N threads, new connections handed to\n"
+		"                       each in turn; default: one per core (a FIFO source: 1)\n"
 		"  -4, -6               IPv4 or IPv6 only\n"
 		"      --tls            speak TLS (1.2 or 1.3); without --cert, with a self-signed\n"
 		"                       certificate made at start (its SHA-256 fingerprint is printed)\n"
@@ -310,6 +309,7 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 			json_uint(&j, "tls_handshakes", st->tls_handshakes);
 			json_uint(&j, "ktls_connections", st->ktls_connections);
 		}
+		json_fixed(&j, "cpu_seconds", st->cpu_seconds, 3);
 		if (nloops > 1) {
 			json_array(&j, "loops");
 			for (long i = 0; i < nloops; i++) {
@@ -489,22 +489,25 @@ static void wait_for_stop(const sigset_t *stop_set, atomic_int *failed)
 	}
 }
 
-/* N loops on N threads, each on its own listening socket (lfds[i]) and source (srcs[i]); the
- * main thread only waits for the stop signal, then stops and joins them and sums their stats. */
-static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ctx *tls, const int *lfds)
+/* N loops on N threads, each with its own source (srcs[i]); the first listens on lfd and hands
+ * the connections round the loops. The main thread only waits for the stop signal, then stops
+ * and joins them and sums their stats. */
+static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ctx *tls, int lfd)
 {
 	long n = o->threads;
 	struct loop_thread *t = calloc((size_t)n, sizeof(*t));
 	struct loop_share *share = calloc((size_t)n, sizeof(*share));
+	struct server **loops = calloc((size_t)n, sizeof(*loops));
 	atomic_long conns = 0;
 	atomic_int failed = 0;
 	struct server_stats sum, st;
 	sigset_t stop_set;
 	int rc = NCPV_EXIT_OK;
 
-	if (t == NULL || share == NULL) {
+	if (t == NULL || share == NULL || loops == NULL) {
 		free(t);
 		free(share);
+		free(loops);
 		cmd_error("serve", "event loop: %s", strerror(ENOMEM));
 		return NCPV_EXIT_FAIL;
 	}
@@ -519,7 +522,7 @@ static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ct
 		so.conns_shared = &conns;
 		so.wakeable = 1;
 		t[i].failed = &failed;
-		t[i].s = server_new(&so, lfds[i], log_close, log_refuse, o);
+		t[i].s = loops[i] = server_new(&so, i == 0 ? lfd : -1, log_close, log_refuse, o);
 		if (t[i].s == NULL) {
 			cmd_error("serve", "event loop: %s", strerror(errno));
 			rc = NCPV_EXIT_FAIL;
@@ -527,7 +530,8 @@ static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ct
 		}
 	}
 	if (rc == NCPV_EXIT_OK) {
-		log_listen(o, srcs[0], lfds[0]);
+		server_share_accepts(loops[0], loops, n);
+		log_listen(o, srcs[0], lfd);
 		if (tls)
 			log_certificate(o, tls);
 		for (long i = 0; i < n; i++) {
@@ -547,8 +551,8 @@ static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ct
 	for (long i = 0; i < n; i++)
 		if (t[i].started)
 			server_wake(t[i].s);
-	memset(&sum, 0, sizeof(sum));
-	for (long i = 0; i < n; i++) {
+	/* Every loop joined before any is freed: the first hands connections to the others. */
+	for (long i = 0; i < n; i++)
 		if (t[i].started) {
 			pthread_join(t[i].tid, NULL);
 			if (t[i].rc < 0) {
@@ -556,6 +560,8 @@ static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ct
 				rc = NCPV_EXIT_FAIL;
 			}
 		}
+	memset(&sum, 0, sizeof(sum));
+	for (long i = 0; i < n; i++) {
 		if (t[i].s == NULL)
 			continue;
 		server_get_stats(t[i].s, &st);
@@ -570,62 +576,14 @@ static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ct
 		sum.seconds = st.seconds > sum.seconds ? st.seconds : sum.seconds;
 		sum.tls_handshakes += st.tls_handshakes;
 		sum.ktls_connections += st.ktls_connections;
+		sum.cpu_seconds += st.cpu_seconds;
 	}
 	if (rc == NCPV_EXIT_OK)
 		summary(o, &sum, is_endless(o, srcs[0]), share, n);
 	free(t);
 	free(share);
+	free(loops);
 	return rc;
-}
-
-/* --threads: every loop's listener joins one SO_REUSEPORT group. */
-static int reuseport_hook(int fd, const struct sockaddr *sa, void *ctx)
-{
-	int one = 1;
-
-	(void)sa;
-	(void)ctx;
-	return setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-}
-
-/* Listen o->threads times on one address: the first socket picks the port (port 0: any), the
- * others join it. A port some other socket holds is refused first, as one loop's listen would
- * be: a reuseport group of another ncpv serve would otherwise take us in silently. Returns 0,
- * or the exit code after the error line; lfds[] holds what opened (-1 the rest). */
-static int listen_all(struct serve_opts *o, int *lfds)
-{
-	struct net_opts net = o->net;
-	char err[512], port[sizeof(o->at.port)];
-	int fd;
-
-	for (long i = 0; i < o->threads; i++)
-		lfds[i] = -1;
-	if (strcmp(o->at.port, "0") != 0) {
-		fd = net_listen(o->at.host, o->at.port, &o->net, err, sizeof(err));
-		if (fd < 0) {
-			cmd_error("serve", "%s", err);
-			return fd == NET_ERESOLVE ? NCPV_EXIT_RESOLVE : NCPV_EXIT_LISTEN;
-		}
-		close(fd);
-	}
-	net.hook = reuseport_hook;
-	snprintf(port, sizeof(port), "%s", o->at.port);
-	for (long i = 0; i < o->threads; i++) {
-		struct sockaddr_storage ss;
-		socklen_t len = sizeof(ss);
-
-		fd = net_listen(o->at.host, port, &net, err, sizeof(err));
-		if (fd < 0) {
-			cmd_error("serve", "%s", err);
-			return fd == NET_ERESOLVE ? NCPV_EXIT_RESOLVE : NCPV_EXIT_LISTEN;
-		}
-		lfds[i] = fd;
-		if (i == 0 && getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
-			snprintf(port, sizeof(port), "%u",
-				 ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port :
-								  ((struct sockaddr_in *)&ss)->sin_port));
-	}
-	return 0;
 }
 
 /* A stream source other than urandom (a FIFO, a device) is one stream of bytes: the loops
@@ -649,7 +607,6 @@ int cmd_serve(int argc, char **argv)
 	enum cmd_parse parsed;
 	struct serve_opts o;
 	struct source *srcs[SERVE_MAX_THREADS] = { NULL };
-	int lfds[SERVE_MAX_THREADS];
 	struct tls_ctx *tls = NULL;
 	char err[512];
 	int rc, lfd;
@@ -684,33 +641,23 @@ int cmd_serve(int argc, char **argv)
 		return rc;
 	}
 	net_raise_fd_limit();
-	if (o.threads == 1) {
-		lfd = net_listen(o.at.host, o.at.port, &o.net, err, sizeof(err));
-		if (lfd < 0) {
+	/* Each further loop its own source: a random one is then one generator per thread, and a
+	 * file one offset table per thread, with no lock between them. */
+	for (long i = 1; i < o.threads && !o.discard; i++)
+		if ((srcs[i] = source_open(o.source, err, sizeof(err))) == NULL) {
 			cmd_error("serve", "%s", err);
-			tls_ctx_free(tls);
-			source_free(srcs[0]);
-			return lfd == NET_ERESOLVE ? NCPV_EXIT_RESOLVE : NCPV_EXIT_LISTEN;
+			rc = NCPV_EXIT_FILE;
+			goto out;
 		}
-		rc = run(&o, srcs[0], tls, lfd);
-		close(lfd);
-	} else {
-		/* Each loop its own source: a random one is then one generator per thread, and a
-		 * file one offset table per thread, with no lock between them. */
-		rc = 0;
-		for (long i = 0; i < o.threads; i++)
-			lfds[i] = -1;
-		for (long i = 1; i < o.threads && !o.discard && rc == 0; i++)
-			if ((srcs[i] = source_open(o.source, err, sizeof(err))) == NULL) {
-				cmd_error("serve", "%s", err);
-				rc = NCPV_EXIT_FILE;
-			}
-		if (rc == 0 && (rc = listen_all(&o, lfds)) == 0)
-			rc = run_threads(&o, srcs, tls, lfds);
-		for (long i = 0; i < o.threads; i++)
-			if (lfds[i] >= 0)
-				close(lfds[i]);
+	lfd = net_listen(o.at.host, o.at.port, &o.net, err, sizeof(err));
+	if (lfd < 0) {
+		cmd_error("serve", "%s", err);
+		rc = lfd == NET_ERESOLVE ? NCPV_EXIT_RESOLVE : NCPV_EXIT_LISTEN;
+		goto out;
 	}
+	rc = o.threads == 1 ? run(&o, srcs[0], tls, lfd) : run_threads(&o, srcs, tls, lfd);
+	close(lfd);
+out:
 	tls_ctx_free(tls);
 	for (long i = 0; i < o.threads; i++)
 		source_free(srcs[i]);
