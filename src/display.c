@@ -432,7 +432,7 @@ static void advance_bounce(struct display *d, const struct display_frame *f)
 static size_t render(const struct display *d, const struct display_frame *f, const char *s, int width,
 		     int fit, char *buf, size_t len)
 {
-	char parts[DISPLAY_LINE_MAX];
+	char parts[DISPLAY_LINE_MAX] = ""; /* zeroed: the analyser cannot follow format_item's terminator */
 	struct display_piece p;
 	int fixed = 0, bars = 0, sgr_on = 0;
 	size_t n = 0, cols = 0;

@@ -248,7 +248,7 @@ static int number(struct reader *r, double *out)
 			return fail(r, EINVAL, "bad number");
 	}
 	n = i - r->pos;
-	if (n >= sizeof(small) && (tmp = malloc(n + 1)) == NULL)
+	if (n >= sizeof(small) && (n == SIZE_MAX || (tmp = malloc(n + 1)) == NULL))
 		return fail(r, ENOMEM, "out of memory");
 	memcpy(tmp, r->s + r->pos, n);
 	tmp[n] = '\0';
@@ -356,7 +356,8 @@ static int container(struct reader *r, struct jvalue *v, enum jv_type type, int 
 	}
 	for (;;) {
 		struct jvalue *item = v;
-		char *key = NULL;
+		char *decoded = NULL;
+		const char *key = NULL;
 
 		skip_space(r);
 		if (type == JV_OBJECT) {
@@ -372,14 +373,14 @@ static int container(struct reader *r, struct jvalue *v, enum jv_type type, int 
 			escaped = memchr(r->s + at, '\\', len) != NULL;
 			if (v != NULL && !escaped)
 				entry = listed(r->keep, r->s + at, len);
-			if (string(r, v != NULL && (escaped || (entry != NULL && *entry == '\0')) ? &key : NULL) < 0)
+			if (string(r, v != NULL && (escaped || (entry != NULL && *entry == '\0')) ? &decoded : NULL) < 0)
 				return -1;
 			if (v != NULL && escaped)
-				entry = listed(r->keep, key, strlen(key));
+				entry = listed(r->keep, decoded, strlen(decoded));
 			if (entry == NULL)
 				item = NULL;
-			else if (*entry != '\0')
-				key = (char *)(uintptr_t)entry;
+			else
+				key = *entry != '\0' ? entry : decoded;
 			r->key_at = at;
 			r->key_len = len;
 			skip_space(r);

@@ -20,7 +20,7 @@ struct jvalue {
 		char *string;		/* JV_STRING: UTF-8, NUL-terminated (a \u0000 ends it early) */
 		struct jvalue *items;	/* JV_ARRAY, JV_OBJECT: n values */
 	};
-	char **keys;		/* JV_OBJECT: n keys */
+	const char **keys;	/* JV_OBJECT: n keys */
 };
 
 #define JV_MAX_DEPTH 64

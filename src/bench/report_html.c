@@ -39,6 +39,8 @@ static const char *colour_of(const char *name)
 {
 	uint32_t h = 2166136261u;
 
+	if (name == NULL) /* as esc() takes it: a method without a name */
+		return other_colours[0];
 	for (size_t i = 0; i < sizeof(fixed_colours) / sizeof(fixed_colours[0]); i++)
 		if (strcmp(fixed_colours[i].name, name) == 0)
 			return fixed_colours[i].colour;

@@ -48,11 +48,6 @@ static void on_winch(int sig)
 	resized = 1;
 }
 
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
 /* The command's side of a run: the options (pv -R changes some), the line on stderr, the status. */
 struct pv_cmd {
 	struct pv_opts *o;
@@ -69,12 +64,7 @@ struct pv_cmd {
 
 static void catch_signal(int sig, void (*fn)(int))
 {
-	struct sigaction sa, old;
-
-	/* A signal ignored by whoever started us (nohup, a shell's background job) stays ignored. */
-	if ((sig == SIGHUP || sig == SIGINT) && sigaction(sig, NULL, &old) == 0 &&
-	    old.sa_handler == SIG_IGN)
-		return;
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = fn;
@@ -295,9 +285,11 @@ static int write_pidfile(const char *path)
 
 static void setup_signals(const struct pv_cmd *c)
 {
-	catch_signal(SIGINT, on_stop);
-	catch_signal(SIGTERM, on_stop);
-	catch_signal(SIGHUP, on_stop);
+	static const int ignorable[] = { SIGINT, SIGHUP }, term[] = { SIGTERM };
+
+	/* SIGINT and SIGHUP ignored by whoever started us (nohup, a background job) stay ignored. */
+	cmd_catch_stop(&stop_signal, ignorable, 2, CMD_STOP_KEEP_IGNORED);
+	cmd_catch_stop(&stop_signal, term, 1, 0);
 	catch_signal(SIGALRM, on_alarm);
 	catch_signal(SIGWINCH, on_winch);
 	{

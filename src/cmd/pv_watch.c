@@ -30,11 +30,6 @@ struct watched {
 
 static volatile sig_atomic_t watch_stop;
 
-static void on_stop(int sig)
-{
-	watch_stop = sig;
-}
-
 /* The name pv shows: "%4d:" and the path, relative to our directory when below it. */
 static void name_of(struct watched *s, const char *cwd)
 {
@@ -168,7 +163,7 @@ int cmd_pv_watch(const struct pv_opts *o, int show)
 	static struct watched set[PV_WATCH_MAX];
 	pid_t pid = (pid_t)o->watch_pid;
 	char cwd[512];
-	struct sigaction sa;
+	static const int stops[] = { SIGINT, SIGTERM };
 	int n = 0, now_n, live;
 
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
@@ -184,11 +179,7 @@ int cmd_pv_watch(const struct pv_opts *o, int show)
 			pv_error("pid %ld: %s", (long)pid, strerror(errno));
 		return 2;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cmd_catch_stop(&watch_stop, stops, 2, 0);
 	signal(SIGTTOU, SIG_IGN);
 	for (;;) {
 		clock_sleep(o->interval);

@@ -108,7 +108,7 @@ commands() { "$NCPV" --help | "$OPTIONS" commands; }
 @test "the completion check notices an option that --help does not list" {
 	# Proves the comparison can fail: a copy with one extra option offered for serve.
 	sed "s/^\(\tserve) echo '\)/\1--bogus /" "$ROOT/completions/ncpv.bash" >"$SCRATCH/broken.bash"
-	! cmp -s "$ROOT/completions/ncpv.bash" "$SCRATCH/broken.bash"
+	run ! cmp -s "$ROOT/completions/ncpv.bash" "$SCRATCH/broken.bash"
 	ROOT=$SCRATCH/root
 	mkdir -p "$ROOT/completions"
 	cp "$SCRATCH/broken.bash" "$ROOT/completions/ncpv.bash"

@@ -60,11 +60,14 @@ count() {
 
 @test "a queue without a rate, no command, or an unknown option is a usage error" {
 	run "$NCPV" link --queue 10 -- true
-	[ "$status" -eq 2 ] && [[ "$output" == *"--queue needs --rate"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--queue needs --rate"* ]]
 	run "$NCPV" link --delay 1ms
-	[ "$status" -eq 2 ] && [[ "$output" == *"missing COMMAND"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"missing COMMAND"* ]]
 	run "$NCPV" link --bogus -- true
-	[ "$status" -eq 2 ] && [[ "$output" == *"unknown option '--bogus'"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown option '--bogus'"* ]]
 }
 
 @test "COMMAND's exit status comes back; 127 when it is not found" {
@@ -334,7 +337,9 @@ leaves_nothing() {
 
 @test "--near-wait 0 starts COMMAND beside a near command that never listens; --near-wait needs --near" {
 	run timeout 30 "$NCPV" link --near-wait 0 --near "exec sleep 30" -- echo started
-	[ "$status" -eq 0 ] && [ "$output" = started ]
+	[ "$status" -eq 0 ]
+	[ "$output" = started ]
 	run "$NCPV" link --near-wait 1s -- true
-	[ "$status" -eq 2 ] && [[ "$output" == *"--near-wait needs --near"* ]]
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--near-wait needs --near"* ]]
 }

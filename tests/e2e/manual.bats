@@ -73,7 +73,7 @@ compare() {
 @test "the options check notices an option missing from the manual" {
 	# Proves the comparison can fail: drop one option line from a copy of the manual.
 	sed '/^\\fB\\-d\\fR, \\fB\\-\\-discard\\fR$/d' "$MANUAL" >"$SCRATCH/broken.1"
-	! cmp -s "$MANUAL" "$SCRATCH/broken.1"
+	run ! cmp -s "$MANUAL" "$SCRATCH/broken.1"
 	MANUAL=$SCRATCH/broken.1
 	run compare serve
 	[ "$status" -ne 0 ]

@@ -63,6 +63,6 @@ teardown() { common_teardown; }
 
 @test "-h run as ncpv nc keeps ncpv's own text" {
 	"$NCPV" nc -h 2>"$SCRATCH/h"
-	! grep -q '^OpenBSD netcat' "$SCRATCH/h"
+	run ! grep -q '^OpenBSD netcat' "$SCRATCH/h"
 	grep -q -- '--progress' "$SCRATCH/h"
 }

@@ -164,6 +164,16 @@ start_nc_listener() {
 	grep -q '"sent":0' "$SCRATCH/err"
 }
 
+@test "--json counts what nc sent, to the byte" {
+	start_serve --discard 127.0.0.1:0
+	head -c 1000003 /dev/zero >"$SCRATCH/in"
+	run timeout 20 "$NCPV" nc -N --json 127.0.0.1 "$SERVE_PORT" <"$SCRATCH/in"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	grep -q '"sent":1000003,' <<<"$output"
+	grep -q '"received":0,' <<<"$output"
+}
+
 @test "a symlink named nc runs ncpv as nc" {
 	ln -s "$NCPV" "$SCRATCH/nc"
 	start_serve

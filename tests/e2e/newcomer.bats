@@ -44,7 +44,7 @@ established_to() {
 	[ "$rc" -eq 1 ]
 	grep -q '^0 transfers ' "$SCRATCH/get.err" || skip "a 1 GiB transfer finished before the signal"
 	grep -q 'no latency: no transfer finished' "$SCRATCH/get.err"
-	! grep -q 'p50 0.000' "$SCRATCH/get.err"
+	run ! grep -q 'p50 0.000' "$SCRATCH/get.err"
 	grep -q 'interrupted after 0 of 4 transfers' "$SCRATCH/get.err"
 }
 
@@ -54,7 +54,7 @@ established_to() {
 	wait_gone "$SERVE_PID"
 	cat "$SERVE_LOG"
 	grep -q 'stopped after .*: 0 connections' "$SERVE_LOG"
-	! grep -q 'endless' "$SERVE_LOG"
+	run ! grep -q 'endless' "$SERVE_LOG"
 
 	start_serve
 	"$NCPV" get -q -b 1M "127.0.0.1:$SERVE_PORT"
@@ -91,7 +91,7 @@ assert d["latency_ms"] is None, d'
 		kill -INT "$SERVE_PID"
 		wait_for "$SERVE_LOG" 'stopped after'
 		grep -q "sent $size B[ ,;(]" "$SERVE_LOG"
-		! grep -q '(0 B)' "$SERVE_LOG"
+		run ! grep -q '(0 B)' "$SERVE_LOG"
 	done
 }
 

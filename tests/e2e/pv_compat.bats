@@ -61,7 +61,8 @@ both() {
 	a=$(wc -l <"$SCRATCH/pv")
 	b=$(wc -l <"$SCRATCH/ncpv")
 	# pv moves data in 0.1 s bursts and finishes early; ncpv holds the rate: one line more at most.
-	[ "$b" -ge "$a" ] && [ "$b" -le $((a + 1)) ]
+	[ "$b" -ge "$a" ]
+	[ "$b" -le $((a + 1)) ]
 	[ "$(tail -1 "$SCRATCH/ncpv")" = 300000 ]
 	[ "$(tail -1 "$SCRATCH/pv")" = 300000 ]
 	# Every update lies within 10% of the ideal 100000 per half second.

@@ -33,7 +33,7 @@ teardown() {
 	pane_wait '^\$ ?$'
 	# A second of 0.1 s updates: the screen stays clean and the job keeps running.
 	for ((i = 0; i < 10; i++)); do
-		! pane | grep -q 'KiB'
+		! pane | grep -q 'KiB' || false
 		sleep 0.1
 	done
 	type_line "jobs"

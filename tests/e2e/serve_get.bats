@@ -128,17 +128,36 @@ upload_exact() {
 	for i in $(seq 100); do [ "$(sha "$SCRATCH/out.$i")" = "$want" ]; done
 }
 
+# json_field JSON NAME: a number field of get's --json line.
+json_field() {
+	sed -En "s/.*\"$2\":([0-9.]+).*/\1/p" <<<"$1"
+}
+
 @test "a stalled reader does not slow the others" {
+	local control stalled
 	start_serve
-	# Five clients that connect and never read.
+	# The control: the same download with no one else connected, in this run and on this load.
+	run timeout 20 "$NCPV" get -q --json --bytes 500M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	control=$(json_field "$output" rate)
+	# Five clients that connect and never read, their windows full before the measured run.
 	for i in 1 2 3 4 5; do
 		python3 -c 'import socket,sys,time; s=socket.create_connection(("127.0.0.1",int(sys.argv[1]))); time.sleep(30)' "$SERVE_PORT" &
 		STARTED_PIDS+=($!)
 	done
-	wait_for "$SERVE_LOG" 'listening' 1
+	for ((i = 0; i < 250; i++)); do
+		[ "$(ss -tnH state established "( sport = :$SERVE_PORT )" | awk '$2 > 0' | wc -l)" -ge 5 ] && break
+		sleep 0.02
+	done
+	[ "$(ss -tnH state established "( sport = :$SERVE_PORT )" | awk '$2 > 0' | wc -l)" -ge 5 ]
 	run timeout 20 "$NCPV" get -q --json --bytes 500M "127.0.0.1:$SERVE_PORT"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'"bytes":524288000'* ]]
+	stalled=$(json_field "$output" rate)
+	echo "rate alone $control B/s, beside five stalled readers $stalled B/s"
+	# At least a quarter of the control's rate: serving the stalled sockets must cost little
+	# (a blocking or busy-polling writer costs all or most of it); a quarter leaves room for load.
+	awk -v s="$stalled" -v c="$control" 'BEGIN { exit !(c > 0 && s >= c / 4) }'
 }
 
 @test "a client that resets mid-stream is logged and the server goes on" {
@@ -179,9 +198,24 @@ s.close()' "$SERVE_PORT"
 }
 
 @test "serve --max-time closes a connection after that long" {
-	start_serve --max-time 0.3
+	local t0 t1 took logged
+	start_serve --max-time 0.5
+	t0=$(date +%s%N)
 	run timeout 10 "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
+	t1=$(date +%s%N)
+	echo "$output"
+	[ "$status" -eq 0 ]
 	wait_for "$SERVE_LOG" 'max-time' 5
+	cat "$SERVE_LOG"
+	took=$(((t1 - t0) / 1000000))
+	logged=$(sed -En 's/.* max-time: sent .* in ([0-9.]+) s .*/\1/p' "$SERVE_LOG")
+	echo "get took $took ms; serve logged $logged s; get measured $(json_field "$output" seconds) s"
+	# Not before 0.5 s. Seen from outside, well before the 10 s bound (generous for a loaded
+	# machine); by serve's own clock, which load hardly moves, within 0.75 s of it.
+	[ "$took" -ge 500 ]
+	[ "$took" -lt 5000 ]
+	awk -v t="$logged" 'BEGIN { exit !(t >= 0.5 && t < 1.25) }'
+	awk -v t="$(json_field "$output" seconds)" 'BEGIN { exit !(t >= 0.45 && t < 5) }'
 }
 
 @test "serve --max-bytes closes a connection after that many bytes" {
@@ -189,6 +223,19 @@ s.close()' "$SERVE_PORT"
 	run "$NCPV" get -q --json "127.0.0.1:$SERVE_PORT"
 	[[ "$output" == *'"bytes":5000'* ]]
 	wait_for "$SERVE_LOG" 'max-bytes' 5
+}
+
+@test "get --send -b N uploads exactly N and says the byte count ended it, -t that time did" {
+	start_serve --discard
+	run timeout 20 "$NCPV" get -q --json --send --source zero -b 10000 "127.0.0.1:$SERVE_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"bytes":10000,'*'"ended":"bytes"}' ]]
+	run timeout 20 "$NCPV" get -q --json --send --source zero -t 0.2 "127.0.0.1:$SERVE_PORT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"ended":"time"}' ]]
+	wait_for "$SERVE_LOG" 'received 10000 B' 5
 }
 
 @test "serve and get work over IPv6 loopback" {

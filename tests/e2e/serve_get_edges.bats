@@ -343,3 +343,26 @@ with open(sys.argv[2], "wb", buffering=0) as f:
 	[ "${status:-0}" -eq 0 ]
 	grep -q 'sent 0 B' "$SCRATCH/err"
 }
+
+@test "a reader that stopped with bytes undelivered is cut after the drain time, and logged as cut" {
+	local end
+	start_serve --json --size 100K
+	# It reads nothing through a small window: the 100 KiB sit in serve's send buffer.
+	python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+time.sleep(30)' "$SERVE_PORT" &
+	STARTED_PIDS+=($!)
+	# serve waits 10 s (DRAIN_SECONDS) for progress before it gives up.
+	wait_for "$SERVE_LOG" '"reason":"peer stopped reading"' 20
+	end=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == "close":
+        print(e["end"], e["reason"])' "$SERVE_LOG")
+	echo "$end"
+	[ "$end" = "cut peer stopped reading" ]
+}

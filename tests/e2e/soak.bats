@@ -38,9 +38,10 @@ teardown() { common_teardown; }
 		[ "$(grep -c '^soak: run ' <<<"$output")" -eq "$runs" ]
 		# The failing runs' output is kept, and said where.
 		kept=$(sed -n 's/^soak: each run.s TAP output .* is in \(.*\)\/run\.N$/\1/p' <<<"$output")
-		[ -f "$kept/run.$runs" ] && grep -q '^not ok 3 every time' "$kept/run.$runs"
+		[ -f "$kept/run.$runs" ]
+		grep -q '^not ok 3 every time' "$kept/run.$runs"
 		rm -rf "$kept"
-		! kill -0 "$(cat "$SCRATCH/load.pid")" 2>/dev/null
+		run ! kill -0 "$(cat "$SCRATCH/load.pid")"
 	done
 }
 

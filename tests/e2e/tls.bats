@@ -189,6 +189,30 @@ tls_download_exact() {
 	[[ "$output" == *"after 200000 bytes"* ]]
 }
 
+@test "serve --tls --discard logs an upload cut without close_notify as a reset, not completed" {
+	local ends
+	start_serve --json --tls --discard
+	python3 - "$SERVE_PORT" <<-'EOF'
+		import socket, ssl, sys
+		ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+		ctx.check_hostname = False
+		ctx.verify_mode = ssl.CERT_NONE
+		t = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))))
+		t.sendall(bytes(100000))
+		t.close()  # no unwrap(): the upload ends without close_notify
+	EOF
+	wait_for "$SERVE_LOG" '"event":"close"' 10
+	ends=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == "close":
+        print(e["end"], e["reason"])' "$SERVE_LOG")
+	echo "$ends"
+	[ "$(wc -l <<<"$ends")" -eq 1 ]
+	[ "${ends%% *}" = reset ]
+}
+
 @test "a plain-TCP client and a silent one do not stop serve --tls from serving others" {
 	make_file "$SCRATCH/in" 50000
 	start_serve --tls --source "$SCRATCH/in"

@@ -54,7 +54,9 @@ summary() {
 
 @test "help for get -u and serve -u names the figures' definitions" {
 	run "$NCPV" get -u --help
-	[ "$status" -eq 0 ] && [[ "$output" == *"RFC 3550"* ]] && [[ "$output" == *"--rate RATE"* ]]
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"RFC 3550"* ]]
+	[[ "$output" == *"--rate RATE"* ]]
 	run "$NCPV" serve -u --help
 	[ "$status" -eq 0 ] && [[ "$output" == *"--max-tests"* ]]
 }
@@ -63,7 +65,8 @@ summary() {
 	local port
 	port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	run timeout 20 "$NCPV" get -u -t 1 "127.0.0.1:$port"
-	[ "$status" -eq 4 ] && [[ "$output" == *"refused"* ]]
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"refused"* ]]
 	python3 -c 'import socket, sys, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1], flush=True); time.sleep(30)' >"$SCRATCH/silent" &
 	STARTED_PIDS+=($!)
@@ -124,7 +127,8 @@ print(s.getsockname()[1], flush=True); time.sleep(30)' >"$SCRATCH/silent" &
 	# 5 Mbit/s of 1400-byte datagrams for 1 s is 447 datagrams: never more (+1 for the first).
 	local sent
 	sent=$(summary sent_packets)
-	[ "$sent" -le 448 ] && [ "$sent" -ge 400 ]
+	[ "$sent" -le 448 ]
+	[ "$sent" -ge 400 ]
 	[ "$(summary received_packets)" -eq "$sent" ]
 }
 
@@ -139,7 +143,8 @@ rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 	before=$(rss "$SERVE_PID")
 	timeout 60 python3 "$PEER" flood 127.0.0.1 "$SERVE_PORT" "$seed"
 	udp_get --rate 10M -t 1 -i 0 "127.0.0.1:$SERVE_PORT"
-	[ "$(summary lost)" -eq 0 ] && [ "$(summary received_packets)" -gt 800 ]
+	[ "$(summary lost)" -eq 0 ]
+	[ "$(summary received_packets)" -gt 800 ]
 	after=$(rss "$SERVE_PID")
 	echo "RSS before $before KiB, after $after KiB (seed $seed)"
 	[ "$after" -le $((before + 4096)) ]
@@ -148,8 +153,10 @@ rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 	local s
 	s=$(grep '"event":"summary"' "$SERVE_LOG")
 	echo "$s"
-	[ "$(jq .not_ours <<<"$s")" -gt 1000 ] && [ "$(jq .bad_cookie <<<"$s")" -gt 100 ]
-	[ "$(jq .truncated <<<"$s")" -gt 100 ] && [ "$(jq .no_flow <<<"$s")" -gt 100 ]
+	[ "$(jq .not_ours <<<"$s")" -gt 1000 ]
+	[ "$(jq .bad_cookie <<<"$s")" -gt 100 ]
+	[ "$(jq .truncated <<<"$s")" -gt 100 ]
+	[ "$(jq .no_flow <<<"$s")" -gt 100 ]
 	[ "$(jq '.answer_bytes <= .request_bytes' <<<"$s")" = true ]
 }
 
@@ -168,7 +175,8 @@ rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 	echo "$output"
 	[ "$output" = "started 20 full 10" ]
 	run timeout 20 "$NCPV" get -u -t 0.5 -i 0 -w 1 "127.0.0.1:$SERVE_PORT"
-	[ "$status" -eq 4 ] && [[ "$output" == *"refused the test"* ]]
+	[ "$status" -eq 4 ]
+	[[ "$output" == *"refused the test"* ]]
 	# Half a second idle (and the 0.1 s sweep) frees them all.
 	local i
 	for i in $(seq 50); do
@@ -237,7 +245,8 @@ linked() {
 		[ "$n" -ge 3500 ]
 		# 3.29 standard deviations either side is the two-sided 99.9% normal interval.
 		awk -v n="$n" -v k="$k" 'BEGIN { p = 0.02; sd = sqrt(n * p * (1 - p)); d = k - n * p; if (d < 0) d = -d; exit !(d <= 3.29 * sd) }'
-		[ "$(summary duplicates)" -eq 0 ] && [ "$(summary out_of_order)" -eq 0 ]
+		[ "$(summary duplicates)" -eq 0 ]
+		[ "$(summary out_of_order)" -eq 0 ]
 	done
 }
 
@@ -274,7 +283,8 @@ means.sort()
 print(means[len(means) // 1000], means[-len(means) // 1000] + 1.0)' "$(summary sent_packets)")
 	echo "mean RFC 3550 jitter $mean ms; expected 2J/3 = 13.33, band $band (sent $(summary sent_packets))"
 	awk -v m="$mean" -v b="$band" 'BEGIN { split(b, q, " "); exit !(m >= q[1] && m <= q[2]) }'
-	[ "$(summary out_of_order)" -eq 0 ] && [ "$(summary lost)" -eq 0 ]
+	[ "$(summary out_of_order)" -eq 0 ]
+	[ "$(summary lost)" -eq 0 ]
 	# One-way delay: the link's 30 ms minus at most the 20 ms of jitter, never less.
 	awk -v d="$(summary owd_min_ms)" 'BEGIN { exit !(d >= 10) }'
 }
@@ -285,11 +295,13 @@ print(means[len(means) // 1000], means[-len(means) // 1000] + 1.0)' "$(summary s
 	linked --delay 10ms --jitter 5ms --seed 7 -- --rate 512K -l 64 -t 2 -i 0
 	echo "with jitter: out of order $(summary out_of_order) of $(summary received_packets)"
 	[ "$(summary out_of_order)" -gt 50 ]
-	[ "$(summary lost)" -eq 0 ] && [ "$(summary duplicates)" -eq 0 ]
+	[ "$(summary lost)" -eq 0 ]
+	[ "$(summary duplicates)" -eq 0 ]
 	[ "$(summary received_packets)" -eq "$(summary sent_packets)" ]
 	# The same spacing without jitter: in order, and one-way delay at least the link's 10 ms.
 	linked --delay 10ms --seed 7 -- --rate 512K -l 64 -t 2 -i 0
 	echo "without: out of order $(summary out_of_order), one-way delay min $(summary owd_min_ms) ms"
-	[ "$(summary out_of_order)" -eq 0 ] && [ "$(summary lost)" -eq 0 ]
+	[ "$(summary out_of_order)" -eq 0 ]
+	[ "$(summary lost)" -eq 0 ]
 	awk -v d="$(summary owd_min_ms)" 'BEGIN { exit !(d >= 10 && d < 15) }'
 }

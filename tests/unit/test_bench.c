@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -427,6 +428,26 @@ static void test_unstable_round_is_found_and_left_out(void **state)
 }
 
 /* Issue 16: chart axes at round values, linear from 0 or 1-2-5 per decade. */
+/* Text from the command line or the environment reaches the HTML report escaped: a server
+ * named <script>&"x" shows as text and opens no element. */
+static void test_html_report_escapes_what_it_quotes(void **state)
+{
+	struct bench_info info = { .version = "0.1", .server = "<script>&\"x\"</script>", .path = "a&b",
+				   .counting = "c<d>", .repeat = 1, .alpha = 0.05 };
+	char *html = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&html, &len);
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(report_html(f, &info, NULL, 0), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(html, "Server: &lt;script&gt;&amp;&quot;x&quot;&lt;/script&gt;; path: a&amp;b"));
+	assert_non_null(strstr(html, "Counted: c&lt;d&gt;."));
+	assert_null(strstr(html, "<script>&"));
+	free(html);
+}
+
 static void test_axis_ticks_are_round(void **state)
 {
 	double t[32];
@@ -657,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_too_few_runs_give_no_verdict),
 		cmocka_unit_test(test_unstable_round_is_found_and_left_out),
 		cmocka_unit_test(test_axis_ticks_are_round),
+		cmocka_unit_test(test_html_report_escapes_what_it_quotes),
 		cmocka_unit_test(test_latency_percentiles_pool_the_good_runs),
 		cmocka_unit_test(test_probe_round_trips_pool_the_good_runs),
 		cmocka_unit_test(test_probe_interval_keeps_to_one_percent_of_the_link),

@@ -102,7 +102,7 @@ static void test_refused_connect_is_a_fault_with_its_reason(void **state)
 	struct bench_opts o;
 	struct bench b;
 	char err[1024];
-	struct sockaddr_in sa;
+	struct sockaddr_in sa = { 0 };
 	socklen_t len = sizeof(sa);
 	int fd = net_listen("127.0.0.1", "0", NULL, err, sizeof(err)), port;
 

@@ -32,6 +32,8 @@ static void test_forms(void **state)
 	expect("/dev/tcp-listen/127.0.0.1/0", DEVTCP_LISTEN, "127.0.0.1", "0");
 	expect("/dev/tcp-listen/6666", DEVTCP_LISTEN, "", "6666");
 	expect("/dev/tcp-listen/::/6666", DEVTCP_LISTEN, "::", "6666");
+	/* Empty brackets are an empty host, as no host at all: every address. */
+	expect("/dev/tcp-listen/[]/6666", DEVTCP_LISTEN, "", "6666");
 }
 
 static void test_other_paths_are_not_claimed(void **state)

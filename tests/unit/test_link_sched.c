@@ -254,6 +254,9 @@ static void test_parse_values_for_both_directions_or_each(void **state)
 	memset(p, 0, sizeof(p));
 	assert_int_equal(link_parse_value("94mbit", 'r', p, err, sizeof(err)), 0);
 	assert_true(p[0].bits_per_s == 94000000 && p[1].bits_per_s == 94000000);
+	/* The bounds themselves are allowed: 1 kbit/s and 100 Gbit/s. */
+	assert_int_equal(link_parse_value("100gbit/1kbit", 'r', p, err, sizeof(err)), 0);
+	assert_true(p[0].bits_per_s == 100000000000ULL && p[1].bits_per_s == 1000);
 	assert_int_equal(link_parse_value("10mbit/1mbit", 'r', p, err, sizeof(err)), 0);
 	assert_true(p[0].bits_per_s == 10000000 && p[1].bits_per_s == 1000000);
 	assert_int_equal(link_parse_value("20ms", 't', p, err, sizeof(err)), 0);
@@ -296,6 +299,45 @@ static void test_parse_rejects_what_it_cannot_mean(void **state)
 	}
 }
 
+/* The remainder carry at its boundary, and an idle restart however short the idle: at
+ * 3 bit/s a byte takes 8e9/3 ns, so three take exactly 8 s; at 8 Gbit/s (one byte a ns)
+ * 100 bytes sent at 0 leave at 100 ns, and 100 more sent at 500 ns leave at 600, not 200. */
+static void test_rate_carry_and_idle_restart_to_the_nanosecond(void **state)
+{
+	struct link_sched s;
+	int64_t t;
+
+	(void)state;
+	start(&s, 3, 0, 10, 0);
+	for (int k = 0; k < 3; k++)
+		assert_int_equal(link_sched_admit(&s, 0, 1, &t), 0);
+	assert_true(t == 8 * SEC);
+	start(&s, 8000000000ULL, 0, 10, 0);
+	assert_int_equal(link_sched_admit(&s, 0, 100, &t), 0);
+	assert_true(t == 100);
+	assert_int_equal(link_sched_admit(&s, 500, 100, &t), 0);
+	assert_true(t == 600);
+}
+
+/* A draw below zero delay is clamped to zero, not reflected: with 1 ms of delay and 5 ms of
+ * jitter the draw is uniform over -4..6 ms, so about 40% of packets leave the moment they
+ * are sent (reflected, they would spread over 0..4 ms and almost none would). */
+static void test_jitter_below_zero_delay_leaves_at_once(void **state)
+{
+	struct link_params p = { .delay_ns = 1 * MS, .jitter_ns = 5 * MS };
+	struct link_sched s;
+	int64_t t;
+	int at_once = 0;
+
+	(void)state;
+	link_sched_init(&s, &p, 11, ring, 1);
+	for (int k = 0; k < 10000; k++) {
+		assert_int_equal(link_sched_admit(&s, k * MS, 100, &t), 0);
+		at_once += t == k * MS;
+	}
+	assert_true(at_once > 3500 && at_once < 4500);
+}
+
 /* -v's words for one direction (moved from cmd/link.c, unchanged). */
 static void test_params_describe_as_link_v_prints_them(void **state)
 {
@@ -327,6 +369,8 @@ int main(void)
 		cmocka_unit_test(test_jitter_never_delivers_before_sending),
 		cmocka_unit_test(test_parse_values_for_both_directions_or_each),
 		cmocka_unit_test(test_parse_rejects_what_it_cannot_mean),
+		cmocka_unit_test(test_rate_carry_and_idle_restart_to_the_nanosecond),
+		cmocka_unit_test(test_jitter_below_zero_delay_leaves_at_once),
 		cmocka_unit_test(test_params_describe_as_link_v_prints_them),
 	};
 

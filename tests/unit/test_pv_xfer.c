@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* test_pv_xfer.c - pv's data path on pipes: line limits keep the rest, -A's tail, -X. */
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sys/time.h>
 
 #include "pv/xfer.h"
 
@@ -114,12 +117,55 @@ static void test_count_byte_matches_naive(void **state)
 	}
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* -T: what was read and waits for a full output is the buffer in use. Half the 64-byte
+ * buffer waits for a pipe that takes nothing (the step gives up when a timer interrupts
+ * its wait): 50%. */
+static void test_buffer_percent_counts_what_waits(void **state)
+{
+	int in[2], out[2];
+	char fill[4096];
+	uint64_t bytes = 0, lines = 0;
+	struct sigaction sa;
+	struct itimerval it = { .it_value = { .tv_sec = 0, .tv_usec = 50000 } };
+	struct pv_xfer *x;
+
+	(void)state;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm; /* no SA_RESTART: the wait ends with EINTR */
+	assert_int_equal(sigaction(SIGALRM, &sa, NULL), 0);
+	assert_int_equal(pipe(in), 0);
+	assert_int_equal(pipe2(out, O_NONBLOCK), 0);
+	memset(fill, 'f', sizeof(fill));
+	while (write(out[1], fill, sizeof(fill)) > 0)
+		;
+	assert_int_equal(write(in[1], fill, 32), 32);
+	close(in[1]);
+	x = path(out[1], 0, 0);
+	assert_non_null(x);
+	pv_xfer_set_input(x, in[0]);
+	assert_int_equal(setitimer(ITIMER_REAL, &it, NULL), 0);
+	assert_int_equal(pv_xfer_step(x, UINT64_MAX, UINT64_MAX, &bytes, &lines), PV_STEP_MOVED);
+	assert_int_equal(bytes, 0);
+	assert_int_equal(pv_xfer_buffer_percent(x), 50);
+	pv_xfer_free(x);
+	for (int fd = 0; fd < 2; fd++) {
+		close(in[fd]);
+		close(out[fd]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_line_limit_keeps_the_rest),
 		cmocka_unit_test(test_last_written_and_discard),
 		cmocka_unit_test(test_count_byte_matches_naive),
+		cmocka_unit_test(test_buffer_percent_counts_what_waits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

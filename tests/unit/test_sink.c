@@ -183,12 +183,60 @@ static void test_open_names_the_output(void **state)
 	assert_non_null(strstr(err, "Is a directory"));
 }
 
+/* A stdout that is a non-blocking socket read slowly (get -o - under inetd, say) takes the
+ * writes in pieces: every piece goes out in order, the bytes exact. */
+static void test_copy_to_a_slow_socket_keeps_every_byte(void **state)
+{
+	char *data = malloc(PAYLOAD), err[256];
+	int so[2], saved = dup(STDOUT_FILENO), st = 0;
+	struct sink *k;
+	uint64_t total;
+	pid_t reader;
+
+	(void)state;
+	assert_non_null(data);
+	fill(data, PAYLOAD, 7);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, so), 0);
+	reader = fork();
+	assert_true(reader >= 0);
+	if (reader == 0) {
+		char buf[4096];
+		size_t at = 0;
+		ssize_t r;
+
+		close(so[0]);
+		while ((r = read(so[1], buf, sizeof(buf))) > 0) {
+			if (at + (size_t)r > PAYLOAD || memcmp(buf, data + at, (size_t)r) != 0)
+				_exit(2);
+			at += (size_t)r;
+			usleep(200);
+		}
+		_exit(at == PAYLOAD ? 0 : 1);
+	}
+	close(so[1]);
+	assert_int_equal(fcntl(so[0], F_SETFL, O_NONBLOCK), 0);
+	assert_true(dup2(so[0], STDOUT_FILENO) == STDOUT_FILENO);
+	close(so[0]);
+	k = sink_open("-", NULL, err, sizeof(err));
+	assert_non_null(k);
+	total = pump(k, data, PAYLOAD);
+	sink_free(k);
+	assert_true(dup2(saved, STDOUT_FILENO) == STDOUT_FILENO);
+	close(saved);
+	assert_int_equal(waitpid(reader, &st, 0), reader);
+	assert_int_equal(total, PAYLOAD);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	free(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_discard_counts_every_byte),
 		cmocka_unit_test(test_file_replaced_only_at_commit),
 		cmocka_unit_test(test_open_names_the_output),
+		cmocka_unit_test(test_copy_to_a_slow_socket_keeps_every_byte),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -169,6 +169,26 @@ static void test_single_sample(void **state)
 	assert_true(s.median == 7 && s.p99 == 7 && s.stddev == 0);
 }
 
+/* The normal approximation to the figure: 25 each, U = 300 against a mean of 312.5 and a
+ * variance of 2656.25, with the half-unit continuity correction towards the mean:
+ * z = 12 / sqrt(2656.25), p = erfc(z / sqrt(2)). A tie across the samples counts one half. */
+static void test_normal_approximation_value_and_half_ties(void **state)
+{
+	double a[25], b[25], c[] = { 1, 2, 3 }, d[] = { 3, 4, 5 };
+	struct stats_test t;
+
+	(void)state;
+	for (int i = 0; i < 25; i++) {
+		a[i] = 2 * i;
+		b[i] = 2 * i + 1;
+	}
+	assert_int_equal(stats_mann_whitney(a, 25, b, 25, &t), 0);
+	assert_true(t.u == 300);
+	assert_float_equal(t.p, 0.8158901548607471, 1e-12);
+	assert_int_equal(stats_mann_whitney(c, 3, d, 3, &t), 0);
+	assert_true(t.u == 0.5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_odd_and_even_medians),
 		cmocka_unit_test(test_percentiles_interpolate),
 		cmocka_unit_test(test_single_sample),
+		cmocka_unit_test(test_normal_approximation_value_and_half_ties),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -283,6 +283,26 @@ static void test_pv_numbers(void **state)
 	assert_true(units_pv_decimal("3,5") == 3.5);
 }
 
+/* The bounds themselves: a year of 366 days is the longest time (8784h), a long may equal
+ * its minimum or maximum but not pass them. */
+static void test_parse_bounds_are_inclusive(void **state)
+{
+	double v;
+	long n;
+
+	(void)state;
+	assert_int_equal(units_parse_seconds("8784h", &v), 0);
+	assert_true(v == 366.0 * 86400);
+	assert_int_equal(units_parse_seconds("8785h", &v), -1);
+	assert_int_equal(units_parse_long("10", 1, 10, &n), 0);
+	assert_int_equal(n, 10);
+	assert_int_equal(units_parse_long("11", 1, 10, &n), -1);
+	assert_int_equal(units_parse_long("0", 1, 10, &n), -1);
+	assert_int_equal(units_parse_long("-10", -10, 10, &n), 0);
+	assert_int_equal(n, -10);
+	assert_int_equal(units_parse_long("-11", -10, 10, &n), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_iec),
 		cmocka_unit_test(test_pv_numbers),
 		cmocka_unit_test(test_count),
+		cmocka_unit_test(test_parse_bounds_are_inclusive),
 	};
 
 	return cmocka_run_group_tests_name("units", tests, NULL, NULL);
