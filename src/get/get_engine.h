@@ -14,6 +14,8 @@
 #include "../net.h"
 #include "../stats.h"
 #include "../tls.h"
+#include "../tcp/sockopt.h"
+#include "../tcp/tcpstate.h"
 
 /* What the engine needs from the command line; filled once by the command, read-only after.
  * The strings are borrowed (argv) and must outlive the run. */
@@ -32,6 +34,9 @@ struct get_opts {
 	const struct tls_config *tls; /* --tls: the client's settings (borrowed); NULL: plain TCP */
 	const char *tls_name;	/* the name sent and verified (--sni, or the host) */
 	const volatile sig_atomic_t *cancel; /* set by a signal: stop (borrowed, never NULL) */
+	/* Socket settings (congestion control, buffers, MSS, no-delay, TOS) applied before the
+	 * connect (borrowed); NULL: the kernel's defaults. The bind address and port are net's. */
+	const struct sockopt_want *sock;
 };
 
 /* How a run ended. The first five leave a summary to show; the rest are failures whose reason
@@ -97,6 +102,11 @@ struct get_result {
 	int tls_error;	/* GET_END_TLS: the tls_result code */
 	struct tls_conn *tls;
 	struct tls_ctx *tls_ctx;
+	int sock_refused;	/* the kernel refused a socket setting: err names it */
+	int have_sock;		/* sock: what the connected socket uses, as the kernel says */
+	struct sockopt_got sock;
+	int have_tcp;		/* tcp: TCP's figures over the transfer (this end's view) */
+	struct tcpstate_interval tcp;
 };
 
 /* One stream (o->count 0): connect, the TLS handshake, then receive into a sink (replacing
