@@ -56,7 +56,9 @@ static void usage(FILE *f)
 		"      --send           upload --source to the server instead (for serve --discard)\n"
 		"  -S, --source SRC     what --send sends: random (default), urandom, zero or a FILE\n"
 		"  -n, --count N        make N transfers (each until the server closes)\n"
-		"  -P, --parallel P     with --count: up to P connections at once (default 1; capped\n"
+		"  -P, --parallel P     without --count: P streams at once, one thread each, with a\n"
+		"                       line per stream and their sum (-b is their total);\n"
+		"                       with --count: up to P connections at once (default 1; capped\n"
 		"                       by the open-file limit)\n"
 		"  -i, --interval SEC   refresh the progress line every SEC seconds (default 1)\n"
 		"      --busy-poll USEC\n"
@@ -284,8 +286,17 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_args *a)
 		cmd_error("get", "%s", err);
 		return CMD_PARSE_USAGE;
 	}
-	if (o->parallel && !o->count) {
-		cmd_error("get", "--parallel needs --count");
+	if (o->parallel > 1 && !o->count && o->output) {
+		cmd_error("get", "--parallel without --count makes %ld streams: they cannot share --output", o->parallel);
+		return CMD_PARSE_USAGE;
+	}
+	if (o->parallel > 1 && !o->count && o->net.bind_port) {
+		cmd_error("get", "--parallel %ld: the streams cannot all connect from one --cport", o->parallel);
+		return CMD_PARSE_USAGE;
+	}
+	if (o->parallel > 1 && !o->count && o->max_bytes && o->max_bytes < (uint64_t)o->parallel) {
+		cmd_error("get", "--bytes %llu is shared by %ld streams: give each at least one byte",
+			  (unsigned long long)o->max_bytes, o->parallel);
 		return CMD_PARSE_USAGE;
 	}
 	if (o->count && (o->sock || o->net.bind_host || o->net.bind_port)) {
@@ -575,6 +586,90 @@ enum cmd_parse cmd_get_parse(int argc, char **argv)
 	return parse_options(argc, argv, &a);
 }
 
+/* ---- -P streams at once ---------------------------------------------------- */
+
+static void stream_text(char *line, size_t len, const char *label, const struct get_args *a,
+			const struct get_result *r)
+{
+	struct transfer t = { .received = r->bytes, .seconds = r->seconds };
+	char text[256], tcp[128] = "";
+
+	if (r->have_tcp)
+		snprintf(tcp, sizeof(tcp), "; retrans %u, cwnd %u, rtt %.3f ms", r->tcp.retrans, r->tcp.cwnd,
+			 r->tcp.rtt_us / 1000.0);
+	snprintf(line, len, "[%s] %s %s%s", label, a->run.send ? "sent" : "received",
+		 transfer_text(text, sizeof(text), &t, TRANSFER_ONE_WAY), tcp);
+}
+
+static int run_parallel(const struct get_args *a)
+{
+	long n = a->run.parallel;
+	struct get_result *rs = calloc((size_t)n, sizeof(*rs));
+	struct get_result sum;
+	char err[512], line[512], label[24];
+	enum get_end end;
+	int rc;
+
+	if (rs == NULL) {
+		cmd_error("get", "out of memory");
+		return NCPV_EXIT_FAIL;
+	}
+	end = get_parallel(&a->run, n, rs, err, sizeof(err));
+	memset(&sum, 0, sizeof(sum));
+	for (long i = 0; i < n; i++) {
+		sum.bytes += rs[i].bytes;
+		sum.seconds = rs[i].seconds > sum.seconds ? rs[i].seconds : sum.seconds;
+		sum.have_tcp = i == 0 ? rs[i].have_tcp : sum.have_tcp && rs[i].have_tcp;
+		tcpstate_interval_add(&sum.tcp, &rs[i].tcp, (unsigned)i);
+	}
+	rc = rs[0].sock_refused ? NCPV_EXIT_USAGE : exit_code(end, rs[0].net_error, rs[0].tls_error);
+	if (get_end_failed(end))
+		cmd_error("get", "%s", err);
+	else {
+		if (a->json) {
+			struct json j;
+			struct transfer t = { .received = sum.bytes, .seconds = sum.seconds };
+
+			json_init_grow(&j);
+			json_object(&j, NULL);
+			json_string(&j, "direction", a->run.send ? "send" : "receive");
+			json_string(&j, "peer", rs[0].peer);
+			transfer_json(&j, &t, TRANSFER_ONE_WAY);
+			json_string(&j, "ended", get_end_name(end));
+			json_array(&j, "streams");
+			for (long i = 0; i < n; i++) {
+				struct transfer ti = { .received = rs[i].bytes, .seconds = rs[i].seconds };
+
+				json_object(&j, NULL);
+				json_int(&j, "stream", i + 1);
+				transfer_json(&j, &ti, TRANSFER_ONE_WAY);
+				socket_json(&j, &rs[i]);
+				json_end(&j);
+			}
+			json_end(&j);
+			json_end(&j);
+			printf("%s\n", json_text(&j));
+			fflush(stdout);
+			json_free(&j);
+		}
+		if (!a->quiet) {
+			for (long i = 0; i < n; i++) {
+				snprintf(label, sizeof(label), "%3ld", i + 1);
+				stream_text(line, sizeof(line), label, a, &rs[i]);
+				fprintf(stderr, "%s\n", line);
+			}
+			stream_text(line, sizeof(line), "SUM", a, &sum);
+			fprintf(stderr, "%s from %s%s\n", line, rs[0].peer, end == GET_END_INTERRUPTED ? ", interrupted" : "");
+			if (a->run.sock)
+				socket_text(&rs[0]);
+		}
+	}
+	for (long i = 0; i < n; i++)
+		get_result_free(&rs[i]);
+	free(rs);
+	return rc;
+}
+
 int cmd_get(int argc, char **argv)
 {
 	enum cmd_parse parsed;
@@ -594,5 +689,7 @@ int cmd_get(int argc, char **argv)
 	 * rather than dying with a core and no message. Not in main(): nc keeps nc's
 	 * behaviour, and devtcp's command would inherit the ignored signal. */
 	signal(SIGXFSZ, SIG_IGN);
-	return a.run.count ? run_batch(&a) : run_stream(&a);
+	if (a.run.count)
+		return run_batch(&a);
+	return a.run.parallel > 1 ? run_parallel(&a) : run_stream(&a);
 }

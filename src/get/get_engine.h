@@ -118,6 +118,12 @@ enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, s
 			char *err, size_t errlen);
 void get_result_free(struct get_result *r);
 
+/* -P N without --count: N streams at once to one server, each on a thread of its own and each
+ * as get_stream runs it (no events: no progress line), -b split between them, -o refused by
+ * the command. rs[0..n) get each stream's result (get_result_free each). Returns the first
+ * failure (err: "stream I: why"), else the first stream's end. */
+enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *rs, char *err, size_t errlen);
+
 /* The --count batch's outcome. */
 struct get_batch_result {
 	char peer[64];
