@@ -437,10 +437,10 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 		json_string(&j, "direction", dir);
 		json_string(&j, "peer", r->peer);
 		transfer_json(&j, &t, TRANSFER_ONE_WAY);
+		socket_json(&j, r); /* before "ended", which scripts read as the last member */
 		json_string(&j, "ended", get_end_name(end));
 		if (r->tls)
 			cmd_tls_json(&j, r->tls);
-		socket_json(&j, r);
 		json_end(&j);
 		fprintf(jf, "%s\n", json_text(&j));
 		fflush(jf);
