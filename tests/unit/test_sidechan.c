@@ -53,16 +53,19 @@ static uint64_t random_u64(void)
 }
 
 /* Each prefix of a good line is partial; the whole is consumed exactly, even with more after. */
-static void check_prefixes(enum which w, const char *line, int len)
+static void check_prefixes(enum which w, const char *line, int n)
 {
 	char more[SIDE_LINE_MAX * 2];
+	size_t len;
 
-	for (int i = 0; i < len; i++)
-		assert_int_equal(parse(w, line, (size_t)i), SIDE_PARTIAL);
-	assert_int_equal(parse(w, line, (size_t)len), len);
-	memcpy(more, line, (size_t)len);
+	assert_true(n > 0 && n < SIDE_LINE_MAX);
+	len = (size_t)n;
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal(parse(w, line, i), SIDE_PARTIAL);
+	assert_int_equal(parse(w, line, len), n);
+	memcpy(more, line, len);
 	memcpy(more + len, "iv 0 0\n", 7);
-	assert_int_equal(parse(w, more, (size_t)len + 7), len);
+	assert_int_equal(parse(w, more, len + 7), n);
 }
 
 static void test_round_trip_generated(void **state)
