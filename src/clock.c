@@ -2,6 +2,8 @@
 /* clock.c - seconds as a timespec, and a sleep given in seconds (the clock itself is inline in clock.h). */
 #include "clock.h"
 
+#include <sys/resource.h>
+
 struct timespec clock_timespec(double seconds)
 {
 	struct timespec ts = { 0, 0 };
@@ -25,4 +27,14 @@ int clock_sleep(double seconds)
 	if (ts.tv_sec == 0 && ts.tv_nsec == 0)
 		return 0;
 	return nanosleep(&ts, NULL);
+}
+
+double clock_cpu_seconds(int who)
+{
+	struct rusage ru;
+
+	if (getrusage(who, &ru) < 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       (double)ru.ru_stime.tv_usec / 1e6;
 }

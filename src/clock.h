@@ -39,4 +39,8 @@ struct timespec clock_timespec(double seconds);
  * handler ran first (the caller decides whether to sleep the rest: see its flags first). */
 int clock_sleep(double seconds);
 
+/* CPU seconds (user + system) that getrusage(who) reports: RUSAGE_SELF, RUSAGE_CHILDREN or
+ * RUSAGE_THREAD (the calling thread). 0 when it fails. */
+double clock_cpu_seconds(int who);
+
 #endif

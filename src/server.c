@@ -89,6 +89,14 @@ struct server {
 	struct source *src;
 	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
 	int lfd, spare_fd, accept_paused;
+	/* wakeable: a pipe of ints: an accepted fd handed over by the loop that listens, or -1
+	 * from server_wake. A pipe because it is both the queue and the wakeup, writes of an int
+	 * are atomic (under PIPE_BUF), and no lock is shared between loops. -1s when unused. */
+	int inbox[2];
+	struct server **peers; /* server_share_accepts: the loops to hand connections to (borrowed) */
+	long npeers;
+	unsigned long next_peer;
+	double cpu_seconds;
 	struct conn *conns;
 	struct conn *waiting; /* connections parked until the stream source is readable */
 	int source_watched;   /* the source fd is in the loop (until its next event) */
@@ -259,6 +267,8 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nconns--;
+	if (s->o.conns_shared)
+		atomic_fetch_sub(s->o.conns_shared, 1);
 	tls_conn_free(c->tls);
 	free(c->tbuf);
 	free(c->rmap);
@@ -719,12 +729,18 @@ static void accept_one(struct server *s, int fd, double now)
 {
 	struct conn *c;
 
-	if (s->nconns >= s->o.max_conns) {
+	/* With loops on several threads the limit is on all of them together. */
+	if (s->o.conns_shared ? atomic_fetch_add(s->o.conns_shared, 1) >= s->o.max_conns :
+				s->nconns >= s->o.max_conns) {
+		if (s->o.conns_shared)
+			atomic_fetch_sub(s->o.conns_shared, 1);
 		refuse(s, fd, "max-conns reached");
 		return;
 	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL) {
+		if (s->o.conns_shared)
+			atomic_fetch_sub(s->o.conns_shared, 1);
 		refuse(s, fd, "out of memory");
 		return;
 	}
@@ -759,6 +775,8 @@ static void accept_one(struct server *s, int fd, double now)
 		if (c->timed)
 			s->ndeadlines--;
 		free(c);
+		if (s->o.conns_shared)
+			atomic_fetch_sub(s->o.conns_shared, 1);
 		refuse(s, fd, s->tls_err);
 		return;
 	}
@@ -791,6 +809,17 @@ static void accept_one(struct server *s, int fd, double now)
 		c->registered = 1;
 }
 
+/* A new connection to the loop whose turn it is (round robin over the peers, this one among
+ * them); kept here when there are none, or when that loop's inbox is full. */
+static void dispatch(struct server *s, int fd, double now)
+{
+	struct server *to = s->npeers > 1 ? s->peers[s->next_peer++ % (unsigned long)s->npeers] : s;
+
+	if (to != s && to->inbox[1] >= 0 && write(to->inbox[1], &fd, sizeof(fd)) == (ssize_t)sizeof(fd))
+		return;
+	accept_one(s, fd, now);
+}
+
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
@@ -802,7 +831,7 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd >= 0) {
-			accept_one(s, fd, now);
+			dispatch(s, fd, now);
 			continue;
 		}
 		if (errno == EMFILE || errno == ENFILE) {
@@ -896,6 +925,36 @@ static void sweep(struct server *s, double now)
 	}
 }
 
+/* The inbox is readable: take the connections handed over (a -1 only wakes: server_run then
+ * looks at its stop flag). At most a pipe's worth per wakeup, so that clients already here
+ * are not starved by a flood. */
+static void on_inbox(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct server *s = ctx;
+	int fds[64];
+	ssize_t n = read(fd, fds, sizeof(fds));
+
+	(void)l;
+	(void)events;
+	for (ssize_t i = 0; i < n / (ssize_t)sizeof(int); i++)
+		if (fds[i] >= 0)
+			accept_one(s, fds[i], clock_now());
+}
+
+void server_wake(struct server *s)
+{
+	int wake = -1;
+
+	if (s->inbox[1] >= 0 && write(s->inbox[1], &wake, sizeof(wake)) < 0)
+		return; /* EAGAIN: the pipe is full, so the loop has a wakeup pending anyway */
+}
+
+void server_share_accepts(struct server *s, struct server **loops, long n)
+{
+	s->peers = loops;
+	s->npeers = n;
+}
+
 struct server *server_new(const struct server_opts *o, int lfd, server_close_fn *on_close,
 			  server_refuse_fn *on_refuse, void *ctx)
 {
@@ -903,6 +962,7 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 
 	if (s == NULL)
 		return NULL;
+	s->inbox[0] = s->inbox[1] = -1;
 	s->o = *o;
 	s->src = o->src;
 	s->lfd = lfd;
@@ -917,7 +977,15 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (s->loop == NULL || s->scratch == NULL || loop_add(s->loop, lfd, EPOLLIN, on_accept, s) < 0) {
+	if (s->loop == NULL || s->scratch == NULL || (lfd >= 0 && loop_add(s->loop, lfd, EPOLLIN, on_accept, s) < 0)) {
+		int e = errno;
+
+		server_free(s);
+		errno = e;
+		return NULL;
+	}
+	if (o->wakeable && (pipe2(s->inbox, O_NONBLOCK | O_CLOEXEC) < 0 ||
+			    loop_add(s->loop, s->inbox[0], EPOLLIN, on_inbox, s) < 0)) {
 		int e = errno;
 
 		server_free(s);
@@ -979,6 +1047,7 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 	stop_settle(s);
 	while (s->conns)
 		conn_stop(s, s->conns, clock_now());
+	s->cpu_seconds = clock_cpu_seconds(RUSAGE_THREAD); /* this loop's share, for the balance */
 	return 0;
 }
 
@@ -992,6 +1061,7 @@ void server_get_stats(const struct server *s, struct server_stats *st)
 	st->seconds = clock_now() - s->start;
 	st->tls_handshakes = s->tls_handshakes;
 	st->ktls_connections = s->ktls_connections;
+	st->cpu_seconds = s->cpu_seconds;
 }
 
 void server_free(struct server *s)
@@ -1000,6 +1070,16 @@ void server_free(struct server *s)
 		return;
 	while (s->conns)
 		conn_close(s, s->conns, SERVER_CUT, "server stopped", clock_now());
+	/* Connections handed over after this loop stopped: reset, and counted as refused. */
+	if (s->inbox[0] >= 0) {
+		int fd;
+
+		while (read(s->inbox[0], &fd, sizeof(fd)) == (ssize_t)sizeof(fd))
+			if (fd >= 0)
+				refuse(s, fd, "server stopped");
+		close(s->inbox[0]);
+		close(s->inbox[1]);
+	}
 	loop_free(s->loop);
 	if (s->spare_fd >= 0)
 		close(s->spare_fd);

@@ -4,6 +4,7 @@
 #define NCPV_SERVER_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "source.h"
@@ -31,6 +32,11 @@ struct server_opts {
 	int name_peers;	      /* look up each peer's address for the reports */
 	const sigset_t *wait_mask; /* signals let in only while waiting (loop_set_sigmask); NULL: none */
 	struct tls_ctx *tls;  /* --tls: a server context (borrowed); NULL: plain TCP */
+	/* serve --threads: the connections open across every loop, counted against max_conns
+	 * (borrowed, shared by the loops); NULL: this server's own count. */
+	atomic_long *conns_shared;
+	int wakeable;	      /* server_wake may be called from another thread, and connections
+			       * handed over by server_share_accepts (one pipe more) */
 };
 
 /* One connection's end, for the caller's log. Everything is only valid during the call. */
@@ -52,6 +58,7 @@ struct server_stats {
 	uint64_t ended[SERVER_END_KINDS];
 	double seconds; /* since server_run began */
 	uint64_t tls_handshakes, ktls_connections; /* --tls: handshakes done, those with kernel TLS */
+	double cpu_seconds; /* user + system time of the thread that ran server_run; 0 unknown */
 };
 
 /* Called for each connection that ends (on_close) or is refused (on_refuse, reason set). */
@@ -60,13 +67,22 @@ typedef void server_refuse_fn(void *ctx, const char *peer, const char *reason);
 
 struct server;
 
-/* Serve on the listening socket lfd (borrowed). Returns NULL with errno. */
+/* Serve on the listening socket lfd (borrowed; -1: none, for a loop that only takes the
+ * connections another hands it). Returns NULL with errno. */
 struct server *server_new(const struct server_opts *o, int lfd, server_close_fn *on_close,
 			  server_refuse_fn *on_refuse, void *ctx);
 /* Serve until *stop is set (by a signal handler: see wait_mask). Every connection still open
  * then is closed as server_stop says. Returns 0, or -1 with errno if the event loop failed. */
 int server_run(struct server *s, const volatile sig_atomic_t *stop);
 void server_get_stats(const struct server *s, struct server_stats *st);
+/* Wake server_run from another thread (wakeable servers only), so that it looks at *stop
+ * now. Safe from any thread; async-signal-safe. */
+void server_wake(struct server *s);
+/* serve --threads: s, the server with the listener, hands each new connection to the next of
+ * loops[0..n) in turn (s among them; the others wakeable), through their inboxes. loops is
+ * borrowed and must outlive server_run; only s's thread writes to the inboxes, and a
+ * connection handed to a loop that has stopped is reset by server_free. */
+void server_share_accepts(struct server *s, struct server **loops, long n);
 void server_free(struct server *s);
 
 /* "completed", "client", "limit", "reset", "cut": the JSON names of the ends. */

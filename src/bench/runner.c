@@ -89,12 +89,7 @@ static int stop_group(pid_t pid)
 /* CPU seconds (user + system) of every descendant reaped so far. */
 static double children_cpu(void)
 {
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
-		return 0;
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	       (double)ru.ru_stime.tv_usec / 1e6;
+	return clock_cpu_seconds(RUSAGE_CHILDREN);
 }
 
 /* Reap what is left of a method's process group: with the bench a child

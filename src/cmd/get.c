@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* get.c - "ncpv get": the command line, the progress line, the messages and the exit codes
  * around the engine in ../get/ (one stream, or --count's batch). */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +31,14 @@ struct get_args {
 	struct cmd_tls tls;    /* run.tls points into it */
 	double interval;       /* -i */
 	int force, quiet, json;
+	struct sockopt_want sock; /* run.sock points here once a socket setting is given */
+	int list_cc;	       /* --congestion list */
 };
+
+#define OPT_WINDOW (OPT_BUSY_POLL + 1)
+#define OPT_TOS (OPT_BUSY_POLL + 2)
+#define OPT_BIND (OPT_BUSY_POLL + 3)
+#define OPT_CPORT (OPT_BUSY_POLL + 4)
 
 static void usage(FILE *f)
 {
@@ -48,7 +57,9 @@ static void usage(FILE *f)
 		"      --send           upload --source to the server instead (for serve --discard)\n"
 		"  -S, --source SRC     what --send sends: random (default), urandom, zero or a FILE\n"
 		"  -n, --count N        make N transfers (each until the server closes)\n"
-		"  -P, --parallel P     with --count: up to P connections at once (default 1; capped\n"
+		"  -P, --parallel P     without --count: P streams at once, one thread each, with a\n"
+		"                       line per stream and their sum (-b is their total);\n"
+		"                       with --count: up to P connections at once (default 1; capped\n"
 		"                       by the open-file limit)\n"
 		"  -i, --interval SEC   refresh the progress line every SEC seconds (default 1)\n"
 		"      --busy-poll USEC\n"
@@ -64,6 +75,16 @@ static void usage(FILE *f)
 		"      --pin SHA256     accept exactly the certificate with this fingerprint\n"
 		"      --sni NAME       the server name to send and to verify (default HOST)\n"
 		"      --alpn LIST      offer these ALPN protocols (comma-separated)\n"
+		"  -C, --congestion CC  TCP congestion control CC (one the kernel has), or 'list'\n"
+		"                       to print those it has and those this user may pick\n"
+		"      --window N       send and receive buffers of N bytes (the kernel doubles\n"
+		"                       and caps them: the summary shows what it granted)\n"
+		"  -M, --mss N          TCP maximum segment size, set before the connect\n"
+		"  -N, --no-delay       TCP_NODELAY: no Nagle (--send's small writes go at once)\n"
+		"      --tos TOS        IP TOS / IPv6 traffic class: a number (0x10) or a DSCP\n"
+		"                       class (ef, af11..af43, cs0..cs7, le)\n"
+		"      --bind ADDR      connect from this local address\n"
+		"      --cport PORT     connect from this local port\n"
 		"  -u, --udp            a UDP test against serve -u instead: loss, jitter,\n"
 		"                       reordering at a paced --rate (see 'ncpv get -u --help')\n"
 		"  -h, --help           show this help\n\n"
@@ -93,6 +114,13 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_args *a)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "congestion", required_argument, NULL, 'C' },
+		{ "window", required_argument, NULL, OPT_WINDOW },
+		{ "mss", required_argument, NULL, 'M' },
+		{ "no-delay", no_argument, NULL, 'N' },
+		{ "tos", required_argument, NULL, OPT_TOS },
+		{ "bind", required_argument, NULL, OPT_BIND },
+		{ "cport", required_argument, NULL, OPT_CPORT },
 		CMD_TLS_CLIENT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,9 +135,13 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_args *a)
 	o->busy_poll = CMD_BUSY_POLL_SECONDS;
 	o->source = "random";
 	o->net.family = AF_UNSPEC;
+	sockopt_init(&a->sock);
 	opterr = 0;
 	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
-	while ((c = getopt_long(argc, argv, ":w:t:b:s:o:uS:n:P:i:fqj46h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":w:t:b:s:o:uS:n:P:i:fqj46hC:M:N", longopts, NULL)) != -1) {
+		uint64_t n;
+		long l;
+
 		switch (c) {
 		case 'w':
 			if (units_parse_seconds(optarg, &o->timeout) < 0)
@@ -155,6 +187,47 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_args *a)
 		case 'f':
 			a->force = 1;
 			break;
+		case 'C':
+			if (strcmp(optarg, "list") == 0) {
+				a->list_cc = 1;
+				break;
+			}
+			if (sockopt_check_cc_name(optarg) < 0)
+				return cmd_bad_value("get", "congestion", optarg,
+						     "expected a name such as cubic or bbr ('--congestion list' shows them)");
+			a->sock.congestion = optarg;
+			o->sock = &a->sock;
+			break;
+		case OPT_WINDOW:
+			if (units_parse_size(optarg, &n) < 0 || n == 0 || n > INT_MAX / 2)
+				return cmd_bad_value("get", "window", optarg, "expected a byte count from 1 to 1G");
+			a->sock.sndbuf = a->sock.rcvbuf = (int)n;
+			o->sock = &a->sock;
+			break;
+		case 'M':
+			if (units_parse_long(optarg, 1, 65535, &l) < 0)
+				return cmd_bad_value("get", "mss", optarg, "expected a number from 1 to 65535");
+			a->sock.mss = (int)l;
+			o->sock = &a->sock;
+			break;
+		case 'N':
+			a->sock.nodelay = 1;
+			o->sock = &a->sock;
+			break;
+		case OPT_TOS:
+			if (sockopt_parse_tos(optarg, &a->sock.tos) < 0)
+				return cmd_bad_value("get", "tos", optarg,
+						     "expected 0 to 255 (0x10) or a DSCP class: ef, af11..af43, cs0..cs7, le");
+			o->sock = &a->sock;
+			break;
+		case OPT_BIND:
+			o->net.bind_host = optarg;
+			break;
+		case OPT_CPORT:
+			if (addr_parse_port(optarg) <= 0)
+				return cmd_bad_value("get", "cport", optarg, "expected a port from 1 to 65535");
+			o->net.bind_port = optarg;
+			break;
 		default:
 			if (cmd_tls_option(&a->tls, c, optarg))
 				break;
@@ -164,6 +237,19 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_args *a)
 	}
 	if (cmd_tls_check("get", &a->tls) != CMD_PARSE_RUN)
 		return CMD_PARSE_USAGE;
+	if (a->list_cc) {
+		char have[256], allowed[256];
+
+		if (sockopt_cc_available(have, sizeof(have)) < 0) {
+			cmd_error("get", "--congestion list: cannot read %s: %s",
+				  "/proc/sys/net/ipv4/tcp_available_congestion_control", strerror(errno));
+			return CMD_PARSE_USAGE;
+		}
+		if (sockopt_cc_allowed(allowed, sizeof(allowed)) < 0)
+			snprintf(allowed, sizeof(allowed), "?");
+		printf("available: %s\nallowed without CAP_NET_ADMIN: %s\n", have, allowed);
+		return CMD_PARSE_DONE;
+	}
 	if (optind >= argc) {
 		cmd_error("get", "missing HOST[:PORT] (try 'ncpv get --help')");
 		return CMD_PARSE_USAGE;
@@ -201,8 +287,22 @@ static enum cmd_parse parse_options(int argc, char **argv, struct get_args *a)
 		cmd_error("get", "%s", err);
 		return CMD_PARSE_USAGE;
 	}
-	if (o->parallel && !o->count) {
-		cmd_error("get", "--parallel needs --count");
+	if (o->parallel > 1 && !o->count && o->output) {
+		cmd_error("get", "--parallel without --count makes %ld streams: they cannot share --output", o->parallel);
+		return CMD_PARSE_USAGE;
+	}
+	if (o->parallel > 1 && !o->count && o->net.bind_port) {
+		cmd_error("get", "--parallel %ld: the streams cannot all connect from one --cport", o->parallel);
+		return CMD_PARSE_USAGE;
+	}
+	if (o->parallel > 1 && !o->count && o->max_bytes && o->max_bytes < (uint64_t)o->parallel) {
+		cmd_error("get", "--bytes %llu is shared by %ld streams: give each at least one byte",
+			  (unsigned long long)o->max_bytes, o->parallel);
+		return CMD_PARSE_USAGE;
+	}
+	if (o->count && (o->sock || o->net.bind_host || o->net.bind_port)) {
+		cmd_error("get", "socket settings (--congestion, --window, --mss, --no-delay, --tos, --bind, "
+			  "--cport) apply to one stream, not yet to --count");
 		return CMD_PARSE_USAGE;
 	}
 	if (o->count && (o->send || o->output || o->max_bytes)) {
@@ -290,6 +390,46 @@ static int exit_code(enum get_end end, int net_error, int tls_error)
 
 /* ---- one stream --------------------------------------------------------- */
 
+/* The socket as the kernel runs it, and TCP's figures over the transfer, in the JSON summary. */
+static void socket_json(struct json *j, const struct get_result *r)
+{
+	if (r->have_sock) {
+		json_object(j, "socket");
+		json_string(j, "congestion", r->sock.congestion);
+		json_int(j, "sndbuf", r->sock.sndbuf);
+		json_int(j, "rcvbuf", r->sock.rcvbuf);
+		json_int(j, "mss", r->sock.mss);
+		json_bool(j, "nodelay", r->sock.nodelay);
+		if (r->sock.tos >= 0)
+			json_int(j, "tos", r->sock.tos);
+		json_end(j);
+	}
+	if (r->have_tcp) {
+		json_object(j, "tcp");
+		json_uint(j, "acked", r->tcp.acked);
+		json_uint(j, "received", r->tcp.received);
+		json_uint(j, "retrans", r->tcp.retrans);
+		json_uint(j, "cwnd", r->tcp.cwnd);
+		json_fixed(j, "rtt_ms", r->tcp.rtt_us / 1000.0, 3);
+		json_fixed(j, "rttvar_ms", r->tcp.rttvar_us / 1000.0, 3);
+		json_end(j);
+	}
+}
+
+/* With a socket setting asked for: what the kernel granted, on a line of its own. */
+static void socket_text(const struct get_result *r)
+{
+	char tos[32] = "";
+
+	if (!r->have_sock)
+		return;
+	if (r->sock.tos > 0) /* said only when set: 0 is every socket's default */
+		snprintf(tos, sizeof(tos), ", TOS 0x%02x", (unsigned)r->sock.tos);
+	fprintf(stderr, "socket: congestion control %s, buffers granted: send %d B, receive %d B, MSS %d%s%s\n",
+		r->sock.congestion, r->sock.sndbuf, r->sock.rcvbuf, r->sock.mss, r->sock.nodelay ? ", no-delay" : "",
+		tos);
+}
+
 static void print_summary(const struct get_args *a, const struct get_result *r, enum get_end end)
 {
 	const char *dir = a->run.send ? "send" : "receive";
@@ -305,6 +445,7 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 		json_string(&j, "direction", dir);
 		json_string(&j, "peer", r->peer);
 		transfer_json(&j, &t, TRANSFER_ONE_WAY);
+		socket_json(&j, r); /* before "ended", which scripts read as the last member */
 		json_string(&j, "ended", get_end_name(end));
 		if (r->tls)
 			cmd_tls_json(&j, r->tls);
@@ -332,6 +473,8 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 		fprintf(stderr, "%s\n", wrap_clauses(line, sizeof(line), clauses, 5,
 						      cmd_summary_width()));
 	}
+	if (a->run.sock)
+		socket_text(r);
 }
 
 static int run_stream(const struct get_args *a)
@@ -341,7 +484,8 @@ static int run_stream(const struct get_args *a)
 	struct get_result r;
 	char err[1024];
 	enum get_end end = get_stream(&a->run, &ev, &r, err, sizeof(err));
-	int rc = exit_code(end, r.net_error, r.tls_error);
+	/* A setting the kernel refused is a bad value, found only at the connect. */
+	int rc = r.sock_refused ? NCPV_EXIT_USAGE : exit_code(end, r.net_error, r.tls_error);
 
 	if (get_end_failed(end) && r.began)
 		cmd_error("get", "%s (after %llu byte%s)", err, (unsigned long long)r.bytes, wrap_s(r.bytes));
@@ -473,6 +617,90 @@ enum cmd_parse cmd_get_parse(int argc, char **argv)
 	return parse_options(argc, argv, &a);
 }
 
+/* ---- -P streams at once ---------------------------------------------------- */
+
+static void stream_text(char *line, size_t len, const char *label, const struct get_args *a,
+			const struct get_result *r)
+{
+	struct transfer t = { .received = r->bytes, .seconds = r->seconds };
+	char text[256], tcp[128] = "";
+
+	if (r->have_tcp)
+		snprintf(tcp, sizeof(tcp), "; retrans %u, cwnd %u, rtt %.3f ms", r->tcp.retrans, r->tcp.cwnd,
+			 r->tcp.rtt_us / 1000.0);
+	snprintf(line, len, "[%s] %s %s%s", label, a->run.send ? "sent" : "received",
+		 transfer_text(text, sizeof(text), &t, TRANSFER_ONE_WAY), tcp);
+}
+
+static int run_parallel(const struct get_args *a)
+{
+	long n = a->run.parallel;
+	struct get_result *rs = calloc((size_t)n, sizeof(*rs));
+	struct get_result sum;
+	char err[512], line[512], label[24];
+	enum get_end end;
+	int rc;
+
+	if (rs == NULL) {
+		cmd_error("get", "out of memory");
+		return NCPV_EXIT_FAIL;
+	}
+	end = get_parallel(&a->run, n, rs, err, sizeof(err));
+	memset(&sum, 0, sizeof(sum));
+	for (long i = 0; i < n; i++) {
+		sum.bytes += rs[i].bytes;
+		sum.seconds = rs[i].seconds > sum.seconds ? rs[i].seconds : sum.seconds;
+		sum.have_tcp = i == 0 ? rs[i].have_tcp : sum.have_tcp && rs[i].have_tcp;
+		tcpstate_interval_add(&sum.tcp, &rs[i].tcp, (unsigned)i);
+	}
+	rc = rs[0].sock_refused ? NCPV_EXIT_USAGE : exit_code(end, rs[0].net_error, rs[0].tls_error);
+	if (get_end_failed(end))
+		cmd_error("get", "%s", err);
+	else {
+		if (a->json) {
+			struct json j;
+			struct transfer t = { .received = sum.bytes, .seconds = sum.seconds };
+
+			json_init_grow(&j);
+			json_object(&j, NULL);
+			json_string(&j, "direction", a->run.send ? "send" : "receive");
+			json_string(&j, "peer", rs[0].peer);
+			transfer_json(&j, &t, TRANSFER_ONE_WAY);
+			json_string(&j, "ended", get_end_name(end));
+			json_array(&j, "streams");
+			for (long i = 0; i < n; i++) {
+				struct transfer ti = { .received = rs[i].bytes, .seconds = rs[i].seconds };
+
+				json_object(&j, NULL);
+				json_int(&j, "stream", i + 1);
+				transfer_json(&j, &ti, TRANSFER_ONE_WAY);
+				socket_json(&j, &rs[i]);
+				json_end(&j);
+			}
+			json_end(&j);
+			json_end(&j);
+			printf("%s\n", json_text(&j));
+			fflush(stdout);
+			json_free(&j);
+		}
+		if (!a->quiet) {
+			for (long i = 0; i < n; i++) {
+				snprintf(label, sizeof(label), "%3ld", i + 1);
+				stream_text(line, sizeof(line), label, a, &rs[i]);
+				fprintf(stderr, "%s\n", line);
+			}
+			stream_text(line, sizeof(line), "SUM", a, &sum);
+			fprintf(stderr, "%s from %s%s\n", line, rs[0].peer, end == GET_END_INTERRUPTED ? ", interrupted" : "");
+			if (a->run.sock)
+				socket_text(&rs[0]);
+		}
+	}
+	for (long i = 0; i < n; i++)
+		get_result_free(&rs[i]);
+	free(rs);
+	return rc;
+}
+
 int cmd_get(int argc, char **argv)
 {
 	enum cmd_parse parsed;
@@ -492,5 +720,7 @@ int cmd_get(int argc, char **argv)
 	 * rather than dying with a core and no message. Not in main(): nc keeps nc's
 	 * behaviour, and devtcp's command would inherit the ignored signal. */
 	signal(SIGXFSZ, SIG_IGN);
-	return a.run.count ? run_batch(&a) : run_stream(&a);
+	if (a.run.count)
+		return run_batch(&a);
+	return a.run.parallel > 1 ? run_parallel(&a) : run_stream(&a);
 }

@@ -14,6 +14,8 @@
 #include "../net.h"
 #include "../stats.h"
 #include "../tls.h"
+#include "../tcp/sockopt.h"
+#include "../tcp/tcpstate.h"
 
 /* What the engine needs from the command line; filled once by the command, read-only after.
  * The strings are borrowed (argv) and must outlive the run. */
@@ -32,6 +34,9 @@ struct get_opts {
 	const struct tls_config *tls; /* --tls: the client's settings (borrowed); NULL: plain TCP */
 	const char *tls_name;	/* the name sent and verified (--sni, or the host) */
 	const volatile sig_atomic_t *cancel; /* set by a signal: stop (borrowed, never NULL) */
+	/* Socket settings (congestion control, buffers, MSS, no-delay, TOS) applied before the
+	 * connect (borrowed); NULL: the kernel's defaults. The bind address and port are net's. */
+	const struct sockopt_want *sock;
 };
 
 /* How a run ended. The first five leave a summary to show; the rest are failures whose reason
@@ -100,6 +105,11 @@ struct get_result {
 	int tls_error;	/* GET_END_TLS: the tls_result code */
 	struct tls_conn *tls;
 	struct tls_ctx *tls_ctx;
+	int sock_refused;	/* the kernel refused a socket setting: err names it */
+	int have_sock;		/* sock: what the connected socket uses, as the kernel says */
+	struct sockopt_got sock;
+	int have_tcp;		/* tcp: TCP's figures over the transfer (this end's view) */
+	struct tcpstate_interval tcp;
 };
 
 /* One stream (o->count 0): connect, the TLS handshake, then receive into a sink (replacing
@@ -110,6 +120,12 @@ struct get_result {
 enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, struct get_result *r,
 			char *err, size_t errlen);
 void get_result_free(struct get_result *r);
+
+/* -P N without --count: N streams at once to one server, each on a thread of its own and each
+ * as get_stream runs it (no events: no progress line), -b split between them, -o refused by
+ * the command. rs[0..n) get each stream's result (get_result_free each). Returns the first
+ * failure (err: "stream I: why"), else the first stream's end. */
+enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *rs, char *err, size_t errlen);
 
 /* The --count batch's outcome. */
 struct get_batch_result {

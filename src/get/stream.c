@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "get_engine.h"
@@ -32,6 +33,8 @@ struct stream {
 	struct source *src;
 	void *scratch;	   /* --tls --send: TLS_CHUNK bytes of a file source's plaintext */
 	const char *peer;
+	int have_tcp0;	   /* tcp0: TCP's counters read at the connect */
+	struct tcpstate tcp0;
 };
 
 const char *get_end_name(enum get_end end)
@@ -350,10 +353,37 @@ static enum get_end start_tls(struct stream *s, struct get_result *r, char *err,
 	return *o->cancel ? GET_END_FAILED : GET_END_TLS;
 }
 
+/* The socket settings, applied by net_connect's hook to each socket before its connect. */
+struct sock_hook {
+	const struct sockopt_want *want;
+	char err[256]; /* why the kernel refused one ("" while none did) */
+};
+
+static int apply_sock(int fd, const struct sockaddr *sa, void *ctx)
+{
+	struct sock_hook *h = ctx;
+
+	return sockopt_apply(fd, sa->sa_family, h->want, NULL, h->err, sizeof(h->err));
+}
+
+/* What the connected socket uses (the negotiated MSS, the granted buffers), and TCP's counters
+ * at the start, from which the transfer's figures are differences. */
+static void read_socket(struct stream *s, struct get_result *r)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(s->sock, (struct sockaddr *)&ss, &len) == 0 && sockopt_read(s->sock, ss.ss_family, &r->sock) == 0)
+		r->have_sock = 1;
+	s->have_tcp0 = tcpstate_read(s->sock, &s->tcp0) == 0;
+}
+
 /* Everything before the first byte: the source or the output, the connection, TLS. */
 static enum get_end open_stream(struct stream *s, struct get_result *r, char *err, size_t errlen)
 {
 	const struct get_opts *o = s->o;
+	struct net_opts net = o->net;
+	struct sock_hook hook = { .want = o->sock };
 	enum get_end end;
 
 	if (o->tls && (r->tls_ctx = tls_ctx_client(o->tls, &r->tls_error, err, errlen)) == NULL)
@@ -367,12 +397,22 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 	/* An upload reads nothing but the server's close: a discarding sink. */
 	if ((s->sink = sink_open(o->send ? NULL : o->output, o->cancel, err, errlen)) == NULL)
 		return GET_END_FILE;
-	s->sock = net_connect(o->at.host, o->at.port, &o->net, err, errlen);
+	if (o->sock) {
+		net.hook = apply_sock;
+		net.hook_ctx = &hook;
+	}
+	s->sock = net_connect(o->at.host, o->at.port, &net, err, errlen);
+	if (s->sock < 0 && hook.err[0]) {
+		snprintf(err, errlen, "%s", hook.err);
+		r->sock_refused = 1;
+		return GET_END_FAILED;
+	}
 	if (s->sock < 0) {
 		r->net_error = s->sock;
 		return GET_END_NET;
 	}
 	net_peer_name(s->sock, r->peer, sizeof(r->peer));
+	read_socket(s, r);
 	if (o->tls && (end = start_tls(s, r, err, errlen)) != GET_END_EOF)
 		return end;
 	if (sink_connected(s->sink, s->sock) < 0) {
@@ -415,6 +455,14 @@ enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, s
 		end = o->send ? upload(&s, err, errlen) : receive(&s, err, errlen);
 		r->bytes = s.t.bytes;
 		r->seconds = clock_now() - s.t.start;
+		if (s.have_tcp0 && s.sock >= 0) {
+			struct tcpstate last;
+
+			if (tcpstate_read(s.sock, &last) == 0) {
+				tcpstate_delta(&s.tcp0, &last, r->seconds, &r->tcp);
+				r->have_tcp = 1;
+			}
+		}
 		tick(&s, get_end_failed(end) ? GET_TICK_FAILED : GET_TICK_END, clock_now());
 		if (end == GET_END_EOF && o->has_size && r->bytes != o->size)
 			end = GET_END_SHORT;

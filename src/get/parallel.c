@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: ISC */
+/* parallel.c - "get -P N" without --count: N streams to one server at once, one thread each, so
+ * that N streams can use N cores (iperf3 -P). Each thread runs get_stream as it is; -b is the
+ * total, split between the streams (the command makes sure each gets at least one byte). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "get_engine.h"
+
+struct lane {
+	pthread_t tid;
+	int started;
+	struct get_opts o;	/* the run's options, with this stream's share of -b */
+	struct get_result *r;
+	enum get_end end;
+	char err[256];
+};
+
+static void *lane_main(void *arg)
+{
+	struct lane *l = arg;
+
+	l->end = get_stream(&l->o, NULL, l->r, l->err, sizeof(l->err));
+	return NULL;
+}
+
+enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *rs, char *err, size_t errlen)
+{
+	struct lane *lanes = calloc((size_t)n, sizeof(*lanes));
+	enum get_end end = GET_END_EOF;
+
+	if (lanes == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return GET_END_FAILED;
+	}
+	for (long i = 0; i < n; i++) {
+		int e;
+
+		lanes[i].o = *o;
+		lanes[i].r = &rs[i];
+		memset(&rs[i], 0, sizeof(rs[i]));
+		if (o->max_bytes)
+			lanes[i].o.max_bytes = o->max_bytes / (uint64_t)n + ((uint64_t)i < o->max_bytes % (uint64_t)n);
+		if ((e = pthread_create(&lanes[i].tid, NULL, lane_main, &lanes[i])) != 0) {
+			snprintf(err, errlen, "stream %ld of %ld: %s", i + 1, n, strerror(e));
+			end = GET_END_FAILED;
+			break;
+		}
+		lanes[i].started = 1;
+	}
+	for (long i = 0; i < n; i++)
+		if (lanes[i].started)
+			pthread_join(lanes[i].tid, NULL);
+	/* The first failure is the run's (unless a thread did not even start), else stream 1's end. */
+	for (long i = 0; i < n && !get_end_failed(end); i++) {
+		if (i == 0 || get_end_failed(lanes[i].end))
+			end = lanes[i].end;
+		if (get_end_failed(end))
+			snprintf(err, errlen, "stream %ld: %s", i + 1, lanes[i].err);
+	}
+	free(lanes);
+	return end;
+}

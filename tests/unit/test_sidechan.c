@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: ISC */
+/* test_sidechan.c - the side channel's lines: generated ones round-trip through writer and
+ * parser, every prefix is partial, broken ones are refused, and nothing reads past the input
+ * (each parse runs on an exact-size heap copy, so ASan sees any overrun). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "sidechan.h"
+
+enum which { HELLO, ANSWER, REPORT };
+
+/* Parse the len bytes of line as which, from an exact-size copy. */
+static int parse(enum which w, const char *line, size_t len)
+{
+	char *copy = malloc(len ? len : 1);
+	struct side_hello h;
+	struct side_answer a;
+	struct side_report r;
+	int rc;
+
+	assert_non_null(copy);
+	memcpy(copy, line, len);
+	rc = w == HELLO ? side_parse_hello(copy, len, &h) :
+	     w == ANSWER ? side_parse_answer(copy, len, &a) : side_parse_report(copy, len, &r);
+	free(copy);
+	return rc;
+}
+
+static void random_token(char *t)
+{
+	for (int i = 0; i < SIDE_TOKEN_LEN; i++)
+		t[i] = "0123456789abcdef"[rand() % 16];
+	t[SIDE_TOKEN_LEN] = '\0';
+}
+
+static uint64_t random_u64(void)
+{
+	switch (rand() % 4) {
+	case 0:
+		return 0;
+	case 1:
+		return UINT64_MAX - (uint64_t)(rand() % 3);
+	default:
+		return ((uint64_t)rand() << 31) ^ (uint64_t)rand();
+	}
+}
+
+/* Each prefix of a good line is partial; the whole is consumed exactly, even with more after. */
+static void check_prefixes(enum which w, const char *line, int n)
+{
+	char more[SIDE_LINE_MAX * 2];
+	size_t len;
+
+	assert_true(n > 0 && n < SIDE_LINE_MAX);
+	len = (size_t)n;
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal(parse(w, line, i), SIDE_PARTIAL);
+	assert_int_equal(parse(w, line, len), n);
+	memcpy(more, line, len);
+	memcpy(more + len, "iv 0 0\n", 7);
+	assert_int_equal(parse(w, more, len + 7), n);
+}
+
+static void test_round_trip_generated(void **state)
+{
+	unsigned seed = (unsigned)time(NULL);
+
+	(void)state;
+	print_message("seed %u\n", seed);
+	srand(seed);
+	for (int round = 0; round < 300; round++) {
+		struct side_hello h = { 0 }, h2;
+		struct side_answer a = { 0 }, a2;
+		struct side_report r = { 0 }, r2;
+		char line[SIDE_LINE_MAX];
+		int n;
+
+		h.version = 1 + (unsigned)rand() % 65535;
+		h.role = (enum side_role)(rand() % 3);
+		random_token(h.token);
+		h.interval_ms = rand() % 5 ? 10 + (unsigned)rand() % 59991 : 0;
+		h.streams = 1 + (unsigned)rand() % SIDE_MAX_STREAMS;
+		h.stream = h.role == SIDE_CTL ? 0 : (unsigned)rand() % SIDE_MAX_STREAMS;
+		n = side_format_hello(line, sizeof(line), &h);
+		assert_true(n > SIDE_MAGIC_LEN);
+		check_prefixes(HELLO, line, n);
+		assert_int_equal(side_parse_hello(line, (size_t)n, &h2), n);
+		assert_int_equal(h2.version, h.version);
+		assert_int_equal(h2.role, h.role);
+		assert_string_equal(h2.token, h.token);
+		if (h.role == SIDE_CTL) {
+			assert_int_equal(h2.interval_ms, h.interval_ms);
+			assert_int_equal(h2.streams, h.streams);
+		} else
+			assert_int_equal(h2.stream, h.stream);
+
+		a.version = h.version;
+		a.ok = rand() % 2;
+		memcpy(a.token, h.token, sizeof(a.token));
+		if (!a.ok)
+			strcpy(a.reason, rand() % 2 ? "busy" : "version");
+		n = side_format_answer(line, sizeof(line), &a);
+		assert_true(n > 0);
+		check_prefixes(ANSWER, line, n);
+		assert_int_equal(side_parse_answer(line, (size_t)n, &a2), n);
+		assert_int_equal(a2.ok, a.ok);
+		assert_string_equal(a2.reason, a.reason);
+
+		r.final = rand() % 2;
+		r.stream = (unsigned)rand() % SIDE_MAX_STREAMS;
+		r.ms = random_u64();
+		r.sent = random_u64();
+		r.received = random_u64();
+		r.acked = random_u64();
+		r.retrans = random_u64();
+		r.cwnd = random_u64();
+		r.rtt_us = random_u64();
+		r.rttvar_us = random_u64();
+		r.pacing = random_u64();
+		r.delivery = random_u64();
+		n = side_format_report(line, sizeof(line), &r);
+		assert_true(n > 0);
+		check_prefixes(REPORT, line, n);
+		assert_int_equal(side_parse_report(line, (size_t)n, &r2), n);
+		assert_memory_equal(&r, &r2, sizeof(r));
+	}
+}
+
+static void test_bad_hellos(void **state)
+{
+	static const char tok[] = "0123456789abcdef0123456789abcdef";
+	char line[SIDE_LINE_MAX * 2];
+	static const char *const tails[] = {
+		"1 ctl %s interval=5\n",      /* below 10 ms */
+		"1 ctl %s interval=60001\n",  /* above a minute */
+		"1 ctl %s streams=0\n",	      /* none */
+		"1 ctl %s streams=129\n",     /* too many */
+		"1 ctl %s streams=2 streams=3\n", /* twice */
+		"1 up %s stream=128\n",	      /* past the last */
+		"0 ctl %s\n",		      /* version 0 */
+		"65536 ctl %s\n",	      /* past 16 bits */
+		"1 side %s\n",		      /* unknown role */
+		"1 ctl %s \n",		      /* an empty pair */
+		"1  ctl %s\n",		      /* two spaces */
+		"1 ctl %s =1\n",	      /* no key */
+		"1 ctl %s interval\n",	      /* no value */
+		"1 ctl %s interval=1x\n",     /* not a number */
+		"1 ctl %s a=1 b=1 c=1 d=1 e=1 f=1 g=1 h=1 i=1\n", /* more than eight pairs */
+		"1 ctl %sA\n",		      /* token too long */
+		"1 ctl %.31s\n",	      /* token too short */
+		"x ctl %s\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		int n;
+
+		memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+		n = snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, tails[i], tok);
+		assert_int_equal(parse(HELLO, line, (size_t)n + SIDE_MAGIC_LEN), SIDE_MALFORMED);
+	}
+	/* Upper-case hex is not a token. */
+	memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+	strcpy(line + SIDE_MAGIC_LEN, "1 ctl 0123456789ABCDEF0123456789abcdef\n");
+	assert_int_equal(parse(HELLO, line, SIDE_MAGIC_LEN + 39), SIDE_MALFORMED);
+	/* Unknown pairs are a newer client's: skipped. */
+	memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+	snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, "2 ctl %s zerocopy=1 interval=100\n", tok);
+	assert_true(parse(HELLO, line, strlen(line + SIDE_MAGIC_LEN) + SIDE_MAGIC_LEN) > 0);
+}
+
+/* What raw clients send first is never a hello, and is recognised as such from its first byte. */
+static void test_raw_clients_not_hellos(void **state)
+{
+	static const char *const firsts[] = { "GET / HTTP/1.1\r\n", "hello\n", "\n", "\x16\x03\x01", "ncpv-side 1 ctl" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(firsts) / sizeof(firsts[0]); i++) {
+		assert_int_equal(side_maybe_hello(firsts[i], strlen(firsts[i])), 0);
+		assert_int_equal(parse(HELLO, firsts[i], strlen(firsts[i])), SIDE_MALFORMED);
+	}
+	assert_int_equal(side_maybe_hello("", 0), 1); /* nothing yet: could still be */
+	assert_int_equal(side_maybe_hello(SIDE_MAGIC, 4), 1);
+}
+
+/* A line that never ends is refused once SIDE_LINE_MAX bytes have come, not waited on. */
+static void test_bounded(void **state)
+{
+	static char big[SIDE_LINE_MAX + 10];
+
+	(void)state;
+	memset(big, '1', sizeof(big));
+	memcpy(big, SIDE_MAGIC, SIDE_MAGIC_LEN);
+	assert_int_equal(parse(HELLO, big, SIDE_LINE_MAX - 1), SIDE_PARTIAL);
+	assert_int_equal(parse(HELLO, big, SIDE_LINE_MAX), SIDE_MALFORMED);
+	assert_int_equal(parse(HELLO, big, sizeof(big)), SIDE_MALFORMED);
+	memcpy(big, "iv 1 ", 5);
+	assert_int_equal(parse(REPORT, big, SIDE_LINE_MAX), SIDE_MALFORMED);
+	big[SIDE_LINE_MAX] = '\n'; /* the newline just past the bound: still too long */
+	assert_int_equal(parse(REPORT, big, sizeof(big)), SIDE_MALFORMED);
+}
+
+static void test_report_edges(void **state)
+{
+	struct side_report r;
+
+	(void)state;
+	assert_int_equal(side_parse_report("iv 3 100 acked=5 future=7\n", 26, &r), 26);
+	assert_int_equal(r.acked, 5);
+	assert_int_equal(r.stream, 3);
+	assert_int_equal(side_parse_report("iv 3 100\n", 9, &r), 9);
+	assert_int_equal(side_parse_report("iv 3 100 acked=18446744073709551616\n", 36, &r), SIDE_MALFORMED);
+	assert_int_equal(side_parse_report("iv 128 100\n", 11, &r), SIDE_MALFORMED);
+	assert_int_equal(side_parse_report("ix 1 100\n", 9, &r), SIDE_MALFORMED);
+	assert_int_equal(side_parse_report("iv 1 100 acked=-1\n", 18, &r), SIDE_MALFORMED);
+	assert_int_equal(side_parse_report("iv 1\n", 5, &r), SIDE_MALFORMED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip_generated),
+		cmocka_unit_test(test_bad_hellos),
+		cmocka_unit_test(test_raw_clients_not_hellos),
+		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_report_edges),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
