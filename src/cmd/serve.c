@@ -270,7 +270,7 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 		    const struct loop_share *loops, long nloops)
 {
 	char amount[64], sent[80], recvd[80], line[512], out[1024 + SERVE_MAX_THREADS * 48];
-	char per[64 + SERVE_MAX_THREADS * 48] = "";
+	char per_loops[32] = "", per_conns[16 + SERVE_MAX_THREADS * 24] = "", per_cpu[16 + SERVE_MAX_THREADS * 24] = "";
 	char head[96], conns[48], counts[64], client[48], limit[48], reset[48], cut[64];
 	/* Said last, as its own clause, and only when there was a connection to explain. */
 	const int explain = endless && st->accepted > 0;
@@ -320,16 +320,21 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 		return;
 	}
 	if (nloops > 1) {
-		size_t at = (size_t)snprintf(per, sizeof(per), "on %ld loops (connections", nloops);
+		/* Three clauses, so that each fits a narrow terminal on its own. */
+		size_t at = (size_t)snprintf(per_conns, sizeof(per_conns), "(connections");
 
-		for (long i = 0; i < nloops && at < sizeof(per); i++)
-			at += (size_t)snprintf(per + at, sizeof(per) - at, "%s%llu", i ? "/" : " ",
+		snprintf(per_loops, sizeof(per_loops), "on %ld loops", nloops);
+		for (long i = 0; i < nloops && at < sizeof(per_conns); i++)
+			at += (size_t)snprintf(per_conns + at, sizeof(per_conns) - at, "%s%llu", i ? "/" : " ",
 					       (unsigned long long)loops[i].accepted);
-		for (long i = 0; i < nloops && at < sizeof(per); i++)
-			at += (size_t)snprintf(per + at, sizeof(per) - at, "%s%.2f", i ? "/" : ", cpu ",
+		if (at < sizeof(per_conns))
+			snprintf(per_conns + at, sizeof(per_conns) - at, ",");
+		at = (size_t)snprintf(per_cpu, sizeof(per_cpu), "cpu");
+		for (long i = 0; i < nloops && at < sizeof(per_cpu); i++)
+			at += (size_t)snprintf(per_cpu + at, sizeof(per_cpu) - at, "%s%.2f", i ? "/" : " ",
 					       loops[i].cpu_seconds);
-		if (at < sizeof(per))
-			snprintf(per + at, sizeof(per) - at, " s),");
+		if (at < sizeof(per_cpu))
+			snprintf(per_cpu + at, sizeof(per_cpu) - at, " s),");
 	}
 	snprintf(head, sizeof(head), "ncpv serve: stopped after %.1f s:", st->seconds);
 	snprintf(conns, sizeof(conns), "%llu connection%s", (unsigned long long)st->accepted, wrap_s(st->accepted));
@@ -345,7 +350,8 @@ static void summary(const struct serve_opts *o, const struct server_stats *st, i
 	{
 		/* Laid out for the terminal (80 columns off one, as in a log); the endless source's
 		 * word said last, as its own clause, and only when there was a connection to explain. */
-		const char *clauses[] = { head, conns, counts, client, limit, reset, cut, per, sent, recvd, tls,
+		const char *clauses[] = { head, conns, counts, client, limit, reset, cut, per_loops, per_conns, per_cpu,
+					  sent, recvd, tls,
 					  explain ? "0 completed because the source is endless:" : "",
 					  explain ? "a transfer ends only when its client closes it" : "" };
 

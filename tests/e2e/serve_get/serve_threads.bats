@@ -52,7 +52,7 @@ assert all(l["cpu_seconds"] >= 0 for l in loops), loops
 	"$NCPV" get -q --count 8 -P 2 "127.0.0.1:$SERVE_PORT"
 	kill -TERM "$SERVE_PID"
 	wait_for "$SERVE_LOG" 'stopped after' 5
-	grep -Eq 'stopped after .* 8 connections .*server\), on 2 loops \(connections [0-9]+/[0-9]+, cpu [0-9.]+/[0-9.]+ s\), sent ' "$SERVE_LOG"
+	unwrapped "$SERVE_LOG" | grep -Eq 'stopped after .* 8 connections .*server\), on 2 loops \(connections [0-9]+/[0-9]+, cpu [0-9.]+/[0-9.]+ s\), sent '
 }
 
 @test "serve --threads 2 --max-conns 3: the limit holds across loops (3 of 6 held clients refused)" {
