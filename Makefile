@@ -29,7 +29,7 @@ LDLIBS   := $(if $(filter yes,$(TLS)),-lssl -lcrypto) -lm
 BUILD    ?= build
 # TLS=no builds src/tls_none.c (failing stubs) in place of src/tls.c (OpenSSL).
 TLS_OFF  := $(if $(filter yes,$(TLS)),src/tls_none.c,src/tls.c)
-SRC      := $(filter-out $(TLS_OFF),$(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/bench/*.c src/link/*.c src/udp/*.c))
+SRC      := $(filter-out $(TLS_OFF),$(wildcard src/*.c src/cmd/*.c src/pv/*.c src/nc/*.c src/get/*.c src/bench/*.c src/link/*.c src/udp/*.c))
 LIB_SRC  := $(filter-out src/main.c,$(SRC)) src/devtcp/path.c
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -187,8 +187,7 @@ static void format_fineta(char *out, size_t len, const struct display_frame *f)
 
 static void format_last(char *out, size_t len, long want, const struct display_frame *f)
 {
-	/* pv 1.10's last line shows no bytes, only the dots. */
-	size_t n = want > 0 ? (size_t)want : 0, have = f->last && !f->final ? f->last_len : 0;
+	size_t n = want > 0 ? (size_t)want : 0, have = f->last ? f->last_len : 0;
 
 	if (n > DISPLAY_LAST_MAX)
 		n = DISPLAY_LAST_MAX;
@@ -340,6 +339,7 @@ static void format_bar(const struct display *d, enum display_item item, const st
 	}
 	if (f->size > 0 || d->o.gauge) {
 		long p = display_percent(f->count, f->size);
+		double fill = display_percent_exact(f->count, f->size); /* pv fills from the exact fraction */
 		int full;
 		const char *gap = " ";
 
@@ -350,7 +350,7 @@ static void format_bar(const struct display *d, enum display_item item, const st
 			/* -g without a size: the rate against the highest rate seen, "[===>  ]/5.10MiB/s". */
 			char amount[48];
 
-			p = f->max_rate > 0 ? (long)(f->rate * 100 / f->max_rate) : 0;
+			fill = f->max_rate > 0 ? f->rate * 100 / f->max_rate : 0;
 			display_amount_pv110(amount, sizeof(amount), f->max_rate * unit_scale(&d->o),
 					     d->o.lines || d->o.si, unit_suffix(&d->o, 1));
 			snprintf(pct, sizeof(pct), "/%s", amount);
@@ -365,7 +365,7 @@ static void format_bar(const struct display *d, enum display_item item, const st
 			return;
 		/* From 200% on the bar is full whatever its width; capping there keeps a
 		 * count far past --size from overflowing (pv -s 1 after petabytes). */
-		full = (int)((long long)inner * (p > 200 ? 200 : p) / 100) - 1;
+		full = (int)((double)inner * (fill > 200 ? 200 : fill) / 100) - 1;
 		if (brackets)
 			out[n++] = '[';
 		if (full >= inner) {
@@ -415,10 +415,11 @@ static int is_bar(enum display_item item)
 	       item == ITEM_PREVLINE;
 }
 
-/* pv moves the bouncing bar one step per update in which data moved. */
+/* pv moves the bouncing bar one step per update in which data moved, and once more on the
+ * last update when anything moved at all (its rate there is the whole run's average). */
 static void advance_bounce(struct display *d, const struct display_frame *f)
 {
-	if (f->size == 0 && f->count != d->bounce_count) {
+	if (f->size == 0 && (f->count != d->bounce_count || (f->final && f->count > 0))) {
 		d->bounce += 2;
 		if (d->bounce > 199)
 			d->bounce = 0;
@@ -429,6 +430,33 @@ static void advance_bounce(struct display *d, const struct display_frame *f)
 /* Two passes over a format: the width of everything but the bars, then the line with each
  * bar filling what is left of width columns; with fit, no piece passes width. Returns the
  * length written (at most len - 1). */
+/* Whether text holds a character wcswidth calls unprintable (a control character). */
+static int unprintable(const char *text)
+{
+	mbstate_t st;
+	size_t len = strlen(text);
+
+	memset(&st, 0, sizeof(st));
+	for (size_t i = 0; i < len;) {
+		wchar_t wc;
+		size_t k;
+
+		if (text[i] == 0x1b && text[i + 1] == '[') {
+			for (i += 2; i < len && !(text[i] >= 0x40 && text[i] <= 0x7e); i++)
+				;
+			i++;
+			continue;
+		}
+		k = mbrtowc(&wc, text + i, len - i, &st);
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0)
+			return 0; /* undecodable: pv counts bytes then */
+		if (wcwidth(wc) < 0)
+			return 1;
+		i += k;
+	}
+	return 0;
+}
+
 static size_t render(const struct display *d, const struct display_frame *f, const char *s, int width,
 		     int fit, char *buf, size_t len)
 {
@@ -447,6 +475,10 @@ static size_t render(const struct display *d, const struct display_frame *f, con
 		if (!is_bar(p.item) && p.item != ITEM_SGR) {
 			format_item(d, &p, f, parts, sizeof(parts));
 			fixed += (int)display_columns(parts, strlen(parts));
+			/* pv 1.10 measures with wcswidth, which is -1 (huge, unsigned) for text with
+			 * a control character (a -N with a newline): no room is left for a bar. */
+			if (unprintable(parts))
+				fixed += DISPLAY_LINE_MAX;
 		}
 	}
 	/* Several bars share the room. */
@@ -545,7 +577,7 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 	char fmt[DISPLAY_LINE_MAX];
 	const char *s = d->o.format;
 	int width = d->o.width > 0 ? d->o.width : 80;
-	size_t n, cols;
+	size_t n, cols, prev;
 
 	if (len == 0)
 		return 0;
@@ -560,10 +592,12 @@ size_t display_line(struct display *d, const struct display_frame *f, char *buf,
 	/* Blank what the previous line left, but never past the (maybe narrower) terminal;
 	 * columns, not bytes: a name in UTF-8 takes fewer columns than bytes. */
 	cols = display_columns(buf, n);
-	for (; cols < d->prev_cols && cols < (size_t)width && n + 1 < len; cols++)
+	/* What is past the text is blank once padded: the next line pads only to this text's end. */
+	prev = d->prev_cols;
+	d->prev_cols = cols;
+	for (; cols < prev && cols < (size_t)width && n + 1 < len; cols++)
 		buf[n++] = ' ';
 	buf[n] = '\0';
-	d->prev_cols = cols;
 	return n;
 }
 

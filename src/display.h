@@ -10,7 +10,7 @@
 #include "meter.h"
 
 /* The longest format string and rendered line display_* handle. */
-#define DISPLAY_LINE_MAX 1024
+#define DISPLAY_LINE_MAX 4096
 /* The most bytes %A (last written) can show. */
 #define DISPLAY_LAST_MAX 256
 

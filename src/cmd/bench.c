@@ -23,11 +23,6 @@
 
 static volatile sig_atomic_t stop_signal;
 
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
 
 /* The live line on stderr, drawn from the engine's events. */
 struct bench_view {
@@ -161,7 +156,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench st;
 	struct bench_info info;
 	struct bench_env env;
-	struct sigaction sa;
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
 	char server[400], path[200], err[1024];
 	FILE *html = NULL;
 	enum bench_fault fault;
@@ -185,11 +180,7 @@ int cmd_bench(int argc, char **argv)
 	view.last_draw = 0;
 	bench_init(&st, &o, &ev, &stop_signal);
 	/* No SA_RESTART: a signal must end the waits so that cleanup runs. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	cmd_catch_stop(&stop_signal, stops, 3, 0);
 
 	if ((fault = bench_setup(&st, err, sizeof(err))) != BENCH_FAULT_NONE) {
 		cmd_error("bench", "%s", err);

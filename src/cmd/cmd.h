@@ -3,9 +3,11 @@
 #ifndef NCPV_CMD_H
 #define NCPV_CMD_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes of serve and get (README "Exit codes"); nc and pv follow their originals. */
 enum ncpv_exit {
@@ -85,6 +87,36 @@ int cmd_parse_busy_poll(const char *arg, double *seconds);
 
 /* Print "ncpv CMD: bad value for OPTION: 'ARG' (REASON)" and return CMD_PARSE_USAGE. */
 enum cmd_parse cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason);
+
+/*
+ * The options serve, get, devtcp and link end their getopt switch with. A NULL member: the
+ * command has no such option (it is then not in its optstring either).
+ */
+struct cmd_tail {
+	const char *cmd;	 /* the command's name in messages: "get" */
+	void (*usage)(FILE *f);	 /* -h, --help */
+	int *family;		 /* -4, -6: AF_INET, AF_INET6 */
+	int *quiet, *json;	 /* -q, -j */
+	double *busy_poll;	 /* --busy-poll USEC, in seconds */
+};
+
+/* Handle getopt_long's answer c (argv and optind as it left them) when nothing before in the
+ * switch did: -4, -6, -q, -j and --busy-poll are stored (CMD_PARSE_RUN); -h prints the usage on
+ * stdout (CMD_PARSE_DONE); a bad --busy-poll, a missing argument (':') or any other option is
+ * reported as one line (CMD_PARSE_USAGE). */
+enum cmd_parse cmd_option_tail(const struct cmd_tail *t, int c, char **argv);
+
+/* cmd_catch_stop's flags. */
+#define CMD_STOP_KEEP_IGNORED 1 /* a signal ignored by whoever started us (nohup, a shell's
+				 * background job) stays ignored, as pv does for SIGINT and SIGHUP */
+
+/*
+ * The stop signals of a command (bench, get, pv, pv -d, serve): each of the n signals in sigs
+ * gets a handler that stores the signal's number in *flag and does nothing else. No
+ * SA_RESTART, so a blocked wait returns EINTR and the command looks at the flag; no signal is
+ * blocked while the handler runs. A process has one stop flag: every call must pass the same.
+ */
+void cmd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, size_t n, int flags);
 
 /* Map a net_* error code to an exit code. */
 int cmd_net_exit(int net_error);

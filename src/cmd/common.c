@@ -2,6 +2,9 @@
 /* common.c - error reporting and small helpers shared by the subcommands. */
 #include "cmd.h"
 
+#include <getopt.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +69,51 @@ enum cmd_parse cmd_missing_argument(const char *cmd, int opt, const char *word)
 	else
 		cmd_error(cmd, "option '-%c' needs an argument (try 'ncpv %s --help')", opt, cmd);
 	return CMD_PARSE_USAGE;
+}
+
+enum cmd_parse cmd_option_tail(const struct cmd_tail *t, int c, char **argv)
+{
+	if ((c == '4' || c == '6') && t->family)
+		*t->family = c == '4' ? AF_INET : AF_INET6;
+	else if (c == 'q' && t->quiet)
+		*t->quiet = 1;
+	else if (c == 'j' && t->json)
+		*t->json = 1;
+	else if (c == OPT_BUSY_POLL && t->busy_poll) {
+		if (cmd_parse_busy_poll(optarg, t->busy_poll) < 0)
+			return cmd_bad_value(t->cmd, "busy-poll", optarg, "expected microseconds from 0 to 1000000");
+	} else if (c == 'h') {
+		t->usage(stdout);
+		return CMD_PARSE_DONE;
+	} else if (c == ':')
+		return cmd_missing_argument(t->cmd, optopt, argv[optind - 1]);
+	else
+		return cmd_bad_option(t->cmd, optopt, optopt ? NULL : argv[optind - 1]);
+	return CMD_PARSE_RUN;
+}
+
+/* Set before the first handler is installed and never changed after (one flag per process). */
+static volatile sig_atomic_t *stop_flag;
+
+static void on_stop(int sig)
+{
+	*stop_flag = sig;
+}
+
+void cmd_catch_stop(volatile sig_atomic_t *flag, const int *sigs, size_t n, int flags)
+{
+	struct sigaction sa, old;
+
+	stop_flag = flag;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < n; i++) {
+		if ((flags & CMD_STOP_KEEP_IGNORED) && sigaction(sigs[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
 }
 
 int cmd_net_exit(int net_error)

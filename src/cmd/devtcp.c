@@ -59,6 +59,8 @@ static enum cmd_parse parse_options(int argc, char **argv, struct devtcp_opts *o
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct cmd_tail tail = { .cmd = "devtcp", .usage = usage };
+	enum cmd_parse tailed;
 	double secs;
 	int c;
 
@@ -82,15 +84,9 @@ static enum cmd_parse parse_options(int argc, char **argv, struct devtcp_opts *o
 		case 'v':
 			o->verbose = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return CMD_PARSE_DONE;
-		case ':':
-			cmd_missing_argument("devtcp", optopt, argv[optind - 1]);
-			return CMD_PARSE_USAGE;
 		default:
-			cmd_bad_option("devtcp", optopt, optopt ? NULL : argv[optind - 1]);
-			return CMD_PARSE_USAGE;
+			if ((tailed = cmd_option_tail(&tail, c, argv)) != CMD_PARSE_RUN)
+				return tailed;
 		}
 	}
 	if (optind >= argc) {

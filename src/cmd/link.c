@@ -100,6 +100,8 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 	};
 	static const char kinds[] = { 'r', 't', 'j', 'p', 'q' };
 	static const char *const names[] = { "rate", "delay", "jitter", "loss", "queue" };
+	const struct cmd_tail tail = { .cmd = "link", .usage = usage };
+	enum cmd_parse tailed;
 	char why[160];
 	int c;
 
@@ -156,15 +158,9 @@ static enum cmd_parse parse_options(int argc, char **argv, struct link_opts *o)
 		case 'v':
 			o->verbose = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return CMD_PARSE_DONE;
-		case ':':
-			cmd_missing_argument("link", optopt, argv[optind - 1]);
-			return CMD_PARSE_USAGE;
 		default:
-			cmd_bad_option("link", optopt, optopt ? NULL : argv[optind - 1]);
-			return CMD_PARSE_USAGE;
+			if ((tailed = cmd_option_tail(&tail, c, argv)) != CMD_PARSE_RUN)
+				return tailed;
 		}
 	}
 	if (o->near_wait_set && o->near == NULL) {

@@ -13,6 +13,7 @@
 #include "../clock.h"
 #include "../json.h"
 #include "../termsafe.h"
+#include "../transfer.h"
 
 /* nc exits 1 on every failure, whatever its kind. */
 #define NC_FAIL 1
@@ -96,17 +97,13 @@ static double tick(void *ctx, const struct nc_totals *t, int final)
 
 static void print_json(const struct nc_opts *o, const struct nc_totals *t, int rc)
 {
-	double secs = clock_now() - t->start;
+	struct transfer sum = { .sent = t->sent, .received = t->received, .seconds = clock_now() - t->start };
 	char line[320];
 	struct json j;
 
 	json_init(&j, line, sizeof(line));
 	json_object(&j, NULL);
-	json_uint(&j, "sent", t->sent);
-	json_uint(&j, "received", t->received);
-	json_uint(&j, "bytes", (unsigned long long)t->sent + t->received);
-	json_fixed(&j, "seconds", secs, 6);
-	json_fixed(&j, "rate", secs > 0 ? (double)(t->sent + t->received) / secs : 0, 0);
+	transfer_json(&j, &sum, TRANSFER_TWO_WAY);
 	json_uint(&j, "unacked", t->unacked);
 	json_uint(&j, "unconfirmed", t->unconfirmed);
 	json_int(&j, "exit", rc);

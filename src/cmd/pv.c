@@ -17,6 +17,7 @@
 #include "../meter.h"
 #include "../net.h"
 #include "../pv/cursor.h"
+#include "../pv/proctitle.h"
 #include "../pv/pv.h"
 #include "../pv/remote.h"
 #include "../pv/tty.h"
@@ -48,16 +49,11 @@ static void on_winch(int sig)
 	resized = 1;
 }
 
-static void on_stop(int sig)
-{
-	stop_signal = sig;
-}
-
 /* The command's side of a run: the options (pv -R changes some), the line on stderr, the status. */
 struct pv_cmd {
 	struct pv_opts *o;
 	struct pv_run run;   /* the engine's state: counts, size, meter, data path */
-	char remote_name[256], remote_format[1024]; /* what -R sent, kept here */
+	char remote_name[256], remote_format[1024], remote_extra[256]; /* what -R sent, kept here */
 	struct display disp;
 	int show;	     /* a display is wanted on stderr */
 	int shown;	     /* something was written there */
@@ -65,16 +61,12 @@ struct pv_cmd {
 	double max_rate;     /* -g: the highest rate drawn so far */
 	struct display title; /* -x windowtitle: its own display state */
 	struct pv_cursor *cursor; /* -c: our row among the pipeline's, or NULL */
+	struct pv_proctitle ptitle; /* -x processtitle: the argv strings we write over */
 };
 
 static void catch_signal(int sig, void (*fn)(int))
 {
-	struct sigaction sa, old;
-
-	/* A signal ignored by whoever started us (nohup, a shell's background job) stays ignored. */
-	if ((sig == SIGHUP || sig == SIGINT) && sigaction(sig, NULL, &old) == 0 &&
-	    old.sa_handler == SIG_IGN)
-		return;
+	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = fn;
@@ -116,7 +108,8 @@ static void emit(struct pv_cmd *c, const char *s, size_t len)
 	c->shown = 1;
 }
 
-/* -x windowtitle: the line again as the terminal's title (OSC 2 ... ST), after the line as pv. */
+/* -x windowtitle: the line again as the terminal's title (OSC 2 ... ST), after the line as pv;
+ * -x processtitle: as the process title. */
 static void draw_title(struct pv_cmd *c, const struct meter_reading *mr, const struct status_extra *x,
 		       int final)
 {
@@ -125,8 +118,14 @@ static void draw_title(struct pv_cmd *c, const struct meter_reading *mr, const s
 
 	c->title.o.width = c->disp.o.width;
 	t = status_render(&c->title, mr, c->run.size, final, 0, x, time(NULL), title + 4, STATUS_LINE_MAX);
+	if (c->o->process_title) {
+		title[4 + t - 1] = '\0'; /* over the '\r' */
+		pv_proctitle_set(&c->ptitle, title + 4);
+	}
+	if (!c->o->window_title)
+		return;
 	memcpy(title, "\033]2;", 4);
-	memcpy(title + 4 + t - 1, "\033\\", 2); /* over the '\r' */
+	memcpy(title + 4 + t - 1, "\033\\", 2); /* over the '\r' (or the NUL) */
 	emit(c, title, t + 5);
 }
 
@@ -158,8 +157,9 @@ static void draw(struct pv_cmd *c, double now, int final)
 	} else {
 		emit(c, line, n);
 	}
-	if (o->window_title)
+	if (o->window_title || o->process_title)
 		draw_title(c, &mr, &x, final);
+	pv_xfer_keep_last(c->run.x); /* -A shows what is written after the first line, as pv */
 }
 
 /* Whether the display may be updated now (-q, -W, -D). */
@@ -172,12 +172,13 @@ static int may_draw(const struct pv_cmd *c, double now)
 	return now - c->run.begin >= c->o->delay_start;
 }
 
-/* The last line of a run (none after a failure or a signal, as pv), then, as pv, a "\n" after
- * whatever line is shown, however the run ended, so that the shell's prompt does not draw over it. */
+/* The last line of a run (none after a failure or a signal, as pv; after a reader that went
+ * away, as pv, one), then, as pv, a "\n" after whatever line is shown, however the run ended,
+ * so that the shell's prompt does not draw over it. */
 static void last_line(struct pv_cmd *c)
 {
-	if (c->run.opened > 0 && !stop_signal && !c->run.write_failed && !(c->run.faults & PV_FAULT_SAME) &&
-	    may_draw(c, clock_now()))
+	if (c->run.opened > 0 && !stop_signal && (!c->run.write_failed || c->run.reader_gone) &&
+	    !(c->run.faults & PV_FAULT_SAME) && may_draw(c, clock_now()))
 		draw(c, clock_now(), 1);
 	if (!c->o->numeric && c->shown && c->cursor == NULL) {
 		emit(c, "\n", 1);
@@ -186,48 +187,56 @@ static void last_line(struct pv_cmd *c)
 }
 
 
+/* -x's display: the main one's options, unfitted, with -x's own format if it has one. */
+static void init_title(struct pv_cmd *c)
+{
+	struct display_opts t = c->disp.o;
+
+	t.numeric = 0;
+	t.fit = 0; /* a title is no line of the terminal: as long as pv 1.10's */
+	if (c->o->extra_format)
+		t.format = c->o->extra_format;
+	display_init(&c->title, &t);
+}
+
 /*
- * Answer the pv -R or -Q that signalled us: apply the options it sent, or write how far we
- * are, then signal it back. Its file is read only if it is a regular file of our user.
+ * Answer the pv -R or -Q that signalled us: write how far we are, or apply the options it
+ * sent (as pv: its display switches, -N, -F and -x replace ours), then signal it back.
  */
 static void serve_remote(struct pv_cmd *c)
 {
+	struct pv_remote_state st = { c->run.count, c->run.size, clock_now() - c->run.begin };
 	pid_t from = (pid_t)remote_from;
 	struct pv_remote_msg m;
-	char path[256], text[2048];
 
 	remote_from = 0;
-	pv_remote_path(path, sizeof(path), from, 0);
-	if (pv_remote_take(path, text, sizeof(text)) < 0)
-		return; /* not one of ours: no answer */
-	pv_remote_parse(text, &m);
-	if (m.query) {
-		struct pv_remote_state st = { c->run.count, c->run.size, clock_now() - c->run.begin };
-
-		pv_remote_path(path, sizeof(path), from, 1);
-		if (pv_remote_state_format(&st, text, sizeof(text)) < 0 || pv_remote_put(path, text) < 0)
-			return;
-	} else {
-		if (m.has_rate)
-			pv_run_set_rate(&c->run, m.rate, clock_now());
-		if (m.has_size)
-			pv_run_set_size(&c->run, m.size);
-		if (m.has_interval) {
-			c->o->interval = m.interval;
-			if (c->show)
-				start_ticks(m.interval);
-		}
-		if (m.has_width)
-			c->disp.o.width = m.width;
-		if (m.has_name) {
-			snprintf(c->remote_name, sizeof(c->remote_name), "%s", m.name);
-			c->disp.o.name = c->remote_name;
-		}
-		if (m.has_format) {
-			snprintf(c->remote_format, sizeof(c->remote_format), "%s", m.format);
-			c->disp.o.format = c->remote_format;
-		}
+	if (cmd_pv_remote_answer(from, &st, &m) <= 0)
+		return; /* a query, answered; or not one of ours */
+	if (m.has_rate)
+		pv_run_set_rate(&c->run, m.rate, clock_now());
+	if (m.has_size)
+		pv_run_set_size(&c->run, m.size);
+	if (m.has_interval) {
+		c->o->interval = m.interval;
+		if (c->show)
+			start_ticks(m.interval);
 	}
+	if (m.has_width)
+		c->disp.o.width = m.width;
+	if (m.has_items) {
+		cmd_pv_remote_apply(&m, &c->disp.o);
+		snprintf(c->remote_extra, sizeof(c->remote_extra), "%s", m.extra);
+		pv_extra_display(c->remote_extra, c->o); /* none, when -x was not sent */
+	}
+	if (m.has_name) {
+		snprintf(c->remote_name, sizeof(c->remote_name), "%s", m.name);
+		c->disp.o.name = c->remote_name;
+	}
+	if (m.has_format) {
+		snprintf(c->remote_format, sizeof(c->remote_format), "%s", m.format);
+		c->disp.o.format = c->remote_format;
+	}
+	init_title(c);
 	proc_signal(from, SIGUSR2);
 }
 
@@ -241,8 +250,13 @@ static void on_tick(void *ctx, struct pv_run *r)
 		double now = clock_now();
 
 		tick_due = 0;
-		if (may_draw(c, now))
+		if (may_draw(c, now)) {
 			draw(c, now, 0);
+		} else if (c->o->stats) {
+			struct meter_reading mr;
+
+			meter_read(&c->run.meter, now, &mr); /* -v: the rate is sampled unseen too, as pv */
+		}
 	}
 	if (remote_from)
 		serve_remote(c);
@@ -293,11 +307,15 @@ static int write_pidfile(const char *path)
 	return 0;
 }
 
-static void setup_signals(const struct pv_cmd *c)
+static void setup_signals(void)
 {
-	catch_signal(SIGINT, on_stop);
-	catch_signal(SIGTERM, on_stop);
-	catch_signal(SIGHUP, on_stop);
+	static const int hangup[] = { SIGHUP }, stop[] = { SIGINT, SIGTERM };
+
+	/* SIGHUP ignored by whoever started us (nohup) stays ignored: a hangup must not end a
+	 * nohup'd copy (pv 1.10 ends). SIGINT is caught even when a shell started us in the
+	 * background with it ignored: `kill -INT $!` ends the run with status 32, as in pv. */
+	cmd_catch_stop(&stop_signal, hangup, 1, CMD_STOP_KEEP_IGNORED);
+	cmd_catch_stop(&stop_signal, stop, 2, 0);
 	catch_signal(SIGALRM, on_alarm);
 	catch_signal(SIGWINCH, on_winch);
 	{
@@ -311,8 +329,6 @@ static void setup_signals(const struct pv_cmd *c)
 	}
 	/* In the background we stay quiet ourselves; never stop for a write to the terminal. */
 	signal(SIGTTOU, SIG_IGN);
-	if (c->show)
-		start_ticks(c->o->interval);
 }
 
 /* Parse pv's options into o and say what there was to say: --help, --version, or pv's
@@ -344,15 +360,7 @@ static void setup_display(struct pv_cmd *c, struct pv_opts *o)
 	/* On a terminal the line never wraps (even with a wider -w); elsewhere, as pv 1.10. */
 	o->disp.fit = pv_tty_width(STDERR_FILENO, 0);
 	display_init(&c->disp, &o->disp);
-	if (o->window_title) {
-		struct display_opts t = o->disp;
-
-		t.numeric = 0;
-		t.fit = 0; /* a title is no line of the terminal: as long as pv 1.10's */
-		if (o->extra_format)
-			t.format = o->extra_format;
-		display_init(&c->title, &t);
-	}
+	init_title(c);
 	if (c->show && o->cursor && !o->numeric) {
 		char why[128];
 
@@ -393,48 +401,75 @@ static int copy_and_report(struct pv_cmd *c, struct pv_opts *o)
 	return c->status | exit_bits(c->run.faults);
 }
 
-int cmd_pv(int argc, char **argv)
+/* The run, with the options parsed from args (a copy of argv: -x processtitle writes over argv). */
+static int run_pv(int argc, char **argv, char **args)
 {
 	struct pv_events ev = { on_say, on_tick, NULL };
 	enum cmd_parse parsed;
 	struct pv_opts o;
 	struct pv_cmd c;
-	uint64_t size;
+	uint64_t size = 0;
 	char err[1024];
-	int fault, rc;
+	int fault, rc, other;
 
-	if ((parsed = parse_into(argc, argv, &o)) != CMD_PARSE_RUN)
+	if ((parsed = parse_into(argc, args, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
-	if (o.watch_pid > 0)
-		return cmd_pv_watch(&o, !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO)));
-	if (o.remote_pid > 0)
-		return cmd_pv_remote(&o);
-	if (o.query_pid > 0)
-		return cmd_pv_query(&o, !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO)));
-	/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
-	 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
-	signal(SIGXFSZ, SIG_IGN);
+	other = o.watch_pid > 0 || o.remote_pid > 0 || o.query_pid > 0; /* no copy of our own */
 	memset(&c, 0, sizeof(c));
 	c.o = &o;
 	c.show = !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO));
-	ev.ctx = &c;
-	if (pv_size_find(&o, c.show, &size, err, sizeof(err)) < 0) {
+	if (!other && pv_size_find(&o, c.show, &size, err, sizeof(err)) < 0) {
 		pv_error("%s", err);
-		return PV_EXIT_ACCESS;
+		return PV_EXIT_USAGE; /* pv 1.10 checks -s @FILE with its options */
 	}
+	/* A script that waits for the pidfile may signal us at once: be ready for it first. */
+	if (!other)
+		setup_signals();
+	/* As pv: the pidfile for every mode (scripts wait for it before they act on us). */
 	if (o.pidfile && write_pidfile(o.pidfile) < 0)
 		return PV_EXIT_PIDFILE;
-	if ((fault = pv_run_open(&c.run, &o, size, &ev, &stop_signal, err, sizeof(err))) != 0) {
+	if (o.watch_pid > 0)
+		rc = cmd_pv_watch(&o, c.show);
+	else if (o.remote_pid > 0)
+		rc = cmd_pv_remote(&o);
+	else if (o.query_pid > 0)
+		rc = cmd_pv_query(&o, c.show);
+	else if ((fault = pv_run_open(&c.run, &o, size, &ev, &stop_signal, err, sizeof(err))) != 0) {
 		pv_error("%s", err);
-		if (o.pidfile)
-			unlink(o.pidfile);
-		return exit_bits((unsigned)fault);
+		rc = exit_bits((unsigned)fault);
+	} else {
+		/* Past ulimit -f, report the EFBIG write error (status 16) instead of dying of
+		 * SIGXFSZ without a word as pv does; nothing is lost before it (faults.bats). */
+		signal(SIGXFSZ, SIG_IGN);
+		pv_proctitle_init(&c.ptitle, argc, argv); /* written only with -x processtitle */
+		ev.ctx = &c;
+		setup_display(&c, &o);
+		pv_run_start(&c.run, clock_now());
+		/* The timer only now: its signal would interrupt opening a FIFO (-o). */
+		if (c.show || o.stats)
+			start_ticks(o.interval);
+		rc = copy_and_report(&c, &o);
 	}
-	setup_display(&c, &o);
-	pv_run_start(&c.run, clock_now());
-	setup_signals(&c);
-	rc = copy_and_report(&c, &o);
 	if (o.pidfile)
 		unlink(o.pidfile);
+	return rc;
+}
+
+int cmd_pv(int argc, char **argv)
+{
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int rc, n = 0;
+
+	for (; args && n < argc && (args[n] = strdup(argv[n])) != NULL; n++)
+		;
+	if (args == NULL || n < argc) {
+		pv_error("%s", strerror(ENOMEM));
+		rc = PV_EXIT_USAGE;
+	} else {
+		rc = run_pv(argc, argv, args);
+	}
+	while (args && n > 0)
+		free(args[--n]);
+	free(args);
 	return rc;
 }

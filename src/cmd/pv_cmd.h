@@ -38,6 +38,10 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_e
 /* pv's --help text. */
 void pv_usage(FILE *f);
 
+/* -x SPEC into o (window_title, process_title, extra_format, extra_spec: pointing into spec,
+ * which must outlive o). Unknown words are ignored, as pv does. */
+void pv_extra_display(const char *spec, struct pv_opts *o);
+
 /* "pv: message" on stderr, as pv 1.10 prints it, whether run as pv or as "ncpv pv". */
 void pv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -47,6 +51,16 @@ int cmd_pv_watch(const struct pv_opts *o, int show);
 
 /* -R: send the options given with it to the ncpv pv o->remote_pid. pv's status (0, or 1). */
 int cmd_pv_remote(const struct pv_opts *o);
+
+/* The target's side of -R and -Q (from: the sender, known from its SIGUSR2). A query is
+ * answered with st and signalled back: 0. A change is read into m for the caller to apply and
+ * then signal back: 1. -1: no message of ours (no answer). */
+struct pv_remote_msg;
+struct pv_remote_state;
+int cmd_pv_remote_answer(pid_t from, const struct pv_remote_state *st, struct pv_remote_msg *m);
+
+/* A change's display switches into d, replacing d's, with no -N or -F (as pv 1.10). */
+void cmd_pv_remote_apply(const struct pv_remote_msg *m, struct display_opts *d);
 
 /* -Q: show the progress of the ncpv pv o->query_pid until it ends. pv's status (0, or 1). */
 int cmd_pv_query(const struct pv_opts *o, int show);

@@ -111,12 +111,13 @@ static int watchfd_option(struct pv_parse_err *e, const char *arg, struct pv_opt
 
 /* -x SPEC: words separated by commas (windowtitle or window; processtitle, proctitle, process
  * or proc), then optionally ":FORMAT" for the extra display. Unknown words are ignored, as pv
- * does; the process title is refused by name (ncpv does not rewrite its argv). */
-static int extra_display(struct pv_parse_err *e, const char *spec, struct pv_opts *o)
+ * does. */
+void pv_extra_display(const char *spec, struct pv_opts *o)
 {
 	const char *w = spec;
 
-	o->window_title = 0;
+	o->extra_spec = spec;
+	o->window_title = o->process_title = 0;
 	o->extra_format = NULL;
 	while (*w) {
 		size_t n = strcspn(w, ",:");
@@ -126,14 +127,13 @@ static int extra_display(struct pv_parse_err *e, const char *spec, struct pv_opt
 		else if ((n == 12 && strncmp(w, "processtitle", n) == 0) ||
 			 (n == 9 && strncmp(w, "proctitle", n) == 0) || (n == 7 && strncmp(w, "process", n) == 0) ||
 			 (n == 4 && strncmp(w, "proc", n) == 0))
-			return fail(e, "-x %.*s: the process title is not supported by ncpv", (int)n, w);
+			o->process_title = 1;
 		if (w[n] == ':') {
 			o->extra_format = w + n + 1;
 			break;
 		}
 		w += n + (w[n] == ',');
 	}
-	return 0;
 }
 
 static int refuse(struct pv_parse_err *e, int c)
@@ -180,8 +180,7 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 		break;
 	case 'c': o->cursor = 1; break;
 	case 'x':
-		if ((rc = extra_display(e, arg, o)) != 0)
-			return rc;
+		pv_extra_display(arg, o);
 		break;
 	case 'g': d->gauge = 1; break;
 	case 'n': o->numeric = 1; break;
@@ -266,20 +265,37 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 	return rc;
 }
 
-/* getopt's complaint, in glibc's words as pv prints them. */
+/* The long option that "--WORD[=...]" (maybe abbreviated) stands for, or NULL. */
+static const char *long_name(const char *word)
+{
+	const char *eq = strchr(word, '=');
+	size_t len = eq ? (size_t)(eq - word) - 2 : strlen(word) - 2;
+	const char *found = NULL;
+
+	for (const struct option *l = longopts; l->name; l++) {
+		if (strncmp(l->name, word + 2, len) != 0)
+			continue;
+		if (l->name[len] == '\0')
+			return l->name;
+		found = found ? found : l->name;
+	}
+	return found;
+}
+
+/* getopt's complaint, in glibc's words as pv prints them (the option's full name). */
 static int getopt_failure(struct pv_parse_err *e, int c, char **argv)
 {
 	const char *word = argv[optind - 1];
+	const char *full = strncmp(word, "--", 2) == 0 ? long_name(word) : NULL;
 	const char *eq = strchr(word, '=');
 
 	if (c == ':') {
-		if (strncmp(word, "--", 2) == 0)
-			return fail(e, "option '%s' requires an argument\n%s", word, PV_TRY_HELP);
+		if (full)
+			return fail(e, "option '--%s' requires an argument\n%s", full, PV_TRY_HELP);
 		return fail(e, "option requires an argument -- '%c'\n%s", optopt, PV_TRY_HELP);
 	}
-	if (optopt != 0 && strncmp(word, "--", 2) == 0)
-		return fail(e, "option '%.*s' doesn't allow an argument\n%s",
-			    (int)(eq ? (size_t)(eq - word) : strlen(word)), word, PV_TRY_HELP);
+	if (optopt != 0 && full)
+		return fail(e, "option '--%s' doesn't allow an argument\n%s", full, PV_TRY_HELP);
 	if (optopt != 0)
 		return fail(e, "invalid option -- '%c'\n%s", optopt, PV_TRY_HELP);
 	if (strncmp(word, "--", 2) == 0) {
@@ -355,8 +371,13 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_e
 	o->disp.pv110 = 1;
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
-	if (o->watch_pid > 0 && o->nfiles > 0)
-		return fail(e, "-d: files cannot be specified with this option");
+	/* With -d, further arguments are more processes to watch, as in pv: each checked as -d's. */
+	for (int i = 0; o->watch_pid > 0 && i < o->nfiles; i++) {
+		struct pv_opts more = *o;
+
+		if ((rc = watchfd_option(e, o->files[i], &more)) != 0)
+			return rc;
+	}
 	if (o->remote_pid > 0 && o->nfiles > 0)
 		return fail(e, "-R: files cannot be specified with this option");
 	if (o->query_pid > 0 && o->nfiles > 0)
@@ -391,8 +412,9 @@ void pv_usage(FILE *f)
 		"  -q, --quiet              no display             -v, --stats      rate summary at the end\n"
 		"  -c, --cursor             several pv in a pipeline, each on its own terminal row\n"
 		"  -g, --gauge              without a size, the bar shows the rate against its maximum\n"
-		"  -x, --extra-display SPEC  windowtitle[:FORMAT]: also as the terminal's title\n"
-		"  -d, --watchfd PID[:FD]   watch the files process PID has open (or only FD)\n"
+		"  -x, --extra-display SPEC  windowtitle[:FORMAT]: also as the terminal's title;\n"
+		"                            processtitle[:FORMAT]: as the process title (ps)\n"
+		"  -d, --watchfd PID[:FD] [PID[:FD]]...  watch the files the processes have open\n"
 		"  -R, --remote PID         send -L -s -i -w -N -F given here to ncpv pv PID\n"
 		"  -Q, --query PID          show the progress of ncpv pv PID\n"
 		"Modifiers:\n"
@@ -415,7 +437,7 @@ void pv_usage(FILE *f)
 		"  -X, --discard            write nothing        -o, --output FILE  write to FILE\n"
 		"  -P, --pidfile FILE       save the process ID in FILE\n"
 		"  -h, --help  -V, --version\n"
-		"Not supported (refused by name): -u -M, -x processtitle.\n"
+		"Not supported (refused by name): -u -M.\n"
 		"Exit status: pv's bit mask: 1 pidfile, 2 unreadable input, 4 input is output,\n"
 		"16 transfer error, 32 signal, 64 bad option.\n");
 }

@@ -65,7 +65,57 @@ int cmd_pv_remote(const struct pv_opts *o)
 		snprintf(m.name, sizeof(m.name), "%s", o->disp.name);
 	if ((m.has_format = o->disp.format != NULL))
 		snprintf(m.format, sizeof(m.format), "%s", o->disp.format);
+	/* As pv 1.10: the display switches (pv's defaults when none is given) replace the target's. */
+	m.has_items = 1;
+	m.bytes = o->disp.bytes;
+	m.timer = o->disp.timer;
+	m.rate_item = o->disp.rate;
+	m.average = o->disp.average;
+	m.progress = o->disp.progress;
+	m.eta = o->disp.eta;
+	m.fineta = o->disp.fineta;
+	m.bufpercent = o->disp.bufpercent;
+	m.last_written = o->disp.last_written;
+	/* What pv also forwards but a running ncpv cannot take: refused, not silently dropped. */
+	if (o->buffer_arg || o->height) {
+		pv_error("-R: %s cannot be changed in a running pv", o->buffer_arg ? "-B" : "-H");
+		return PV_EXIT_USAGE;
+	}
+	if ((m.has_extra = o->extra_spec != NULL))
+		snprintf(m.extra, sizeof(m.extra), "%s", o->extra_spec);
 	return exchange((pid_t)o->remote_pid, &m, 1);
+}
+
+int cmd_pv_remote_answer(pid_t from, const struct pv_remote_state *st, struct pv_remote_msg *m)
+{
+	char path[256], text[2048];
+
+	pv_remote_path(path, sizeof(path), from, 0);
+	if (pv_remote_take(path, text, sizeof(text)) < 0)
+		return -1;
+	pv_remote_parse(text, m);
+	if (!m->query)
+		return 1;
+	pv_remote_path(path, sizeof(path), from, 1);
+	if (pv_remote_state_format(st, text, sizeof(text)) < 0 || pv_remote_put(path, text) < 0)
+		return -1;
+	proc_signal(from, SIGUSR2);
+	return 0;
+}
+
+void cmd_pv_remote_apply(const struct pv_remote_msg *m, struct display_opts *d)
+{
+	d->bytes = m->bytes;
+	d->timer = m->timer;
+	d->rate = m->rate_item;
+	d->average = m->average;
+	d->progress = m->progress;
+	d->eta = m->eta;
+	d->fineta = m->fineta;
+	d->bufpercent = m->bufpercent;
+	d->last_written = m->last_written;
+	d->name = NULL;
+	d->format = NULL;
 }
 
 /* One query: the target's count, size and elapsed time. 0, or PV_EXIT_REMOTE. */

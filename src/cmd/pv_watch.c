@@ -3,8 +3,10 @@
 #include "pv_cmd.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,28 +32,49 @@ struct watched {
 
 static volatile sig_atomic_t watch_stop;
 
-static void on_stop(int sig)
-{
-	watch_stop = sig;
-}
+/* One -d argument: a process, and one of its descriptors (-1: every file it has open). */
+struct target {
+	pid_t pid;
+	int fd;
+	struct watched *set; /* PV_WATCH_MAX lines of its own */
+	int n, alive;
+};
 
-/* The name pv shows: "%4d:" and the path, relative to our directory when below it. */
-static void name_of(struct watched *s, const char *cwd)
+/* The name pv shows: "%4d:" and the path (or "%8d:%4d:" with the pid when several processes
+ * are watched), relative to our directory when below it, its middle cut to "..." past half
+ * the width, as pv 1.10 does. */
+static void name_of(struct watched *s, const char *cwd, pid_t pid, int multiple, int width)
 {
 	const char *p = s->w.path;
-	size_t n = strlen(cwd);
+	size_t n = strlen(cwd), len;
+	int room = width / 2 - 6 - (multiple ? 9 : 0), k = 0;
 
 	if (n > 1 && strncmp(p, cwd, n) == 0 && p[n] == '/')
 		p += n + 1;
-	snprintf(s->name, sizeof(s->name), "%4d:%s", s->w.fd, p);
+	len = strlen(p);
+	if (multiple)
+		k = snprintf(s->name, sizeof(s->name), "%8d:", (int)pid);
+	if (room >= (int)len) {
+		snprintf(s->name + k, sizeof(s->name) - (size_t)k, "%4d:%.498s", s->w.fd, p);
+	} else {
+		int head = room / 4, tail = room - head - 3;
+
+		if (tail < 0)
+			tail = 0;
+		if ((size_t)tail > len)
+			tail = (int)len;
+		snprintf(s->name + k, sizeof(s->name) - (size_t)k, "%4d:%.*s...%s", s->w.fd, head > 0 ? head : 0,
+			 p, p + len - (size_t)tail);
+	}
 }
 
-static void start(struct watched *s, const struct pv_opts *o, const char *cwd, double now)
+static void start(struct watched *s, const struct pv_opts *o, const char *cwd, const struct target *t,
+		  int multiple, double now)
 {
 	struct display_opts d = o->disp;
 
-	name_of(s, cwd);
-	if (!o->disp.name && o->watch_fd < 0)
+	name_of(s, cwd, t->pid, multiple, o->has_width ? o->disp.width : pv_tty_width(STDERR_FILENO, 80));
+	if (!o->disp.name && (t->fd < 0 || multiple))
 		d.name = s->name; /* several lines: each says which file it is */
 	display_init(&s->disp, &d);
 	meter_set_window(&s->meter, o->avg_window);
@@ -120,16 +143,17 @@ static void draw(struct watched *set, int n, const struct pv_opts *o, int final)
 	net_write_all(STDERR_FILENO, out, len);
 }
 
-/* Bring set up to date with what pid has open now; the count of entries, or -1 (errno). */
-static int refresh(struct watched *set, int n, pid_t pid, const struct pv_opts *o, const char *cwd)
+/* Bring t's lines up to date with what its process has open now; 0, or -1 (errno). */
+static int refresh(struct target *t, const struct pv_opts *o, const char *cwd, int multiple)
 {
-	int fds[PV_WATCH_MAX], count;
+	int fds[PV_WATCH_MAX], count, n = t->n;
+	struct watched *set = t->set;
 	double now = clock_now();
 
-	if (o->watch_fd >= 0) {
-		fds[0] = o->watch_fd;
+	if (t->fd >= 0) {
+		fds[0] = t->fd;
 		count = 1;
-	} else if ((count = pv_watch_list(pid, fds, PV_WATCH_MAX)) < 0) {
+	} else if ((count = pv_watch_list(t->pid, fds, PV_WATCH_MAX)) < 0) {
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
@@ -138,8 +162,8 @@ static int refresh(struct watched *set, int n, pid_t pid, const struct pv_opts *
 		struct pv_watch_fd w;
 		int i;
 
-		if (pv_watch_read(pid, fds[k], &w) < 0) {
-			if (o->watch_fd >= 0)
+		if (pv_watch_read(t->pid, fds[k], &w) < 0) {
+			if (t->fd >= 0)
 				return -1;
 			continue;
 		}
@@ -155,56 +179,109 @@ static int refresh(struct watched *set, int n, pid_t pid, const struct pv_opts *
 			if (i == n)
 				continue;
 			set[i].w = w;
-			start(&set[i], o, cwd, now);
+			start(&set[i], o, cwd, t, multiple, now);
 		}
 		set[i].w = w;
 		set[i].live = 1;
 	}
-	return n;
+	t->n = n;
+	return 0;
+}
+
+/* "PID" or "PID:FD" (checked by the option parser for -d's own argument; pv takes more
+ * processes as further arguments). 0, or -1 with pv's message said. */
+static int parse_target(const char *arg, struct target *t)
+{
+	char *end;
+	long pid = strtol(arg, &end, 10), fd = -1;
+
+	if (end != arg && *end == ':') {
+		const char *f = end + 1;
+
+		fd = strtol(f, &end, 10);
+		if (end == f || fd < 0)
+			end = (char *)f - 1;
+	}
+	if (end == arg || *end != '\0') {
+		pv_error("-d: process ID or pid:fd pair expected");
+		return -1;
+	}
+	if (pid < 1 || pid > INT_MAX) {
+		pv_error("-d: %s: invalid process ID", arg);
+		return -1;
+	}
+	t->pid = (pid_t)pid;
+	t->fd = (int)fd;
+	return 0;
+}
+
+/* Watch the targets until every one has ended (or a signal); pv's exit status. */
+static int watch(struct target *ts, int nt, struct watched *all, const struct pv_opts *o, int show)
+{
+	char cwd[512];
+	static const int stops[] = { SIGINT, SIGTERM };
+	int multiple = 0;
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+	for (int i = 1; i < nt; i++)
+		multiple |= ts[i].pid != ts[0].pid;
+	for (int i = 0; i < nt; i++) {
+		if (pv_watch_pid_alive(ts[i].pid) < 0 || refresh(&ts[i], o, cwd, multiple) < 0) {
+			if (ts[i].fd >= 0)
+				pv_error("pid %ld: fd %d: %s", (long)ts[i].pid, ts[i].fd, strerror(errno));
+			else
+				pv_error("pid %ld: %s", (long)ts[i].pid, strerror(errno));
+			return 2;
+		}
+		ts[i].alive = 1;
+	}
+	cmd_catch_stop(&watch_stop, stops, 2, 0);
+	signal(SIGTTOU, SIG_IGN);
+	for (;;) {
+		int alive = 0, live = 0;
+
+		clock_sleep(o->interval);
+		if (watch_stop)
+			break;
+		/* A process that ended, or (with :FD) closed the file, keeps its last line. */
+		for (int i = 0; i < nt; i++) {
+			if (ts[i].alive && (pv_watch_pid_alive(ts[i].pid) < 0 || refresh(&ts[i], o, cwd, multiple) < 0))
+				ts[i].alive = 0;
+			alive += ts[i].alive;
+		}
+		if (alive == 0)
+			break;
+		for (int i = 0; i < nt * PV_WATCH_MAX; i++)
+			live += all[i].live;
+		if (show && live > 0)
+			draw(all, nt * PV_WATCH_MAX, o, 0);
+	}
+	if (show)
+		draw(all, nt * PV_WATCH_MAX, o, 1);
+	return watch_stop ? 32 : 0;
 }
 
 int cmd_pv_watch(const struct pv_opts *o, int show)
 {
-	static struct watched set[PV_WATCH_MAX];
-	pid_t pid = (pid_t)o->watch_pid;
-	char cwd[512];
-	struct sigaction sa;
-	int n = 0, now_n, live;
+	int nt = 1 + o->nfiles, rc = PV_EXIT_USAGE;
+	struct target *ts = calloc((size_t)nt, sizeof(*ts));
+	struct watched *all = calloc((size_t)nt * PV_WATCH_MAX, sizeof(*all));
 
-	if (getcwd(cwd, sizeof(cwd)) == NULL)
-		cwd[0] = '\0';
-	if (pv_watch_pid_alive(pid) < 0) {
-		pv_error("pid %ld: %s", (long)pid, strerror(errno));
-		return 2;
+	if (ts == NULL || all == NULL) {
+		pv_error("%s", strerror(ENOMEM));
+		goto out;
 	}
-	if ((n = refresh(set, 0, pid, o, cwd)) < 0) {
-		if (o->watch_fd >= 0)
-			pv_error("pid %ld: fd %d: %s", (long)pid, o->watch_fd, strerror(errno));
-		else
-			pv_error("pid %ld: %s", (long)pid, strerror(errno));
-		return 2;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGTTOU, SIG_IGN);
-	for (;;) {
-		clock_sleep(o->interval);
-		if (watch_stop)
-			break;
-		/* The process ended, or (with :FD) closed the file: a last line, then done. */
-		if (pv_watch_pid_alive(pid) < 0 || (now_n = refresh(set, n, pid, o, cwd)) < 0)
-			break;
-		n = now_n;
-		live = 0;
-		for (int i = 0; i < n; i++)
-			live += set[i].live;
-		if (show && live > 0)
-			draw(set, n, o, 0);
-	}
-	if (show && n > 0)
-		draw(set, n, o, 1);
-	return watch_stop ? 32 : 0;
+	ts[0].pid = (pid_t)o->watch_pid;
+	ts[0].fd = o->watch_fd;
+	for (int i = 1; i < nt; i++)
+		if (parse_target(o->files[i - 1], &ts[i]) < 0)
+			goto out;
+	for (int i = 0; i < nt; i++)
+		ts[i].set = all + (size_t)i * PV_WATCH_MAX;
+	rc = watch(ts, nt, all, o, show);
+out:
+	free(ts);
+	free(all);
+	return rc;
 }

@@ -19,6 +19,7 @@
 #include "../net.h"
 #include "../server.h"
 #include "../source.h"
+#include "../transfer.h"
 #include "../units.h"
 
 struct serve_opts {
@@ -33,12 +34,6 @@ struct serve_opts {
 };
 
 static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -91,6 +86,8 @@ static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct cmd_tail tail = { "serve", usage, &o->net.family, &o->quiet, &o->json, &o->busy_poll };
+	enum cmd_parse tailed;
 	char err[256];
 	int c;
 
@@ -126,31 +123,11 @@ static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 			if (units_parse_size(optarg, &o->max_bytes) < 0 || o->max_bytes == 0)
 				return cmd_bad_value("serve", "max-bytes", optarg, "expected a byte count greater than 0");
 			break;
-		case OPT_BUSY_POLL:
-			if (cmd_parse_busy_poll(optarg, &o->busy_poll) < 0)
-				return cmd_bad_value("serve", "busy-poll", optarg, "expected microseconds from 0 to 1000000");
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'j':
-			o->json = 1;
-			break;
-		case '4':
-			o->net.family = AF_INET;
-			break;
-		case '6':
-			o->net.family = AF_INET6;
-			break;
-		case 'h':
-			usage(stdout);
-			return CMD_PARSE_DONE;
-		case ':':
-			return cmd_missing_argument("serve", optopt, argv[optind - 1]);
 		default:
 			if (cmd_tls_option(&o->tls, c, optarg))
 				break;
-			return cmd_bad_option("serve", optopt, optopt ? NULL : argv[optind - 1]);
+			if ((tailed = cmd_option_tail(&tail, c, argv)) != CMD_PARSE_RUN)
+				return tailed;
 		}
 	}
 	if (cmd_tls_check("serve", &o->tls) != CMD_PARSE_RUN)
@@ -181,8 +158,8 @@ static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 static void log_close(void *ctx, const struct server_close *c)
 {
 	const struct serve_opts *o = ctx;
-	double rate = c->seconds > 0 ? (double)(c->sent + c->received) / c->seconds : 0;
-	char amount[32], line[1024];
+	struct transfer t = { .sent = c->sent, .acked = c->acked, .received = c->received, .seconds = c->seconds };
+	char text[256], line[1024];
 	struct json j;
 
 	if (o->quiet)
@@ -194,11 +171,7 @@ static void log_close(void *ctx, const struct server_close *c)
 		json_string(&j, "peer", c->peer);
 		json_string(&j, "reason", c->reason);
 		json_string(&j, "end", server_end_name(c->end));
-		json_uint(&j, "sent", c->sent);
-		json_uint(&j, "acked", c->acked);
-		json_uint(&j, "received", c->received);
-		json_fixed(&j, "seconds", c->seconds, 6);
-		json_fixed(&j, "rate", rate, 0);
+		transfer_json(&j, &t, TRANSFER_CONNECTION);
 		if (c->retrans >= 0) {
 			json_fixed(&j, "rtt_ms", c->rtt_ms, 3);
 			json_int(&j, "retrans", c->retrans);
@@ -217,9 +190,8 @@ static void log_close(void *ctx, const struct server_close *c)
 		/* Said only while it differs: a reset that caught bytes on their way. */
 		if (c->acked < c->sent)
 			snprintf(acked, sizeof(acked), "; %llu B of it acknowledged", (unsigned long long)c->acked);
-		fprintf(stderr, "ncpv serve: %s %s: sent %llu B, received %llu B in %.3f s (%s/s)%s%s\n",
-			c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->received,
-			c->seconds, units_format_iec(amount, sizeof(amount), rate), over, acked);
+		fprintf(stderr, "ncpv serve: %s %s: %s%s%s\n", c->peer, c->reason,
+			transfer_text(text, sizeof(text), &t, TRANSFER_CONNECTION), over, acked);
 	}
 }
 
@@ -318,7 +290,7 @@ static void log_certificate(const struct serve_opts *o, const struct tls_ctx *tl
 /* Serve on lfd until SIGINT or SIGTERM; then the summary. */
 static int run(struct serve_opts *o, struct source *src, struct tls_ctx *tls, int lfd)
 {
-	struct sigaction sa;
+	static const int stops[] = { SIGINT, SIGTERM };
 	sigset_t block, during_wait;
 	char name[128];
 	struct json j;
@@ -333,10 +305,7 @@ static int run(struct serve_opts *o, struct source *src, struct tls_ctx *tls, in
 	/* Nothing to complete: each transfer runs until its client ends it. */
 	int endless = !o->discard && !o->has_size && source_kind(src) != SOURCE_FILE;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cmd_catch_stop(&stop_requested, stops, 2, 0);
 	/* Block the stop signals except inside epoll_pwait: none is missed. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);

@@ -33,14 +33,17 @@ struct pv_opts {
 	long query_pid;	/* -Q PID: show that pv's progress (0: not) */
 	int interval_given; /* -i was on the command line (for -R) */
 	int window_title;	/* -x windowtitle: the display also in the terminal's title */
+	int process_title;	/* -x processtitle: ... and as the process title (ps) */
 	const char *extra_format; /* -x ...:FORMAT, or NULL for the main display's */
+	const char *extra_spec;	/* -x's whole argument (what pv -R forwards), or NULL */
 };
 
 /* The largest -B: a bigger request is served with this (pv would allocate it). */
 #define PV_BUFFER_MAX ((uint64_t)1 << 30)
-/* Read/write buffer when -B is not given: big enough for few system calls,
- * small enough to stay in the CPU cache (bench/pv-perf.sh). */
-#define PV_BUFFER_DEFAULT ((size_t)256 * 1024)
+/* Read/write buffer when -B is not given: big enough for few system calls, small enough
+ * that it and the page cache pages it is copied to stay in the CPU cache: 256 KiB cost 2.4x
+ * the system time per byte of 128 KiB writing a file here (bench/pv-shapes.sh). pv's size. */
+#define PV_BUFFER_DEFAULT ((size_t)128 * 1024)
 
 /* What went wrong on the way, as bits (the command makes pv's exit status of them). */
 enum pv_fault {
@@ -89,11 +92,13 @@ struct pv_run {
 	int started;		/* the first byte (line) went by (-W) */
 	int opened;		/* inputs that could be opened */
 	int write_failed;	/* the output refused data (the run stopped) */
+	int reader_gone;	/* ... because its reader went away (EPIPE): no error, as in pv */
 	unsigned faults;	/* enum pv_fault bits */
 };
 
 /*
- * Expected size (pv's -s, -s @FILE, or the inputs'): into *size. Counting the lines of
+ * Expected size (pv's -s, -s @FILE, or the inputs'): into *size. -s @DIR is the sum of the
+ * sizes of the files under DIR, as in pv 1.10. Counting the lines of
  * the inputs reads them once more, so in line mode only when show (a display wants it)
  * or -S stops at it. 0, or -1 when -s @FILE cannot be stat()ed (err says why).
  */

@@ -2,6 +2,8 @@
 /* remote.c - pv -R and -Q: one ncpv pv changes or asks another, through a file and SIGUSR2. */
 #include "remote.h"
 
+#include "../display.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -74,12 +76,18 @@ int pv_remote_format(const struct pv_remote_msg *m, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "interval %.6f\n", m->interval);
 	if (m->has_width && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "width %d\n", m->width);
+	if (m->has_items && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "items %d %d %d %d %d %d %d %d %d\n", m->bytes, m->timer,
+				      m->rate_item, m->average, m->progress, m->eta, m->fineta, m->bufpercent,
+				      m->last_written);
 	/* Names and formats end at the line's end: a newline in them is not sent. */
 	if (m->has_name && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "name %.*s\n", (int)strcspn(m->name, "\n"), m->name);
 	if (m->has_format && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "format %.*s\n", (int)strcspn(m->format, "\n"),
 				      m->format);
+	if (m->has_extra && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "extra %.*s\n", (int)strcspn(m->extra, "\n"), m->extra);
 	return n < len ? 0 : -1;
 }
 
@@ -102,6 +110,15 @@ void pv_remote_parse(const char *text, struct pv_remote_msg *m)
 		} else if (strncmp(line, "width ", 6) == 0) {
 			m->width = (int)strtol(line + 6, NULL, 10);
 			m->has_width = m->width > 0;
+		} else if (strncmp(line, "items ", 6) == 0) {
+			m->has_items = sscanf(line + 6, "%d %d %d %d %d %d %d %d %d", &m->bytes, &m->timer,
+					      &m->rate_item, &m->average, &m->progress, &m->eta, &m->fineta,
+					      &m->bufpercent, &m->last_written) == 9;
+			if (m->last_written < 0 || m->last_written > DISPLAY_LAST_MAX)
+				m->last_written = DISPLAY_LAST_MAX;
+		} else if (strncmp(line, "extra ", 6) == 0) {
+			snprintf(m->extra, sizeof(m->extra), "%.*s", (int)(n - 6), line + 6);
+			m->has_extra = 1;
 		} else if (strncmp(line, "name ", 5) == 0) {
 			snprintf(m->name, sizeof(m->name), "%.*s", (int)(n - 5), line + 5);
 			m->has_name = 1;

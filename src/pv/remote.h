@@ -20,11 +20,17 @@
 struct pv_remote_msg {
 	int query;
 	int has_rate, has_size, has_interval, has_width, has_name, has_format;
+	/* The sender's display switches (pv -R sends them all, as pv: they replace the target's,
+	 * and so do its -N and -F, or their absence). */
+	int has_items;
+	int bytes, timer, rate_item, average, progress, eta, fineta, bufpercent, last_written;
 	uint64_t rate, size;
 	double interval;
 	int width;
 	char name[256];
 	char format[1024];
+	int has_extra;	/* -x SPEC */
+	char extra[256];
 };
 
 /* A query's answer: how far the target is. */

@@ -2,6 +2,7 @@
 /* size.c - pv's expected size: -s, -s @FILE, or what the inputs hold (bytes, or lines with -l). */
 #include "pv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -62,18 +63,75 @@ uint64_t pv_size_of_inputs(const struct pv_opts *o)
 	return total;
 }
 
-int pv_size_find(const struct pv_opts *o, int show, uint64_t *size, char *err, size_t errlen)
+/* The sizes of the regular files under the directory dir (closed here), symbolic links not
+ * followed, added to *total, as pv 1.10 counts -s @DIR. 0, or -1 (errno set). */
+static int dir_total(int dir, int depth, uint64_t *total)
+{
+	DIR *d = fdopendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (d == NULL) {
+		close(dir);
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 256) {
+			int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+			if (sub >= 0)
+				rc = dir_total(sub, depth + 1, total); /* an unreadable one counts nothing */
+		} else if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+			*total += (uint64_t)st.st_size;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* -s @FILE: a file's size, a block device's, or (as pv) the files' under a directory. */
+static int size_of_path(const char *path, uint64_t *size, char *err, size_t errlen)
 {
 	struct stat st;
 
-	*size = 0;
-	if (o->size_file) {
-		if (stat(o->size_file, &st) < 0) {
-			snprintf(err, errlen, "%s: %s", o->size_file, strerror(errno));
-			return -1;
+	if (stat(path, &st) < 0) {
+		snprintf(err, errlen, "%s: failed to stat file: %s", path, strerror(errno));
+		return -1;
+	}
+	*size = (uint64_t)st.st_size;
+	if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | (S_ISDIR(st.st_mode) ? O_DIRECTORY : 0));
+		off_t end;
+
+		*size = 0;
+		if (fd >= 0 && S_ISDIR(st.st_mode) && dir_total(fd, 0, size) == 0)
+			return 0;
+		if (fd >= 0 && S_ISBLK(st.st_mode)) {
+			end = block_device_end(fd);
+			close(fd);
+			*size = end > 0 ? (uint64_t)end : 0;
+			return 0;
 		}
-		*size = (uint64_t)st.st_size;
-	} else if (o->has_size) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int pv_size_find(const struct pv_opts *o, int show, uint64_t *size, char *err, size_t errlen)
+{
+	*size = 0;
+	if (o->size_file && size_of_path(o->size_file, size, err, errlen) < 0)
+		return -1;
+	if (o->size_file && *size > 0)
+		return 0;
+	/* -s @FILE of no size (an empty directory, /dev/null): the inputs', as in pv 1.10. */
+	if (o->has_size && !o->size_file) {
 		*size = o->size;
 	} else if (!o->lines || show || o->stop_at_size) {
 		/* Counting the lines reads every file once more: only when a display shows it, or

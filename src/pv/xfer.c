@@ -44,6 +44,7 @@ struct pv_xfer {
 	size_t tail_off, tail_len; /* line mode: read, beyond the line limit, not yet counted */
 	unsigned char last[DISPLAY_LAST_MAX]; /* the last bytes written, for -A */
 	size_t last_len;
+	int keep_last;		/* last[] is kept (from the first display on, as pv) */
 	uint64_t skip, skip_at, skip_len; /* -E: next skip size, and the range last skipped */
 	int skip_errno;
 };
@@ -135,10 +136,18 @@ int pv_xfer_buffer_percent(const struct pv_xfer *x)
 	return (int)(x->pend_len * 100 / x->o.buffer_size);
 }
 
+void pv_xfer_keep_last(struct pv_xfer *x)
+{
+	x->keep_last = 1;
+}
+
 /* Keep the tail of what went out, for -A. */
 static void remember_last(struct pv_xfer *x, const unsigned char *p, size_t n)
 {
 	size_t cap = sizeof(x->last);
+
+	if (!x->keep_last)
+		return;
 
 	if (n >= cap) {
 		memcpy(x->last, p + n - cap, cap);

@@ -49,6 +49,9 @@ int pv_xfer_output_is_pipe(const struct pv_xfer *x);
 
 /* The last bytes written (for -A): *len of them, valid until the next step. */
 const unsigned char *pv_xfer_last(const struct pv_xfer *x, size_t *len);
+/* From now on keep the last bytes written for pv_xfer_last. pv 1.10 starts keeping them when
+ * its display is first drawn, so bytes written before that never show (the line has dots). */
+void pv_xfer_keep_last(struct pv_xfer *x);
 
 /* After PV_STEP_SKIPPED: where the skipped range starts, its length, and the read's errno. */
 void pv_xfer_skipped(const struct pv_xfer *x, uint64_t *at, uint64_t *len, int *err);

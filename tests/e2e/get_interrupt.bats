@@ -101,8 +101,9 @@ interrupt_get() {
 	wait "$pid" || STATUS=$?
 }
 
-@test "get -o FILE, interrupted 50 ms into a 300 MiB download: status 1, FILE as it was, summary says so" {
-	start_serve --size 300M
+@test "get -o FILE, interrupted 50 ms into a 1 GiB download: status 1, FILE as it was, summary says so" {
+	# The issue's case was 300 MiB; 1 GiB keeps a loaded machine from finishing before the signal.
+	start_serve --size 1G
 	echo "keep me" >"$SCRATCH/out.bin"
 	interrupt_get -o "$SCRATCH/out.bin" "127.0.0.1:$SERVE_PORT"
 	cat "$SCRATCH/err"
@@ -114,7 +115,8 @@ interrupt_get() {
 }
 
 @test "get -o - interrupted says stdout has only part; without -o an interrupted count still exits 0" {
-	start_serve --size 300M
+	# Sized so that neither download can end before its signal (to /dev/null: GB/s here).
+	start_serve --size 1T
 	interrupt_get -o - "127.0.0.1:$SERVE_PORT" >/dev/null
 	[ "$STATUS" -eq 1 ]
 	grep -q "^ncpv get: interrupted after [0-9]* bytes: stdout has only part of the download$" "$SCRATCH/err"

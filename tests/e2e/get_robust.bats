@@ -215,6 +215,20 @@ kept_after() {
 	[ "$output" = "ncpv get: unknown port 'abc': not a number from 0 to 65535 or a service name in /etc/services" ]
 }
 
+@test "the fake server keeps accepting while --count's paced transfers outlast its limit" {
+	# get_peer's limit once ran from its start: seed 995913382 of the schedules test made 20
+	# transfers of 2.6 s in a row, and those after 30 s connected to nobody and timed out.
+	# Here: a 2 s limit, 5 transfers of about 0.8 s each, one at a time.
+	local out=$SCRATCH/peer.port
+	GET_PEER_LIMIT=2 python3 "$BATS_TEST_DIRNAME/get_peer.py" '[["send", 20, 10, 0.4], ["fin"]]' >"$out" &
+	STARTED_PIDS+=($!)
+	wait_for "$out" '^[0-9]+$' 5
+	run timeout 20 "$NCPV" get -q --json -w 1 -n 5 -P 1 "127.0.0.1:$(cat "$out")"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'"transfers":5,"failed":0,"bytes":100,'* ]]
+}
+
 @test "get ends within its bound and tells the truth for generated server schedules" {
 	# Silent, trickle, endless, early-closing and resetting servers, random chunkings and
 	# delays, against get, get -o FILE, get --send and get --count -P; ~45 s of cases.

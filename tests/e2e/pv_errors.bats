@@ -14,7 +14,7 @@ teardown() {
 
 @test "every pv option ncpv lacks is refused with a one-line error naming it" {
 	local o
-	for o in "-u x" "-M" "-x proc" \
+	for o in "-u x" "-M" \
 		"--monitor" "--bar-style=plain"; do
 		# shellcheck disable=SC2086
 		run "$NCPV" pv $o </dev/null

@@ -49,7 +49,11 @@ teardown() {
 	run "$NCPV" pv -d "$WATCHED:99"
 	[ "$status" -eq 2 ]
 	[ "$output" = "pv: pid $WATCHED: fd 99: No such file or directory" ]
+	# Further arguments are more processes (as in pv 1.10.5): a file name is no process.
 	run "$NCPV" pv -d "$WATCHED" "$SCRATCH/in"
 	[ "$status" -eq 64 ]
-	[ "$output" = "pv: -d: files cannot be specified with this option" ]
+	[ "$output" = "pv: -d: process ID or pid:fd pair expected" ]
+	run "$NCPV" pv -d "$WATCHED" 0
+	[ "$status" -eq 64 ]
+	[ "$output" = "pv: -d: 0: invalid process ID" ]
 }

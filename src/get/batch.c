@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
-/* get_batch.c - "ncpv get --count": many whole downloads over parallel
- * connections on one epoll loop, summarised as transfers/s and latency. */
+/* batch.c - "get --count": many whole downloads over parallel connections on one epoll loop,
+ * each slot a connection that starts the next transfer when its server closes; latencies kept
+ * for the command's summary. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +12,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "get.h"
+#include "get_engine.h"
 #include "../clock.h"
-#include "../json.h"
 #include "../loop.h"
-#include "../stats.h"
 #include "../units.h"
 
 struct slot {
@@ -34,6 +33,8 @@ struct slot {
 
 struct batch {
 	const struct get_opts *o;
+	const struct get_events *ev;
+	struct get_batch_result *r;
 	long parallel;	   /* o->parallel, capped by the open-file limit */
 	struct loop *loop;
 	struct sockaddr_storage addr;
@@ -41,20 +42,40 @@ struct batch {
 	struct slot *slots;
 	double *latency;   /* seconds, one per finished transfer */
 	void *scratch;	   /* NET_DISCARD_MAX bytes for net_discard */
-	long started, done, failed, short_count, active, cut;
+	long started, active;
 	int noticed;	   /* the endless-server notice was given */
-	struct progress p;
-	char first_error[256];
-	const volatile sig_atomic_t *stop; /* the signal flag: start no more */
-	struct tls_ctx *tls;		   /* --tls: one context, so sessions resume */
-	long handshakes, resumed, ktls;
+	struct get_totals t;
+	double next_tick;  /* when ev->tick wants to be called again; 0: not */
+	struct tls_ctx *tls; /* --tls: one context, so sessions resume */
 	char tls_err[256];
 };
 
 static void slot_start(struct batch *b, struct slot *s, double now);
 
+static void say(const struct batch *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const struct batch *b, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	if (b->ev == NULL || b->ev->say == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	b->ev->say(b->ev->ctx, line);
+}
+
+static void tick(struct batch *b, enum get_tick when, double now)
+{
+	if (b->ev && b->ev->tick)
+		b->next_tick = b->ev->tick(b->ev->ctx, &b->t, when, now);
+}
+
 static void slot_end(struct batch *b, struct slot *s, int ok, const char *why, double now)
 {
+	struct get_batch_result *r = b->r;
+
 	tls_conn_free(s->tls);
 	s->tls = NULL;
 	loop_close(b->loop, s->fd);
@@ -62,17 +83,16 @@ static void slot_end(struct batch *b, struct slot *s, int ok, const char *why, d
 	b->active--;
 	if (ok && b->o->has_size && s->bytes != b->o->size) {
 		ok = 0;
-		b->short_count++;
 		why = "size differs from --size";
 	}
 	if (ok) {
-		b->latency[b->done++] = now - s->start;
+		b->latency[r->done++] = now - s->start;
 	} else {
-		b->failed++;
-		if (b->first_error[0] == '\0')
-			snprintf(b->first_error, sizeof(b->first_error), "%s", why);
+		r->failed++;
+		if (r->first_error[0] == '\0')
+			snprintf(r->first_error, sizeof(r->first_error), "%s", why);
 	}
-	if (b->started < b->o->count && !*b->stop)
+	if (b->started < b->o->count && !*b->o->cancel)
 		slot_start(b, s, now);
 }
 
@@ -106,9 +126,9 @@ static void on_slot_tls(struct batch *b, struct slot *s)
 			return;
 		}
 		s->handshaking = 0;
-		b->handshakes++;
-		b->resumed += tls_conn_resumed(s->tls);
-		b->ktls += tls_conn_ktls_recv(s->tls);
+		b->r->handshakes++;
+		b->r->resumed += tls_conn_resumed(s->tls);
+		b->r->ktls += tls_conn_ktls_recv(s->tls);
 		loop_mod(b->loop, s->fd, EPOLLIN | EPOLLRDHUP);
 	}
 	for (;;) {
@@ -116,7 +136,7 @@ static void on_slot_tls(struct batch *b, struct slot *s)
 
 		if (n > 0) {
 			s->bytes += (uint64_t)n;
-			meter_add(&b->p.meter, (uint64_t)n);
+			b->t.bytes += (uint64_t)n;
 		} else if (n == 0) {
 			tls_shutdown(s->tls, scratch_err, sizeof(scratch_err));
 			slot_end(b, s, 1, NULL, clock_now());
@@ -146,7 +166,7 @@ static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
 
 		if (n > 0) {
 			s->bytes += (uint64_t)n;
-			meter_add(&b->p.meter, (uint64_t)n);
+			b->t.bytes += (uint64_t)n;
 			/* Past --size it can only fail: say so now rather than when it ends, if ever. */
 			if (b->o->has_size && s->bytes > b->o->size) {
 				slot_end(b, s, 0, "the server sent more than --size", clock_now());
@@ -181,29 +201,31 @@ static void on_slot(struct loop *l, int fd, uint32_t events, void *ctx)
 
 static void slot_start(struct batch *b, struct slot *s, double now)
 {
+	const struct get_opts *o = b->o;
+
 	b->started++;
 	s->bytes = 0;
 	s->start = s->last = now;
 	s->fd = net_connect_start((struct sockaddr *)&b->addr, b->addrlen, SOCK_STREAM);
 	/* Over TLS the client speaks first: it waits for the connect to finish. */
 	if (s->fd >= 0 && b->tls) {
-		s->tls = tls_conn_new(b->tls, s->fd, b->o->tls.sni ? b->o->tls.sni : b->o->at.host,
-				      b->tls_err, sizeof(b->tls_err));
+		s->tls = tls_conn_new(b->tls, s->fd, o->tls_name, b->tls_err, sizeof(b->tls_err));
 		s->handshaking = 1;
 	}
 	if (s->fd < 0 || (b->tls && s->tls == NULL) ||
 	    loop_add(b->loop, s->fd, b->tls ? EPOLLOUT : EPOLLIN | EPOLLRDHUP, on_slot, s) < 0) {
 		char why[256];
 
-		snprintf(why, sizeof(why), "connect: %.230s", b->tls && s->fd >= 0 && s->tls == NULL ? b->tls_err : strerror(errno));
+		snprintf(why, sizeof(why), "connect: %.230s",
+			 b->tls && s->fd >= 0 && s->tls == NULL ? b->tls_err : strerror(errno));
 		tls_conn_free(s->tls);
 		s->tls = NULL;
 		if (s->fd >= 0)
 			close(s->fd);
 		s->fd = -1;
-		b->failed++;
-		if (b->first_error[0] == '\0')
-			snprintf(b->first_error, sizeof(b->first_error), "%s", why);
+		b->r->failed++;
+		if (b->r->first_error[0] == '\0')
+			snprintf(b->r->first_error, sizeof(b->r->first_error), "%s", why);
 		return;
 	}
 	b->active++;
@@ -233,165 +255,107 @@ static void endless_notice(struct batch *b, const struct slot *s, double now)
 	char amount[32];
 
 	b->noticed = 1;
-	if (b->o->quiet)
-		return;
-	if (b->p.shown)
-		fputc('\n', stderr);
-	cmd_error("get", "a transfer is still open after %.0f s and %s: the server has not closed it; "
-		  "--count waits for each close (an endless server? serve --size N sends N bytes and closes)",
-		  now - s->start, units_format_iec(amount, sizeof(amount), (double)s->bytes));
+	say(b, "a transfer is still open after %.0f s and %s: the server has not closed it; "
+	       "--count waits for each close (an endless server? serve --size N sends N bytes and closes)",
+	    now - s->start, units_format_iec(amount, sizeof(amount), (double)s->bytes));
 }
 
-int get_run_batch(const struct get_opts *o, const volatile sig_atomic_t *stop)
+/* The slots turn until every transfer is made, -t passes or *cancel is set. 1 when -t ended it. */
+static int run_slots(struct batch *b)
+{
+	const struct get_opts *o = b->o;
+	double deadline = o->duration > 0 ? b->t.start + o->duration : 0;
+
+	for (long i = 0; i < b->parallel && b->started < o->count; i++) {
+		b->slots[i].b = b;
+		b->slots[i].fd = -1;
+		slot_start(b, &b->slots[i], clock_now());
+	}
+	while (b->active > 0 && !*o->cancel) {
+		double now = clock_now();
+		int wait = b->next_tick > 0 ? (int)((b->next_tick - now) * 1000) + 1 : 250;
+
+		if (wait > 250)
+			wait = 250;
+		if (loop_poll(b->loop, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
+			break;
+		now = clock_now();
+		if (b->next_tick > 0 && now >= b->next_tick)
+			tick(b, GET_TICK_LIVE, now);
+		if (deadline > 0 && now >= deadline)
+			return 1;
+		for (long i = 0; i < b->parallel; i++) {
+			struct slot *s = &b->slots[i];
+
+			/* A transfer silent for longer than -w fails, so one stuck server cannot hang us. */
+			if (s->fd >= 0 && o->timeout > 0 && now - s->last > o->timeout)
+				slot_end(b, s, 0, "timed out", now);
+			else if (s->fd >= 0 && !b->noticed && now - s->start > ENDLESS_NOTICE_S)
+				endless_notice(b, s, now);
+		}
+		/* Refill slots whose connect failed at once. */
+		for (long i = 0; i < b->parallel && b->started < o->count && !*o->cancel; i++)
+			if (b->slots[i].fd < 0 && b->slots[i].b)
+				slot_start(b, &b->slots[i], now);
+	}
+	return 0;
+}
+
+enum get_end get_batch(const struct get_opts *o, const struct get_events *ev, struct get_batch_result *r,
+		       char *err, size_t errlen)
 {
 	struct batch b;
-	struct stats_summary lat;
-	char err[512], peer[64], amount[32], rate[32], line[1024], tls[128] = "";
-	struct json j;
-	double elapsed, deadline;
+	enum get_end end = GET_END_FAILED;
 	long room;
-	int rc, timed_out = 0;
+	int rc, timed_out;
 
 	memset(&b, 0, sizeof(b));
+	memset(r, 0, sizeof(*r));
 	b.o = o;
+	b.ev = ev;
+	b.r = r;
 	b.parallel = o->parallel;
-	b.stop = stop;
-	rc = net_resolve(o->at.host, o->at.port, &o->net, &b.addr, &b.addrlen, err, sizeof(err));
+	rc = net_resolve(o->at.host, o->at.port, &o->net, &b.addr, &b.addrlen, err, errlen);
 	if (rc < 0) {
-		cmd_error("get", "%s", err);
-		return cmd_net_exit(rc);
+		r->net_error = rc;
+		return GET_END_NET;
 	}
-	net_format_addr((struct sockaddr *)&b.addr, b.addrlen, peer, sizeof(peer));
-	if (o->tls.on && (b.tls = cmd_tls_ctx("get", &o->tls, 0, &rc)) == NULL)
-		return rc;
+	net_format_addr((struct sockaddr *)&b.addr, b.addrlen, r->peer, sizeof(r->peer));
+	if (o->tls && (b.tls = tls_ctx_client(o->tls, &r->tls_error, err, errlen)) == NULL)
+		return GET_END_TLS;
 	b.loop = loop_new();
 	if (b.loop)
 		loop_set_spin(b.loop, o->busy_poll);
 	room = fd_room();
 	if (room > 0 && b.parallel > room) {
-		if (!o->quiet)
-			cmd_error("get", "--parallel %ld capped at %ld: the open-file limit (ulimit -n) is %ld",
-				  b.parallel, room, net_raise_fd_limit());
+		say(&b, "--parallel %ld capped at %ld: the open-file limit (ulimit -n) is %ld", b.parallel, room,
+		    net_raise_fd_limit());
 		b.parallel = room;
 	}
 	b.slots = calloc((size_t)b.parallel, sizeof(*b.slots));
 	b.latency = calloc((size_t)o->count, sizeof(*b.latency));
 	b.scratch = malloc(NET_DISCARD_MAX);
 	if (b.loop == NULL || b.slots == NULL || b.latency == NULL || b.scratch == NULL) {
-		cmd_error("get", "out of memory");
-		rc = NCPV_EXIT_FAIL;
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	get_progress_init(&b.p, o, clock_now());
-	deadline = o->duration > 0 ? b.p.meter.start + o->duration : 0;
-	for (long i = 0; i < b.parallel && b.started < o->count; i++) {
-		b.slots[i].b = &b;
-		b.slots[i].fd = -1;
-		slot_start(&b, &b.slots[i], clock_now());
-	}
-	while (b.active > 0 && !*b.stop) {
-		double now = clock_now();
-		int wait = b.p.show ? (int)((b.p.next - now) * 1000) + 1 : 250;
-
-		if (wait > 250)
-			wait = 250;
-		if (loop_poll(b.loop, wait < 0 ? 0 : wait) < 0 && errno != EINTR)
-			break;
-		now = clock_now();
-		progress_tick(&b.p, now);
-		if (deadline > 0 && now >= deadline) {
-			timed_out = 1;
-			break;
-		}
-		for (long i = 0; i < b.parallel; i++) {
-			struct slot *s = &b.slots[i];
-
-			/* A transfer silent for longer than -w fails, so one stuck server cannot hang us. */
-			if (s->fd >= 0 && o->timeout > 0 && now - s->last > o->timeout)
-				slot_end(&b, s, 0, "timed out", now);
-			else if (s->fd >= 0 && !b.noticed && now - s->start > ENDLESS_NOTICE_S)
-				endless_notice(&b, s, now);
-		}
-		/* Refill slots whose connect failed at once. */
-		for (long i = 0; i < b.parallel && b.started < o->count && !*b.stop; i++)
-			if (b.slots[i].fd < 0 && b.slots[i].b)
-				slot_start(&b, &b.slots[i], now);
-	}
+	b.t.start = clock_now();
+	tick(&b, GET_TICK_START, b.t.start);
+	timed_out = run_slots(&b);
 	/* Transfers still open at --time or a signal were cut, not failed. */
-	for (long i = 0; b.slots && i < b.parallel; i++)
+	for (long i = 0; i < b.parallel; i++)
 		if (b.slots[i].b && b.slots[i].fd >= 0) {
 			tls_conn_free(b.slots[i].tls);
 			b.slots[i].tls = NULL;
 			loop_close(b.loop, b.slots[i].fd);
 			b.slots[i].fd = -1;
-			b.cut++;
+			r->cut++;
 		}
-	elapsed = clock_now() - b.p.meter.start;
-	if (b.p.shown)
-		progress_draw(&b.p, clock_now(), 1);
-	stats_summarize(b.latency, (size_t)b.done, &lat);
-	if (b.tls)
-		snprintf(tls, sizeof(tls), "; TLS: %ld handshakes, %ld resumed, kTLS on %ld", b.handshakes,
-			 b.resumed, b.ktls);
-	if (o->json) {
-		json_init(&j, line, sizeof(line));
-		json_object(&j, NULL);
-		json_string(&j, "direction", "receive");
-		json_string(&j, "peer", peer);
-		json_int(&j, "transfers", b.done);
-		json_int(&j, "failed", b.failed);
-		json_uint(&j, "bytes", b.p.meter.bytes);
-		json_fixed(&j, "seconds", elapsed, 6);
-		json_fixed(&j, "transfers_per_s", elapsed > 0 ? b.done / elapsed : 0, 1);
-		json_fixed(&j, "rate", elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0, 0);
-		if (b.done > 0) {
-			json_object(&j, "latency_ms");
-			json_fixed(&j, "p50", lat.median * 1e3, 3);
-			json_fixed(&j, "p90", lat.p90 * 1e3, 3);
-			json_fixed(&j, "p99", lat.p99 * 1e3, 3);
-			json_fixed(&j, "max", lat.max * 1e3, 3);
-			json_end(&j);
-		} else {
-			json_null(&j, "latency_ms"); /* as on stderr: no transfer finished, nothing measured */
-		}
-		json_int(&j, "cut", b.cut);
-		if (b.tls) {
-			json_object(&j, "tls");
-			json_int(&j, "handshakes", b.handshakes);
-			json_int(&j, "resumed", b.resumed);
-			json_int(&j, "ktls", b.ktls);
-			json_end(&j);
-		}
-		json_end(&j);
-		printf("%s\n", json_text(&j));
-	}
-	fflush(stdout);
-	if (!o->quiet) {
-		fprintf(stderr, "%ld transfers (%ld failed) from %s in %.3f s = %.0f transfers/s, %s (%s/s); ",
-			b.done, b.failed, peer, elapsed, elapsed > 0 ? b.done / elapsed : 0,
-			units_format_iec(amount, sizeof(amount), (double)b.p.meter.bytes),
-			units_format_iec(rate, sizeof(rate), elapsed > 0 ? (double)b.p.meter.bytes / elapsed : 0));
-		/* No finished transfer, no latency: zeros would read as a measured 0 ms. */
-		if (b.done > 0)
-			fprintf(stderr, "latency ms p50 %.3f p90 %.3f p99 %.3f max %.3f%s\n", lat.median * 1e3,
-				lat.p90 * 1e3, lat.p99 * 1e3, lat.max * 1e3, tls);
-		else
-			fprintf(stderr, "no latency: no transfer finished%s\n", tls);
-	}
-	rc = NCPV_EXIT_OK;
-	if (b.failed > 0) {
-		cmd_error("get", "%ld of %ld transfers failed (first: %s)", b.failed, o->count, b.first_error);
-		rc = NCPV_EXIT_FAIL;
-	} else if (*b.stop) {
-		/* The N transfers asked for were not all made: that is a short run (exit 1). */
-		cmd_error("get", "interrupted after %ld of %ld transfers (%ld cut short)", b.done, o->count,
-			  b.cut);
-		rc = NCPV_EXIT_FAIL;
-	} else if (timed_out && b.done == 0 && b.cut > 0) {
-		cmd_error("get", "no transfer finished within --time: the server closed none of %ld "
-			  "(an endless server? serve --size N sends N bytes and closes)", b.cut);
-		rc = NCPV_EXIT_FAIL;
-	}
+	r->bytes = b.t.bytes;
+	r->seconds = clock_now() - b.t.start;
+	tick(&b, GET_TICK_END, clock_now());
+	stats_summarize(b.latency, (size_t)r->done, &r->latency);
+	end = *o->cancel ? GET_END_INTERRUPTED : timed_out ? GET_END_TIME : GET_END_EOF;
 out:
 	for (long i = 0; b.slots && i < b.parallel; i++)
 		tls_conn_free(b.slots[i].tls);
@@ -400,6 +364,5 @@ out:
 	free(b.latency);
 	free(b.scratch);
 	loop_free(b.loop);
-	return rc;
+	return end;
 }
-

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: ISC */
+/* get_engine.h - the engine of "ncpv get": one stream (a download into a sink, or an upload from a
+ * source) and the --count batch. It never prints and never exits: notices and progress go
+ * through struct get_events, a failure comes back as an end reason with why in a caller's
+ * buffer, and the command (src/cmd/get.c) turns both into messages and an exit code. */
+#ifndef NCPV_GET_ENGINE_H
+#define NCPV_GET_ENGINE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../addr.h"
+#include "../net.h"
+#include "../stats.h"
+#include "../tls.h"
+
+/* What the engine needs from the command line; filled once by the command, read-only after.
+ * The strings are borrowed (argv) and must outlive the run. */
+struct get_opts {
+	struct addr_spec at;	/* HOST and PORT */
+	struct net_opts net;	/* family, connect timeout (-w), net.cancel = cancel */
+	double timeout;		/* -w: seconds of peer idleness (0: none) */
+	double duration;	/* -t: seconds (0: none) */
+	double busy_poll;	/* --busy-poll: seconds */
+	uint64_t max_bytes;	/* -b (0: none) */
+	uint64_t size;		/* -s, when has_size */
+	int has_size, send;	/* --send: upload source instead of downloading */
+	long count, parallel;	/* --count (0: one stream), --parallel */
+	const char *output;	/* -o FILE, "-" for stdout, NULL to discard */
+	const char *source;	/* --source: what --send sends */
+	const struct tls_config *tls; /* --tls: the client's settings (borrowed); NULL: plain TCP */
+	const char *tls_name;	/* the name sent and verified (--sni, or the host) */
+	const volatile sig_atomic_t *cancel; /* set by a signal: stop (borrowed, never NULL) */
+};
+
+/* How a run ended. The first five leave a summary to show; the rest are failures whose reason
+ * is in the caller's err buffer. */
+enum get_end {
+	GET_END_EOF,	     /* the server closed the stream (--count: every transfer ended) */
+	GET_END_TIME,	     /* -t ran out */
+	GET_END_BYTES,	     /* -b was reached */
+	GET_END_INTERRUPTED, /* *cancel was set */
+	GET_END_SHORT,	     /* the server closed with a total other than -s: -o is not replaced */
+	GET_END_FAILED,	     /* the transfer failed (a reset, more than -s, out of memory...) */
+	GET_END_IDLE,	     /* -w: the peer moved nothing for that long, or a connect timed out */
+	GET_END_FILE,	     /* a local file: -o or --source */
+	GET_END_NET,	     /* resolving or connecting failed: net_error says how */
+	GET_END_TLS	     /* the TLS handshake failed: tls_error says how */
+};
+
+/* A failure (no summary to show; err says why), as opposed to an end as asked or a short one. */
+static inline int get_end_failed(enum get_end end)
+{
+	return end >= GET_END_FAILED;
+}
+
+/* The word for how a stream ended in get's --json ("eof", "time", "bytes", "interrupted");
+ * a short stream was ended by the server's close, so it is "eof" too. NULL for a failure. */
+const char *get_end_name(enum get_end end);
+
+/* Where a run stands, for the progress line. */
+struct get_totals {
+	uint64_t bytes; /* moved so far: received, or sent with --send (every connection with --count) */
+	double start;	/* clock_now() when the transfer began (after the connect and handshake) */
+};
+
+enum get_tick {
+	GET_TICK_START, /* the transfer begins: bytes 0, start set */
+	GET_TICK_LIVE,	/* the time asked for has come */
+	GET_TICK_END,	/* the transfer is over, as asked or not: a last line if there is one */
+	GET_TICK_FAILED /* the transfer is over and failed */
+};
+
+/*
+ * What the engine hands its caller while it runs (any member may be NULL):
+ * say: a notice for stderr (no newline): --parallel capped by the open-file limit, a --count
+ *   transfer that the server never closes.
+ * tick: see enum get_tick; returns the clock_now() time of the next GET_TICK_LIVE it wants,
+ *   or 0 for none. The engine's waits wake for it.
+ */
+struct get_events {
+	void (*say)(void *ctx, const char *line);
+	double (*tick)(void *ctx, const struct get_totals *t, enum get_tick when, double now);
+	void *ctx;
+};
+
+/* One stream's outcome. tls is the finished connection for the summary, NULL without --tls or
+ * when the handshake failed; it and its context are owned by the result: get_result_free
+ * releases them. */
+struct get_result {
+	uint64_t bytes;
+	double seconds;
+	char peer[64];
+	int began;	/* the transfer had started: a failure happened after bytes counted */
+	int net_error;	/* GET_END_NET: the net_* code */
+	int tls_error;	/* GET_END_TLS: the tls_result code */
+	struct tls_conn *tls;
+	struct tls_ctx *tls_ctx;
+};
+
+/* One stream (o->count 0): connect, the TLS handshake, then receive into a sink (replacing
+ * -o only when the stream ended whole, at the server's close, -t or -b: not when interrupted)
+ * or upload o->source and wait for the server's close.
+ * Every wait is bounded by -w of peer idleness and -t, and ends once *o->cancel is set.
+ * Returns how it ended (also the reason for failures, with err filled). */
+enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, struct get_result *r,
+			char *err, size_t errlen);
+void get_result_free(struct get_result *r);
+
+/* The --count batch's outcome. */
+struct get_batch_result {
+	char peer[64];
+	int net_error;		   /* GET_END_NET: the net_* code */
+	int tls_error;		   /* GET_END_TLS: the tls_result code (--tls settings unusable) */
+	long done, failed, cut;	   /* transfers finished, failed, cut short by -t or a signal */
+	uint64_t bytes;
+	double seconds;
+	struct stats_summary latency; /* over the finished transfers, in seconds */
+	long handshakes, resumed, ktls; /* --tls */
+	char first_error[256];	   /* the first failure's reason */
+};
+
+/* o->count whole downloads over up to o->parallel connections (fewer when the open-file limit
+ * says so) on one event loop; each ends when its server closes. Returns GET_END_EOF when every
+ * transfer started ended, GET_END_TIME or GET_END_INTERRUPTED when -t or *o->cancel cut the
+ * rest, or a failure to start (GET_END_NET, GET_END_TLS, GET_END_FAILED) with err filled. */
+enum get_end get_batch(const struct get_opts *o, const struct get_events *ev, struct get_batch_result *r,
+		       char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: ISC */
+/* transfer.c - a transfer's amount, time and rate as JSON members and as text, in the shapes
+ * get, get --count, nc and serve report them. */
+#include "transfer.h"
+
+#include <stdio.h>
+
+#include "json.h"
+#include "units.h"
+
+uint64_t transfer_bytes(const struct transfer *t)
+{
+	return t->sent + t->received;
+}
+
+double transfer_rate(const struct transfer *t)
+{
+	return t->seconds > 0 ? (double)transfer_bytes(t) / t->seconds : 0;
+}
+
+void transfer_json(struct json *j, const struct transfer *t, enum transfer_shape shape)
+{
+	if (shape == TRANSFER_CONNECTION || shape == TRANSFER_TWO_WAY) {
+		json_uint(j, "sent", t->sent);
+		if (shape == TRANSFER_CONNECTION)
+			json_uint(j, "acked", t->acked);
+		json_uint(j, "received", t->received);
+	}
+	if (shape != TRANSFER_CONNECTION)
+		json_uint(j, "bytes", transfer_bytes(t));
+	json_fixed(j, "seconds", t->seconds, 6);
+	if (shape == TRANSFER_BATCH)
+		json_fixed(j, "transfers_per_s", t->seconds > 0 ? t->transfers / t->seconds : 0, 1);
+	json_fixed(j, "rate", transfer_rate(t), 0);
+}
+
+char *transfer_text(char *buf, size_t len, const struct transfer *t, enum transfer_shape shape)
+{
+	double rate = transfer_rate(t);
+	char amount[64], r[32];
+
+	units_format_iec(r, sizeof(r), rate);
+	switch (shape) {
+	case TRANSFER_ONE_WAY:
+		snprintf(buf, len, "%s in %.3f s = %s/s (%.1f Mbit/s)",
+			 units_format_count(amount, sizeof(amount), transfer_bytes(t)), t->seconds, r, rate * 8 / 1e6);
+		break;
+	case TRANSFER_BATCH:
+		snprintf(buf, len, "in %.3f s = %.0f transfers/s, %s (%s/s)", t->seconds,
+			 t->seconds > 0 ? t->transfers / t->seconds : 0,
+			 units_format_iec(amount, sizeof(amount), (double)transfer_bytes(t)), r);
+		break;
+	case TRANSFER_CONNECTION:
+	case TRANSFER_TWO_WAY:
+		snprintf(buf, len, "sent %llu B, received %llu B in %.3f s (%s/s)", (unsigned long long)t->sent,
+			 (unsigned long long)t->received, t->seconds, r);
+		break;
+	}
+	return buf;
+}
