@@ -46,7 +46,6 @@ struct direction {
 	struct link_slot *ring;
 	struct heap held;
 	uint64_t seq;
-	int64_t out_v; /* the output's own clock: when the last packet written counts as sent (0: none yet) */
 	struct link_line_counts c;
 };
 
@@ -212,64 +211,17 @@ static int take(struct link_line *l, int d, char *err, size_t errlen)
 	return 0;
 }
 
-/* The bytes of p that count against the rate (not the header). */
-static uint32_t counted_len(const struct link_line *l, const struct packet *p)
-{
-	return p->len - (p->len > l->header ? l->header : 0);
-}
-
-/* How long sz counted bytes take at the rate of lp. */
-static int64_t wire_ns(const struct link_params *lp, uint64_t sz)
-{
-	return (int64_t)(sz * 8 * 1000000000ULL / lp->bits_per_s);
-}
-
-/* How far the output may catch up with its schedule after the line ran late: one full-size
- * packet's time. Lateness below it (the usual late wakeup) is absorbed, not carried forward. */
-#define CATCH_UP_BYTES 1500
-
-/*
- * When the next packet held in dir may leave: at its time, but, on a rate-limited line
- * without jitter, never sooner after the last one than its own bits take at the rate, less at
- * most CATCH_UP_BYTES of credit. A line kept off the CPU past some packets' times would
- * otherwise write them all at once when it ran again, and the far side would see the link
- * carry faster than its rate (bench --link 1mbit measured 122 KB/s, with 14 packets in the
- * 0.1 s after the first byte).
- */
-static int paced(const struct direction *dir)
-{
-	return dir->sched.p.bits_per_s > 0 && dir->sched.p.jitter_ns == 0;
-}
-
-static int64_t due(const struct link_line *l, const struct direction *dir)
-{
-	const struct packet *p = dir->held.v[0];
-	int64_t t;
-
-	if (!paced(dir) || dir->out_v == 0)
-		return p->at;
-	t = dir->out_v + wire_ns(&dir->sched.p, counted_len(l, p));
-	return t > p->at ? t : p->at;
-}
-
 /* Hand over every packet whose time has come. */
 static void deliver(struct link_line *l, int64_t now)
 {
 	for (int d = 0; d < 2; d++) {
 		struct direction *dir = &l->dir[d];
 
-		int64_t t;
-
-		while (dir->held.n > 0 && (t = due(l, dir)) <= now) {
+		while (dir->held.n > 0 && dir->held.v[0]->at <= now) {
 			struct packet *p = heap_pop(&dir->held);
 
-			if (paced(dir)) {
-				int64_t credit = wire_ns(&dir->sched.p, CATCH_UP_BYTES);
-
-				dir->out_v = t > now - credit ? t : now - credit;
-			}
 			if (write(l->fd[1 - d], p->data, p->len) == (ssize_t)p->len) {
-				uint32_t counted = counted_len(l, p);
+				uint32_t counted = p->len - (p->len > l->header ? l->header : 0);
 
 				if (dir->c.delivered++ == 0)
 					dir->c.first_ns = p->at;
@@ -295,8 +247,8 @@ static int arm(struct link_line *l, int64_t now, int64_t early)
 
 	memset(&its, 0, sizeof(its));
 	for (int d = 0; d < 2; d++)
-		if (l->dir[d].held.n > 0 && (next == 0 || due(l, &l->dir[d]) < next))
-			next = due(l, &l->dir[d]);
+		if (l->dir[d].held.n > 0 && (next == 0 || l->dir[d].held.v[0]->at < next))
+			next = l->dir[d].held.v[0]->at;
 	if (next != 0 && next - now <= early)
 		return 1;
 	if (next != 0)
