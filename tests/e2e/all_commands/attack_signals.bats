@@ -73,7 +73,7 @@ wait_for_tmp() {
 		[ "$rc" -eq 1 ]
 		! compgen -G "$SCRATCH/.keep.ncpv-*" || false
 		[ "$(cat "$SCRATCH/keep")" = old ]
-		grep -q "interrupted after [0-9]* bytes: '$SCRATCH/keep' left as it was" "$SCRATCH/err"
+		grep -q "interrupted after [0-9]* bytes\{0,1\}: '$SCRATCH/keep' left as it was" "$SCRATCH/err"
 		rm -f "$SCRATCH/keep" "$SCRATCH/port"
 	done
 }

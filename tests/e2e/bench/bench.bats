@@ -383,6 +383,9 @@ running_with() {
 @test "--link at a low rate never measures faster than the link carries" {
 	need_netns
 	"$NCPV" bench -q --json -T stream -d 4 -r 1 -M ncpv --link 1mbit >"$SCRATCH/out.json"
+	# The figures, shown when an assertion fails: status, median, and the run's samples.
+	jq -c '.tests[0].methods[0] | {status, reason, median, runs: [.runs[] | {value, bytes, seconds,
+		first_byte, error, samples}]}' "$SCRATCH/out.json" >&2
 	jq -e '.tests[0].methods[0] | .status == "ok" and .median <= 120667 + 362 and .median > 60000' "$SCRATCH/out.json"
 	# The latency probe slows down to take 1% of the link (120 bytes a round trip: 96 ms at 1 Mbit/s).
 	jq -e '.tests[0] | .probe_interval == 0.096 and .probe_idle == 0.5 and
