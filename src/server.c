@@ -1013,7 +1013,7 @@ static int conn_awaits_acks(const struct conn *c)
 static void stop_settle(struct server *s)
 {
 	double until = clock_now() + STOP_SETTLE_SECONDS;
-	const struct timespec step = { 0, 5 * 1000 * 1000 };
+	const struct timespec step = { 0, 5000000L };
 
 	while (clock_now() < until) {
 		const struct conn *c = s->conns;

@@ -157,8 +157,11 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 	if (r->tls) {
 		memcpy(over, "over ", 6);
 		tls_conn_describe(r->tls, over + 5, sizeof(over) - 6);
-		if (end == GET_END_INTERRUPTED)
-			strcat(over, ",");
+		if (end == GET_END_INTERRUPTED) {
+			size_t n = strlen(over);
+
+			snprintf(over + n, sizeof(over) - n, ",");
+		}
 	}
 	transfer_parts(&p, &t, TRANSFER_ONE_WAY);
 	snprintf(amount, sizeof(amount), "%s %s", a->run.send ? "sent" : "received", p.first);

@@ -210,26 +210,6 @@ static int sent_by_process(int code)
 	return code == SI_USER || code == SI_QUEUE || code == SI_TKILL;
 }
 
-/* A sock_diag socket that sees the near end's sockets (it keeps the namespace
- * it was made in); the caller is back in the far end's. -1 with errno. */
-static int near_diag_open(const struct link_net *net)
-{
-	int fd;
-
-	if (link_net_enter(net, 0) < 0)
-		return -1;
-	fd = tcpdiag_open();
-	if (link_net_enter(net, 1) < 0) {
-		int saved = errno;
-
-		if (fd >= 0)
-			close(fd);
-		errno = saved;
-		return -1;
-	}
-	return fd;
-}
-
 /*
  * Wait, at most o->near_wait seconds, until a TCP socket listens at the near
  * end: a fresh namespace, so the near command's (or a child's). Returns 0
@@ -312,7 +292,7 @@ __attribute__((noreturn)) static void run_init(const struct link_opts *o, const 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || poll(&pfd, 1, 0) != 0)
 		_exit(LINK_EXIT_WRAPPER);
 	close(alive_fd);
-	if (o->near != NULL && o->near_wait > 0 && (diag = near_diag_open(net)) < 0) {
+	if (o->near != NULL && o->near_wait > 0 && (diag = link_sup_near_diag(net)) < 0) {
 		cmd_error("link", "cannot see the near end's sockets: %s", strerror(errno));
 		_exit(LINK_EXIT_WRAPPER);
 	}

@@ -265,7 +265,7 @@ static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ct
 	long n = o->threads;
 	struct loop_thread *t = calloc((size_t)n, sizeof(*t));
 	struct loop_share *share = calloc((size_t)n, sizeof(*share));
-	struct server **loops = calloc((size_t)n, sizeof(*loops));
+	struct server **loops = calloc((size_t)n, sizeof(struct server *));
 	atomic_long conns = 0;
 	atomic_int failed = 0;
 	struct server_stats sum, st;

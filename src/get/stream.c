@@ -370,7 +370,7 @@ static int apply_sock(int fd, const struct sockaddr *sa, void *ctx)
  * at the start, from which the transfer's figures are differences. */
 static void read_socket(struct stream *s, struct get_result *r)
 {
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss = { 0 };
 	socklen_t len = sizeof(ss);
 
 	if (getsockname(s->sock, (struct sockaddr *)&ss, &len) == 0 && sockopt_read(s->sock, ss.ss_family, &r->sock) == 0)

@@ -2,6 +2,7 @@
 /* supervisor.c - one emulated link put together: the ends, the line, the processes (see supervisor.h). */
 #include "supervisor.h"
 #include "../proc.h"
+#include "../bench/tcpdiag.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -130,4 +131,24 @@ void link_sup_close(struct link_sup *s)
 	link_line_free(s->line);
 	s->line = NULL;
 	link_net_close(&s->net);
+}
+
+/* A sock_diag socket that sees the near end's sockets (it keeps the namespace
+ * it was made in); the caller is back in the far end's. -1 with errno. */
+int link_sup_near_diag(const struct link_net *net)
+{
+	int fd;
+
+	if (link_net_enter(net, 0) < 0)
+		return -1;
+	fd = tcpdiag_open();
+	if (link_net_enter(net, 1) < 0) {
+		int saved = errno;
+
+		if (fd >= 0)
+			close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
 }

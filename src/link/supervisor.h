@@ -54,4 +54,8 @@ pid_t link_sup_fork_pid_ns(void);
  * (the namespaces and devices go with their last process). Safe to repeat. */
 void link_sup_close(struct link_sup *s);
 
+/* A sock_diag socket that sees the near end's sockets (it keeps the namespace it was made in,
+ * for tcpdiag_listening); the caller is back in the far end's after. -1 with errno. */
+int link_sup_near_diag(const struct link_net *net);
+
 #endif

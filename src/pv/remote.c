@@ -5,6 +5,7 @@
 #include "../display.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -111,9 +112,21 @@ void pv_remote_parse(const char *text, struct pv_remote_msg *m)
 			m->width = (int)strtol(line + 6, NULL, 10);
 			m->has_width = m->width > 0;
 		} else if (strncmp(line, "items ", 6) == 0) {
-			m->has_items = sscanf(line + 6, "%d %d %d %d %d %d %d %d %d", &m->bytes, &m->timer,
-					      &m->rate_item, &m->average, &m->progress, &m->eta, &m->fineta,
-					      &m->bufpercent, &m->last_written) == 9;
+			int *item[] = { &m->bytes, &m->timer, &m->rate_item, &m->average, &m->progress,
+					&m->eta, &m->fineta, &m->bufpercent, &m->last_written };
+			const char *p = line + 6;
+			size_t k = 0;
+
+			for (; k < sizeof(item) / sizeof(item[0]); k++) {
+				char *end;
+				long v = strtol(p, &end, 10);
+
+				if (end == p || v < INT_MIN || v > INT_MAX)
+					break;
+				*item[k] = (int)v;
+				p = end;
+			}
+			m->has_items = k == sizeof(item) / sizeof(item[0]);
 			if (m->last_written < 0 || m->last_written > DISPLAY_LAST_MAX)
 				m->last_written = DISPLAY_LAST_MAX;
 		} else if (strncmp(line, "extra ", 6) == 0) {

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "test_random.h"
+
 #include "sidechan.h"
 
 enum which { HELLO, ANSWER, REPORT };
@@ -36,19 +38,19 @@ static int parse(enum which w, const char *line, size_t len)
 static void random_token(char *t)
 {
 	for (int i = 0; i < SIDE_TOKEN_LEN; i++)
-		t[i] = "0123456789abcdef"[rand() % 16];
+		t[i] = "0123456789abcdef"[test_rand() % 16];
 	t[SIDE_TOKEN_LEN] = '\0';
 }
 
 static uint64_t random_u64(void)
 {
-	switch (rand() % 4) {
+	switch (test_rand() % 4) {
 	case 0:
 		return 0;
 	case 1:
-		return UINT64_MAX - (uint64_t)(rand() % 3);
+		return UINT64_MAX - (uint64_t)(test_rand() % 3);
 	default:
-		return ((uint64_t)rand() << 31) ^ (uint64_t)rand();
+		return ((uint64_t)test_rand() << 31) ^ (uint64_t)test_rand();
 	}
 }
 
@@ -74,7 +76,7 @@ static void test_round_trip_generated(void **state)
 
 	(void)state;
 	print_message("seed %u\n", seed);
-	srand(seed);
+	test_seed(seed);
 	for (int round = 0; round < 300; round++) {
 		struct side_hello h = { 0 }, h2;
 		struct side_answer a = { 0 }, a2;
@@ -82,12 +84,12 @@ static void test_round_trip_generated(void **state)
 		char line[SIDE_LINE_MAX];
 		int n;
 
-		h.version = 1 + (unsigned)rand() % 65535;
-		h.role = (enum side_role)(rand() % 3);
+		h.version = 1 + (unsigned)test_rand() % 65535;
+		h.role = (enum side_role)(test_rand() % 3);
 		random_token(h.token);
-		h.interval_ms = rand() % 5 ? 10 + (unsigned)rand() % 59991 : 0;
-		h.streams = 1 + (unsigned)rand() % SIDE_MAX_STREAMS;
-		h.stream = h.role == SIDE_CTL ? 0 : (unsigned)rand() % SIDE_MAX_STREAMS;
+		h.interval_ms = test_rand() % 5 ? 10 + (unsigned)test_rand() % 59991 : 0;
+		h.streams = 1 + (unsigned)test_rand() % SIDE_MAX_STREAMS;
+		h.stream = h.role == SIDE_CTL ? 0 : (unsigned)test_rand() % SIDE_MAX_STREAMS;
 		n = side_format_hello(line, sizeof(line), &h);
 		assert_true(n > SIDE_MAGIC_LEN);
 		check_prefixes(HELLO, line, n);
@@ -102,10 +104,10 @@ static void test_round_trip_generated(void **state)
 			assert_int_equal(h2.stream, h.stream);
 
 		a.version = h.version;
-		a.ok = rand() % 2;
+		a.ok = test_rand() % 2;
 		memcpy(a.token, h.token, sizeof(a.token));
 		if (!a.ok)
-			strcpy(a.reason, rand() % 2 ? "busy" : "version");
+			snprintf(a.reason, sizeof(a.reason), "%s", test_rand() % 2 ? "busy" : "version");
 		n = side_format_answer(line, sizeof(line), &a);
 		assert_true(n > 0);
 		check_prefixes(ANSWER, line, n);
@@ -113,8 +115,8 @@ static void test_round_trip_generated(void **state)
 		assert_int_equal(a2.ok, a.ok);
 		assert_string_equal(a2.reason, a.reason);
 
-		r.final = rand() % 2;
-		r.stream = (unsigned)rand() % SIDE_MAX_STREAMS;
+		r.final = test_rand() % 2;
+		r.stream = (unsigned)test_rand() % SIDE_MAX_STREAMS;
 		r.ms = random_u64();
 		r.sent = random_u64();
 		r.received = random_u64();
@@ -168,7 +170,7 @@ static void test_bad_hellos(void **state)
 	}
 	/* Upper-case hex is not a token. */
 	memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
-	strcpy(line + SIDE_MAGIC_LEN, "1 ctl 0123456789ABCDEF0123456789abcdef\n");
+	snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, "%s", "1 ctl 0123456789ABCDEF0123456789abcdef\n");
 	assert_int_equal(parse(HELLO, line, SIDE_MAGIC_LEN + 39), SIDE_MALFORMED);
 	/* Unknown pairs are a newer client's: skipped. */
 	memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);

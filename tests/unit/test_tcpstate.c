@@ -12,6 +12,8 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "test_random.h"
+
 #include "tcp/tcpstate.h"
 #include "tcp_pair.h"
 
@@ -93,19 +95,19 @@ static void test_sum_generated(void **state)
 
 	(void)state;
 	print_message("seed %u\n", seed);
-	srand(seed);
+	test_seed(seed);
 	for (int round = 0; round < 200; round++) {
 		struct tcpstate_interval sum, one;
-		unsigned n = 1 + (unsigned)rand() % 8;
+		unsigned n = 1 + (unsigned)test_rand() % 8;
 		uint64_t acked = 0, retrans = 0;
 		uint32_t lo = UINT32_MAX, hi = 0;
 
 		memset(&sum, 0, sizeof(sum));
 		for (unsigned i = 0; i < n; i++) {
 			memset(&one, 0, sizeof(one));
-			one.acked = (uint64_t)rand() * 1000u;
-			one.retrans = (uint32_t)rand() % 100;
-			one.rtt_us = 1 + (uint32_t)rand() % 100000;
+			one.acked = (uint64_t)test_rand() * 1000u;
+			one.retrans = (uint32_t)test_rand() % 100;
+			one.rtt_us = 1 + (uint32_t)test_rand() % 100000;
 			one.have = 0x1f;
 			acked += one.acked;
 			retrans += one.retrans;

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "test_random.h"
+
 #include "wrap.h"
 
 static void test_examples(void **state)
@@ -40,19 +42,21 @@ static void test_generated(void **state)
 	const char *c[12];
 
 	(void)state;
-	if (getenv("WRAP_SEED"))
-		seed = (unsigned)strtoul(getenv("WRAP_SEED"), NULL, 10);
+	const char *given = getenv("WRAP_SEED");
+
+	if (given != NULL)
+		seed = (unsigned)strtoul(given, NULL, 10);
 	printf("test_wrap seed %u (WRAP_SEED=%u to repeat)\n", seed, seed);
-	srand(seed);
+	test_seed(seed);
 	for (int round = 0; round < 2000; round++) {
-		size_t n = (size_t)(rand() % 12), width = 1 + (size_t)(rand() % 100), j = 0, o = 0;
+		size_t n = (size_t)(test_rand() % 12), width = 1 + (size_t)(test_rand() % 100), j = 0, o = 0;
 		int first = 1;
 
 		for (size_t i = 0; i < n; i++) {
-			int k = rand() % 47;
+			int k = test_rand() % 47;
 
 			for (int x = 0; x < k; x++)
-				words[i][x] = (char)('a' + rand() % 26);
+				words[i][x] = (char)('a' + test_rand() % 26);
 			words[i][k] = '\0';
 			c[i] = words[i];
 			if (k > 0)
