@@ -32,6 +32,12 @@ static int exchange(pid_t pid, const struct pv_remote_msg *m, int say)
 			pv_error("%ld: %s", (long)pid, strerror(errno));
 		return PV_EXIT_REMOTE;
 	}
+	if (pv_remote_is_pv(pid) == 0) {
+		/* SIGUSR2 ends a program that does not catch it: only ncpv pv gets one. */
+		if (say)
+			pv_error("%ld: not a pv process (only ncpv pv answers -R and -Q)", (long)pid);
+		return PV_EXIT_REMOTE;
+	}
 	pv_remote_path(path, sizeof(path), getpid(), 0);
 	if (pv_remote_format(m, text, sizeof(text)) < 0 || pv_remote_put(path, text) < 0) {
 		pv_error("%s: %s", path, strerror(errno));

@@ -160,6 +160,34 @@ int pv_remote_state_parse(const char *text, struct pv_remote_state *s)
 	return a == text || b == a || c == b ? -1 : 0;
 }
 
+/* The program behind /proc/PID/exe (PID 0: ourselves), without " (deleted)" after an upgrade. */
+static int program_of(pid_t pid, char *buf, size_t len)
+{
+	char link[64];
+	ssize_t n;
+	size_t cut = strlen(" (deleted)");
+
+	if (pid > 0)
+		snprintf(link, sizeof(link), "/proc/%ld/exe", (long)pid);
+	else
+		snprintf(link, sizeof(link), "/proc/self/exe");
+	if ((n = readlink(link, buf, len - 1)) < 0)
+		return -1;
+	buf[n] = '\0';
+	if ((size_t)n > cut && strcmp(buf + n - cut, " (deleted)") == 0)
+		buf[n - cut] = '\0';
+	return 0;
+}
+
+int pv_remote_is_pv(pid_t target)
+{
+	char ours[4096], theirs[4096];
+
+	if (program_of(0, ours, sizeof(ours)) < 0 || program_of(target, theirs, sizeof(theirs)) < 0)
+		return -1;
+	return strcmp(ours, theirs) == 0;
+}
+
 int pv_remote_signal_and_wait(pid_t target)
 {
 	double deadline = clock_now() + PV_REMOTE_WAIT;
@@ -168,6 +196,10 @@ int pv_remote_signal_and_wait(pid_t target)
 
 	sigemptyset(&usr2);
 	sigaddset(&usr2, SIGUSR2);
+	if (pv_remote_is_pv(target) != 1) { /* SIGUSR2 would end any other program */
+		errno = EPERM;
+		return -1;
+	}
 	if (sigprocmask(SIG_BLOCK, &usr2, &old) < 0)
 		return -1;
 	if (proc_signal(target, SIGUSR2) == 0) {

@@ -58,4 +58,9 @@ int pv_remote_state_parse(const char *text, struct pv_remote_state *s);
  * SIGUSR2 back. 0, or -1 with errno (ESRCH, EPERM, ETIMEDOUT). */
 int pv_remote_signal_and_wait(pid_t target);
 
+/* 1 when target runs this very program (its /proc/PID/exe is ours), 0 when it runs another,
+ * -1 with errno when that cannot be read. SIGUSR2 ends a process that does not catch it, so
+ * -R and -Q signal only a process that is ncpv pv. */
+int pv_remote_is_pv(pid_t target);
+
 #endif

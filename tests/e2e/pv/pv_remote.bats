@@ -47,16 +47,45 @@ target() {
 }
 
 @test "-R names a process that is not there, or does not answer, with pv's status 1" {
+	local deaf i
 	run "$NCPV" pv -R 2147483646 -L 1M
 	[ "$status" -eq 1 ]
 	[ "$output" = "pv: 2147483646: No such process" ]
-	bash -c 'trap "" USR2; echo $$ >"$1"; exec sleep 30' _ "$SCRATCH/deaf" &
-	STARTED_PIDS+=("$!")
-	wait_for "$SCRATCH/deaf" '^[0-9]+$' 5
-	run "$NCPV" pv -R "$(cat "$SCRATCH/deaf")" -L 1M
+	# A pv that does not answer: stopped (a process that is not a pv is refused, below).
+	"$NCPV" pv -q -L 1 /dev/zero >/dev/null &
+	deaf=$!
+	STARTED_PIDS+=("$deaf")
+	for ((i = 0; i < 100; i++)); do
+		[ "$(readlink "/proc/$deaf/exe")" = "$(readlink -f "$NCPV")" ] && break
+		sleep 0.02
+	done
+	kill -STOP "$deaf"
+	run "$NCPV" pv -R "$deaf" -L 1M
+	kill -CONT "$deaf"
 	[ "$status" -eq 1 ]
-	[ "$output" = "pv: $(cat "$SCRATCH/deaf"): message not received" ]
+	[ "$output" = "pv: $deaf: message not received" ]
 	run "$NCPV" pv -R 1 "$SCRATCH/in"
 	[ "$status" -eq 64 ]
 	[ "$output" = "pv: -R: files cannot be specified with this option" ]
+}
+
+# The outside attack of issue 22's round: SIGUSR2 ends a program that does not catch it, so
+# -R and -Q to a process that is not ncpv pv must refuse and leave it running.
+@test "-R and -Q to a process that is not a pv refuse and leave it running" {
+	local sig pid
+	for sig in -R -Q; do
+		sleep 30 &
+		pid=$!
+		STARTED_PIDS+=("$pid")
+		if [ "$sig" = -R ]; then
+			run "$NCPV" pv -R "$pid" -L 1M
+		else
+			run "$NCPV" pv -Q "$pid"
+		fi
+		[ "$status" -eq 1 ]
+		[ "$output" = "pv: $pid: not a pv process (only ncpv pv answers -R and -Q)" ]
+		kill -0 "$pid"
+		kill "$pid"
+		wait "$pid" || true
+	done
 }
