@@ -17,6 +17,7 @@
 #include "../meter.h"
 #include "../net.h"
 #include "../status.h"
+#include "../termsafe.h"
 #include "../pv/tty.h"
 #include "../pv/watchfd.h"
 
@@ -46,11 +47,14 @@ struct target {
 static void name_of(struct watched *s, const char *cwd, pid_t pid, int multiple, int width)
 {
 	const char *p = s->w.path;
+	char safe[2048]; /* another process's file name: its control characters shown, never sent */
 	size_t n = strlen(cwd), len;
 	int room = width / 2 - 6 - (multiple ? 9 : 0), k = 0;
 
 	if (n > 1 && strncmp(p, cwd, n) == 0 && p[n] == '/')
 		p += n + 1;
+	termsafe(safe, sizeof(safe), p, strlen(p));
+	p = safe;
 	len = strlen(p);
 	if (multiple)
 		k = snprintf(s->name, sizeof(s->name), "%8d:", (int)pid);

@@ -57,3 +57,22 @@ teardown() {
 	[ "$status" -eq 64 ]
 	[ "$output" = "pv: -d: 0: invalid process ID" ]
 }
+
+# The outside attack of issue 22's round: another process's file names reached the terminal raw
+# (a title set, colours on). They are shown escaped, as every other untrusted text.
+@test "-d shows another process's file name with its control characters escaped" {
+	local name pid i
+	name=$SCRATCH/$(printf 'evil\e]0;PWN\a\e[31mname')
+	: >"$name"
+	bash -c 'exec 3<"$1"; exec sleep 30' _ "$name" </dev/null >/dev/null 2>&1 &
+	pid=$!
+	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 100; i++)); do
+		[ "$(readlink "/proc/$pid/fd/3")" = "$name" ] && break
+		sleep 0.02
+	done
+	run timeout 2 "$NCPV" pv -f -w 400 -d "$pid" # wide: the long scratch path is not cut
+	[[ "$output" == *'evil\e]0;PWN\x07\e[31mname'* ]]
+	run grep -c $'\e]0;PWN' <<<"$output"
+	[ "$output" = 0 ]
+}
