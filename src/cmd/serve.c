@@ -57,7 +57,7 @@ static void usage(FILE *f)
 		"                       (see 'ncpv serve -u --help')\n"
 		"  -h, --help           show this help\n\n"
 		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
-		"Each connection ends with a line on stderr: the bytes sent (gone to the wire)\n"
+		"Each connection ends with a line on stderr: the bytes sent (handed to the kernel)\n"
 		"and, when a reset caught some on their way, how many the client acknowledged;\n"
 		"it got between the two. SIGINT or SIGTERM stops the server with a summary.\n"
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the event loop failed, 2 bad\n"

@@ -49,14 +49,15 @@ void serve_log_close(void *ctx, const struct server_close *c)
 			memcpy(over, " over ", 7);
 			tls_conn_describe(c->tls, over + 6, sizeof(over) - 6);
 		}
-		/* Two counts that differ say why: what left for the wire against what the peer
-		 * acknowledged is what was in flight when the connection ended. A client that ends
+		/* Two counts that differ say why: what was handed to the kernel against what the
+		 * peer acknowledged is what was in flight (or, at a cut, still queued) at the end. A client that ends
 		 * an endless stream stops reading when it chooses (get -b N counts N): what its
 		 * kernel took but it had not read is dropped, so its count can be lower still. */
 		if (c->acked < c->sent)
-			snprintf(why, sizeof(why), "; %s with the rest in flight%s",
+			snprintf(why, sizeof(why), "; %s with the rest in flight%s%s",
 				 c->end == SERVER_CUT ? "the server cut it" :
 				 c->end == SERVER_CLIENT ? "the client closed" : "it ended",
+				 c->end == SERVER_CUT ? " or queued" : "",
 				 c->end == SERVER_CLIENT ? " and dropped what it had not read" : "");
 		else if (c->end == SERVER_CLIENT)
 			snprintf(why, sizeof(why), "; the client closed when it chose and dropped what it had not read");

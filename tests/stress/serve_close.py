@@ -11,7 +11,7 @@
 #   - the bytes are the source's (sha256 of the file repeated, or zeros);
 #   - serve logged as sent exactly what such a client received (at least what an early
 #     closer received); for a reset, the client received between what serve logged as
-#     acknowledged and as sent (gone to the wire); its summary counts every connection once;
+#     acknowledged and as sent (handed to the kernel); its summary counts every connection once;
 #   - serve never crashes or stalls: every reader finishes, SIGTERM ends it with status 0.
 # Usage: serve_close.py NCPV [--seconds S] [--seed N | --base N --rounds K]
 # (prints the seed of a failing round; the seeds in FIXED_SEEDS, which failed once, run first)
@@ -233,8 +233,8 @@ def check(cfg, clients, events, rc):
         if beh in TO_END and out["end"] == "eof" and e["sent"] != out["n"]:
             raise Failure(who + ": serve logged %d B sent (%s, %s)" % (e["sent"], e["reason"], e.get("end")))
         if beh in TO_END and out["end"] == "reset" and not out.get("capped"):
-            # The peer holds what it acknowledged, and can have no more than what left for
-            # the wire before the reset: whatever the speed, it received between the two.
+            # The peer holds what it acknowledged, and can have no more than serve handed
+            # to its kernel: whatever the speed, it received between the two.
             if not e["acked"] <= out["n"] <= e["sent"]:
                 raise Failure(who + ": serve logged %d B acknowledged, %d B sent (%s, %s)" %
                               (e["acked"], e["sent"], e["reason"], e.get("end")))
