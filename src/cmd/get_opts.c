@@ -75,10 +75,10 @@ static void usage(FILE *f)
 		"  -h, --help           show this help\n\n"
 		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Exit status: 0 done (an interrupted one too, unless -o keeps it), 1 it failed,\n"
-		"ended short or was interrupted with -o or --count, 2 bad option (or --bind,\n"
-		"--cport not usable here), 3 name or port not\n"
-		"resolved, 4 refused or unreachable, 5 timed out (-w), 6 a local file (-o,\n"
-		"--source), 8-13 TLS (handshake, CA, expiry, host, --pin, -w).\n");
+		"ended short or was interrupted with -o or --count, 2 bad option (or a --bind,\n"
+		"--cport this host cannot use), 3 name or port not resolved, 4 refused or\n"
+		"unreachable, 5 timed out (-w), 6 a local file (-o, --source), 8-13 TLS\n"
+		"(handshake, CA, expiry, host, --pin, -w).\n");
 }
 
 enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, volatile sig_atomic_t *cancel)
