@@ -396,6 +396,8 @@ static int run_parallel(const struct get_args *a)
 			if (a->run.sock)
 				socket_text(&rs[0]);
 		}
+		if (end == GET_END_SHORT)
+			cmd_error("get", "%s", err);
 	}
 	for (long i = 0; i < n; i++)
 		get_result_free(&rs[i]);
