@@ -274,6 +274,11 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 		cmd_error("get", "%s", err);
 		return CMD_PARSE_USAGE;
 	}
+	if (o->parallel > GET_STREAMS_MAX && !o->count) {
+		cmd_error("get", "--parallel %ld without --count: at most %d streams (a thread each; iperf3 "
+			  "allows 128 too)", o->parallel, GET_STREAMS_MAX);
+		return CMD_PARSE_USAGE;
+	}
 	if (o->parallel > 1 && !o->count && o->output) {
 		cmd_error("get", "--parallel without --count makes %ld streams: they cannot share --output", o->parallel);
 		return CMD_PARSE_USAGE;
@@ -285,6 +290,11 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 	if (o->parallel > 1 && !o->count && o->max_bytes && o->max_bytes < (uint64_t)o->parallel) {
 		cmd_error("get", "--bytes %llu is shared by %ld streams: give each at least one byte",
 			  (unsigned long long)o->max_bytes, o->parallel);
+		return CMD_PARSE_USAGE;
+	}
+	if (o->parallel > 1 && !o->count && o->has_size && o->size < (uint64_t)o->parallel) {
+		cmd_error("get", "--size %llu is shared by %ld streams: give each at least one byte",
+			  (unsigned long long)o->size, o->parallel);
 		return CMD_PARSE_USAGE;
 	}
 	if (o->count && (o->sock || o->net.bind_host || o->net.bind_port)) {
