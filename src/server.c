@@ -309,11 +309,9 @@ static int conn_settled(struct server *s, struct conn *c, double now)
  * looks, every SWEEP_MS). Returns -1 once c is closed, else 0. */
 static int conn_settle(struct server *s, struct conn *c, double now)
 {
-	if (conn_delivered(c) >= c->sent) {
-		conn_close(s, c, c->end, c->end_reason, now);
-		return -1;
-	}
 	c->state = CONN_SETTLING;
+	if (conn_settled(s, c, now) < 0)
+		return -1;
 	if (c->registered && loop_mod(s->loop, c->fd, EPOLLET) < 0) {
 		loop_del(s->loop, c->fd);
 		c->registered = 0;
