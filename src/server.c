@@ -44,7 +44,7 @@
 enum conn_state {
 	CONN_SENDING,
 	CONN_DRAINING, /* all sent (or a limit met): half-closed, reading until the peer's FIN */
-	CONN_SETTLING, /* the FIN came: out of the loop until the peer acknowledges every byte */
+	CONN_SETTLING, /* the FIN came: edge-triggered until the peer acknowledges every byte */
 	CONN_RECEIVING
 };
 
@@ -287,17 +287,36 @@ static void conn_timed(struct server *s, struct conn *c)
 	}
 }
 
-/* The peer's FIN came while draining: close once it has acknowledged every
- * byte, else leave the loop (a hung-up socket would wake it forever) and
- * let sweep look again. Returns -1 once c is closed, else 0. */
-static int conn_settle(struct server *s, struct conn *c, double now)
+static void conn_failed(struct server *s, struct conn *c, int e);
+
+/* A settling connection: closed once the peer has acknowledged every byte, or as reset once
+ * the peer reset it (closed with our bytes unread). Returns -1 once c is closed, else 0. */
+static int conn_settled(struct server *s, struct conn *c, double now)
 {
+	int e;
+
 	if (conn_delivered(c) >= c->sent) {
 		conn_close(s, c, c->end, c->end_reason, now);
 		return -1;
 	}
+	if ((e = net_socket_error(c->fd)) != 0) {
+		conn_failed(s, c, e);
+		return -1;
+	}
+	return 0;
+}
+
+/* The peer's FIN came while draining: close once it has acknowledged every byte, else wait
+ * for that. Polled at its level a hung-up socket would wake the loop forever; edge-triggered
+ * with no interest it wakes it only when its state changes, which is when the ACK of our FIN
+ * closes it or the peer's reset does, so that the slot is given back at once (sweep also
+ * looks, every SWEEP_MS). Returns -1 once c is closed, else 0. */
+static int conn_settle(struct server *s, struct conn *c, double now)
+{
 	c->state = CONN_SETTLING;
-	if (c->registered) {
+	if (conn_settled(s, c, now) < 0)
+		return -1;
+	if (c->registered && loop_mod(s->loop, c->fd, EPOLLET) < 0) {
 		loop_del(s->loop, c->fd);
 		c->registered = 0;
 	}
@@ -671,6 +690,10 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 
 	(void)l;
 	(void)fd;
+	if (c->state == CONN_SETTLING) {
+		conn_settled(s, c, clock_now());
+		return;
+	}
 	if (c->handshaking) {
 		conn_handshake(s, c);
 		return;
@@ -885,14 +908,12 @@ static void sweep_draining(struct server *s, struct conn *c, double now)
 {
 	uint64_t delivered;
 
-	if (c->state != CONN_SETTLING && now < c->drain_until)
+	if (c->state == CONN_SETTLING && conn_settled(s, c, now) < 0)
+		return;
+	if (now < c->drain_until)
 		return;
 	delivered = conn_delivered(c);
-	if (delivered >= c->sent && c->state == CONN_SETTLING)
-		conn_close(s, c, c->end, c->end_reason, now);
-	else if (now < c->drain_until)
-		return;
-	else if (delivered >= c->sent)
+	if (delivered >= c->sent)
 		conn_close(s, c, c->end, "done (peer did not close)", now);
 	else if (delivered > c->acked) {
 		c->acked = delivered;

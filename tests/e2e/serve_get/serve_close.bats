@@ -52,6 +52,18 @@ for l in open(sys.argv[1]):
         print(e["reason"], e["end"], e["wire"])' "$SERVE_LOG"
 }
 
+# cut_brackets GOT...: the --json cut events of SERVE_LOG, paired in order with the bytes each
+# client got (both sorted), bracket them: acknowledged <= got <= sent (handed to the kernel).
+cut_brackets() {
+	python3 -c '
+import json, sys
+cuts = sorted((e["acked"], e["sent"]) for e in map(json.loads, open(sys.argv[1]))
+              if e["event"] == "close" and e["end"] == "cut")
+got = sorted(int(g) for g in sys.argv[2:])
+ok = len(cuts) == len(got) and all(a <= g <= s for (a, s), g in zip(cuts, got))
+print("ok" if ok else "cuts (acked, sent) %s against got %s" % (cuts, got))' "$SERVE_LOG" "$@"
+}
+
 stop_serve() {
 	kill -TERM "$SERVE_PID"
 	wait_for "$SERVE_LOG" '"event":"summary"|stopped after' 5
@@ -77,7 +89,10 @@ stop_serve() {
 	[[ "$output" == reset* ]]
 	got=$(echo "$output" | cut -d' ' -f2)
 	wait_for "$SERVE_LOG" '"event":"close"' 5
+	# The client stopped reading: what had left for the wire is exactly what it got.
 	[ "$(close_events)" = "max-bytes cut $got" ] || { close_events; echo "client got $got"; false; }
+	run cut_brackets "$got"
+	[ "$output" = ok ] || { echo "$output"; false; }
 }
 
 @test "SIGTERM resets unfinished --size transfers; the log counts what arrived, the summary counts the cut" {
@@ -93,6 +108,9 @@ stop_serve() {
 	wait "$a" "$b"
 	grep -q '^reset ' "$SCRATCH/a"
 	grep -q '^reset ' "$SCRATCH/b"
+	run cut_brackets $(cat "$SCRATCH/a" "$SCRATCH/b" | cut -d' ' -f2)
+	[ "$output" = ok ] || { echo "$output"; close_events; false; }
+	# Both clients had stopped reading: the wire counts are exactly what they got.
 	got=$(cat "$SCRATCH/a" "$SCRATCH/b" | cut -d' ' -f2 | sort -n | tr '\n' ' ')
 	logged=$(close_events | awk '$1 == "server" { print $4 }' | sort -n | tr '\n' ' ')
 	[ "$got" = "$logged" ] || { echo "client got: $got; serve logged: $logged"; close_events; false; }
