@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* parallel.c - "get -P N" without --count: N streams to one server at once, one thread each, so
- * that N streams can use N cores (iperf3 -P). Each thread runs get_stream as it is; -b is the
- * total, split between the streams (the command makes sure each gets at least one byte). */
+ * that N streams can use N cores (iperf3 -P). Each thread runs get_stream as it is; -b and
+ * --rate are totals, split between the streams (the command makes sure each gets at least one
+ * byte). With -i, the streams' interval records meet in a gather (gather.c) that hands each
+ * interval on with the sum once every stream still running has closed it. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,29 +11,57 @@
 #include <string.h>
 
 #include "get_engine.h"
+#include "gather.h"
 
 struct lane {
 	pthread_t tid;
 	int started;
+	long id;		/* 1..N */
+	struct gather *g;	/* -i: where the records go; NULL: none */
+	struct get_events ev;
 	struct get_opts o;	/* the run's options, with this stream's share of -b */
 	struct get_result *r;
 	enum get_end end;
 	char err[256];
 };
 
+/* A lane's interval record, on its way to the gather. */
+static void lane_interval(void *ctx, const struct get_interval *one, long n, const struct get_interval *sum)
+{
+	struct lane *l = ctx;
+
+	(void)n;
+	(void)sum;
+	gather_put(l->g, l->id, one);
+}
+
 static void *lane_main(void *arg)
 {
 	struct lane *l = arg;
 
-	l->end = get_stream(&l->o, NULL, l->r, l->err, sizeof(l->err));
+	l->end = get_stream(&l->o, l->g ? &l->ev : NULL, l->r, l->err, sizeof(l->err));
+	if (l->g)
+		gather_done(l->g, l->id);
 	return NULL;
 }
 
 enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *rs, char *err, size_t errlen)
 {
+	return get_parallel_ev(o, NULL, n, rs, err, errlen);
+}
+
+enum get_end get_parallel_ev(const struct get_opts *o, const struct get_events *ev, long n, struct get_result *rs,
+			     char *err, size_t errlen)
+{
 	struct lane *lanes = calloc((size_t)n, sizeof(*lanes));
+	struct gather *g = NULL;
 	enum get_end end = GET_END_EOF;
 
+	if (lanes != NULL && o->interval > 0 && ev && ev->interval &&
+	    (g = gather_new(n, ev->interval, ev->ctx)) == NULL) {
+		free(lanes);
+		lanes = NULL;
+	}
 	if (lanes == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return GET_END_FAILED;
@@ -41,12 +71,18 @@ enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *r
 
 		lanes[i].o = *o;
 		lanes[i].r = &rs[i];
+		lanes[i].id = i + 1;
+		lanes[i].g = g;
+		lanes[i].ev = (struct get_events){ .interval = lane_interval, .ctx = &lanes[i] };
 		memset(&rs[i], 0, sizeof(rs[i]));
 		if (o->max_bytes)
 			lanes[i].o.max_bytes = o->max_bytes / (uint64_t)n + ((uint64_t)i < o->max_bytes % (uint64_t)n);
+		lanes[i].o.rate = o->rate / (double)n;
 		if ((e = pthread_create(&lanes[i].tid, NULL, lane_main, &lanes[i])) != 0) {
 			snprintf(err, errlen, "stream %ld of %ld: %s", i + 1, n, strerror(e));
 			end = GET_END_FAILED;
+			for (long k = i; k < n && g; k++)
+				gather_done(g, k + 1); /* no records will come from those never started */
 			break;
 		}
 		lanes[i].started = 1;
@@ -61,6 +97,7 @@ enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *r
 		if (get_end_failed(end))
 			snprintf(err, errlen, "stream %ld: %s", i + 1, lanes[i].err);
 	}
+	gather_free(g);
 	free(lanes);
 	return end;
 }
