@@ -15,8 +15,10 @@
 #include "progress.h"
 #include "tls_cmd.h"
 #include "udp_cmd.h"
+#include "../clock.h"
 #include "../get/get_engine.h"
 #include "../json.h"
+#include "../pv/tty.h"
 #include "../net.h"
 #include "../transfer.h"
 #include "../wrap.h"
@@ -33,13 +35,21 @@ struct view {
 	struct get_report rp; /* -i SEC given: the interval lines */
 };
 
-/* -i's lines, below the progress line if one is up (-f). */
+/* -i's lines scroll above the progress line, if one is up (a terminal, or -f): it is erased,
+ * the lines go out, and it is drawn again below them. On a terminal the lines are cut to its
+ * width, as the progress line is. */
 static void view_interval(void *ctx, const struct get_interval *streams, long n, const struct get_interval *sum)
 {
 	struct view *v = ctx;
+	int redraw = v->p.shown && !v->a->json && !v->a->quiet;
+	int width = pv_tty_width(STDERR_FILENO, 80);
 
-	v->rp.ended_line = v->p.shown && !v->a->json;
+	v->rp.width = isatty(STDERR_FILENO) ? width : 0;
+	if (redraw)
+		fprintf(stderr, "\r%*s\r", width > 1 ? width - 1 : 0, "");
 	get_report_interval(&v->rp, streams, n, sum);
+	if (redraw)
+		progress_draw(&v->p, clock_now(), 0);
 }
 
 static void view_init(struct view *v, const struct get_args *a)
@@ -79,9 +89,8 @@ static double tick(void *ctx, const struct get_totals *t, enum get_tick when, do
 	const struct get_args *a = v->a;
 
 	if (when == GET_TICK_START) {
-		/* With -i's lines, a progress line only when forced (-f). */
-		progress_init(&v->p, !a->quiet && (a->force || (isatty(STDERR_FILENO) && a->run.interval <= 0)),
-			      a->interval, t->size, t->start);
+		progress_init(&v->p, !a->quiet && (a->force || isatty(STDERR_FILENO)), a->interval, t->size,
+			      t->start);
 		return v->p.show ? v->p.next : 0;
 	}
 	v->p.meter.bytes = t->bytes;

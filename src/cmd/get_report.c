@@ -47,23 +47,33 @@ static double bits_per_second(const struct get_interval *iv)
 	return s > 0 ? (double)iv->bytes * 8 / s : 0;
 }
 
-/* A kernel rate in bytes/s as bits/s; none when not paced (all ones) or not reported. */
+/* A kernel rate in bytes/s as bits/s; none when not paced (all ones), not reported, or 0 (a
+ * receiver's delivery rate: it delivers nothing). */
 static int kernel_rate(const struct get_interval *iv, unsigned bit, uint64_t bytes, double *bits)
 {
-	if (!iv->have_tcp || !(iv->tcp.have & bit) || bytes == UINT64_MAX || bytes == UINT32_MAX)
+	if (!iv->have_tcp || !(iv->tcp.have & bit) || bytes == 0 || bytes == UINT64_MAX || bytes == UINT32_MAX)
 		return 0;
 	*bits = (double)bytes * 8;
 	return 1;
 }
 
+/* The columns: the header and the lines share these widths. */
+#define COLUMNS "[%s] %13s %10s %7s%s"
+#define TCP_COLUMNS " %5s %5s %11s %7s %7s"
+
 const char *get_report_header(void)
 {
-	return "[ ID]   seconds         bytes   bit/s  retr  cwnd rtt/var ms  pacing deliver";
+	static char line[128];
+	char tcp[64];
+
+	snprintf(tcp, sizeof(tcp), TCP_COLUMNS, "retr", "cwnd", "rtt/var ms ", "pacing", "deliver");
+	snprintf(line, sizeof(line), COLUMNS, " ID", "   seconds   ", "bytes", "bit/s", tcp);
+	return line;
 }
 
 char *get_report_line(char *line, size_t len, const char *label, const struct get_interval *iv)
 {
-	char bytes[24], rate[16], tcp[64] = "", pace[16] = "-", deliver[16] = "-";
+	char bytes[24], rate[24], tcp[160] = "", pace[24] = "-", deliver[24] = "-", seconds[64];
 	double b;
 
 	if (iv->have_tcp) {
@@ -71,13 +81,18 @@ char *get_report_line(char *line, size_t len, const char *label, const struct ge
 			short_bits(pace, sizeof(pace), b);
 		if (kernel_rate(iv, TCPSTATE_HAVE_DELIVERY, iv->tcp.delivery_rate, &b))
 			short_bits(deliver, sizeof(deliver), b);
-		snprintf(tcp, sizeof(tcp), " %5u %5u %5.2f/%-5.2f %7s %7s", iv->tcp.retrans, iv->tcp.cwnd,
-			 iv->tcp.rtt_us / 1000.0, iv->tcp.rttvar_us / 1000.0, pace, deliver);
+		char retr[16], cwnd[16], rtt[32];
+
+		snprintf(retr, sizeof(retr), "%u", iv->tcp.retrans);
+		snprintf(cwnd, sizeof(cwnd), "%u", iv->tcp.cwnd);
+		snprintf(rtt, sizeof(rtt), "%.2f/%-5.2f", iv->tcp.rtt_us / 1000.0, iv->tcp.rttvar_us / 1000.0);
+		snprintf(tcp, sizeof(tcp), TCP_COLUMNS, retr, cwnd, rtt, pace, deliver);
 	}
 	if (iv->omitted) /* the columns past the rate would be cut: the mark goes there */
 		snprintf(tcp, sizeof(tcp), "  (omitted: --omit)");
-	snprintf(line, len, "[%s] %6.2f-%-6.2f %10s %7s%s", label, iv->start, iv->end,
-		 short_bytes(bytes, sizeof(bytes), iv->bytes), short_bits(rate, sizeof(rate), bits_per_second(iv)), tcp);
+	snprintf(seconds, sizeof(seconds), "%6.2f-%-6.2f", iv->start, iv->end);
+	snprintf(line, len, COLUMNS, label, seconds, short_bytes(bytes, sizeof(bytes), iv->bytes),
+		 short_bits(rate, sizeof(rate), bits_per_second(iv)), tcp);
 	return line;
 }
 
@@ -138,6 +153,16 @@ static void interval_json_line(const struct get_report *rp, const struct get_int
 	json_free(&j);
 }
 
+/* One line of the table, cut to rp->width (the lines are ASCII: a byte a column). */
+static void put_line(const struct get_report *rp, const char *line)
+{
+	int len = (int)strlen(line);
+
+	if (rp->width > 0 && len > rp->width)
+		len = rp->width;
+	fprintf(rp->text_out, "%.*s\n", len, line);
+}
+
 void get_report_interval(void *ctx, const struct get_interval *streams, long n, const struct get_interval *sum)
 {
 	struct get_report *rp = ctx;
@@ -149,19 +174,15 @@ void get_report_interval(void *ctx, const struct get_interval *streams, long n, 
 	}
 	if (rp->quiet)
 		return;
-	if (rp->ended_line) {
-		fputc('\n', rp->text_out); /* below the progress line (-f), not over it */
-		rp->ended_line = 0;
-	}
 	if (!rp->header_shown) {
-		fprintf(rp->text_out, "%s\n", get_report_header());
+		put_line(rp, get_report_header());
 		rp->header_shown = 1;
 	}
 	for (long i = 0; i < n && sum; i++) {
 		snprintf(label, sizeof(label), "%3ld", streams[i].stream);
-		fprintf(rp->text_out, "%s\n", get_report_line(line, sizeof(line), label, &streams[i]));
+		put_line(rp, get_report_line(line, sizeof(line), label, &streams[i]));
 	}
-	fprintf(rp->text_out, "%s\n", get_report_line(line, sizeof(line), sum ? "SUM" : "  1", sum ? sum : &streams[0]));
+	put_line(rp, get_report_line(line, sizeof(line), sum ? "SUM" : "  1", sum ? sum : &streams[0]));
 	fflush(rp->text_out);
 }
 
@@ -178,7 +199,7 @@ char *get_report_omit_text(char *buf, size_t len, double omit, const struct get_
 	if (omit <= 0)
 		snprintf(buf, len, "%s", "");
 	else if (r->omitted_seconds > 0)
-		snprintf(buf, len, "(the first %g s, %s, left out: --omit)", r->omitted_seconds,
+		snprintf(buf, len, "(the first %.2f s, %s, left out: --omit)", r->omitted_seconds,
 			 short_bytes(bytes, sizeof(bytes), r->omitted_bytes));
 	else
 		snprintf(buf, len, "(ended within --omit %g s: nothing left out)", omit);

@@ -14,7 +14,7 @@ struct get_report {
 	int json, quiet, send;
 	FILE *json_out;	 /* where JSON Lines go: stdout (stderr with -o -) */
 	FILE *text_out;	 /* where the lines go: stderr */
-	int ended_line;	 /* set by the caller when a progress line must be ended first */
+	int width;	 /* > 0: cut the lines to this many columns (a terminal's width) */
 	int header_shown;
 };
 

@@ -19,6 +19,7 @@ struct gather {
 	struct get_interval *slot; /* n * GATHER_RING */
 	long *slot_index;	  /* the index held by each slot; -1: empty */
 	int *done;		  /* per stream */
+	long *seen;		  /* per stream: the highest index put, -1 none */
 	struct get_interval *batch; /* n: one interval's records, for the call */
 };
 
@@ -34,13 +35,16 @@ struct gather *gather_new(long n, gather_emit_fn *emit, void *ctx)
 	g->slot = calloc((size_t)n * GATHER_RING, sizeof(*g->slot));
 	g->slot_index = malloc((size_t)n * GATHER_RING * sizeof(*g->slot_index));
 	g->done = calloc((size_t)n, sizeof(*g->done));
+	g->seen = malloc((size_t)n * sizeof(*g->seen));
 	g->batch = calloc((size_t)n, sizeof(*g->batch));
-	if (!g->slot || !g->slot_index || !g->done || !g->batch) {
+	if (!g->slot || !g->slot_index || !g->done || !g->seen || !g->batch) {
 		gather_free(g);
 		return NULL;
 	}
 	for (long i = 0; i < n * GATHER_RING; i++)
 		g->slot_index[i] = -1;
+	for (long i = 0; i < n; i++)
+		g->seen[i] = -1;
 	pthread_mutex_init(&g->mu, NULL);
 	return g;
 }
@@ -54,6 +58,7 @@ void gather_free(struct gather *g)
 	free(g->slot);
 	free(g->slot_index);
 	free(g->done);
+	free(g->seen);
 	free(g->batch);
 	free(g);
 }
@@ -63,7 +68,9 @@ static long at(long stream, long index)
 	return stream * GATHER_RING + index % GATHER_RING;
 }
 
-/* Every stream has closed interval next or put its last; at least one record is there. */
+/* Every stream has closed interval next, put its last, or gone past it (a stream that began
+ * late puts no record for the intervals before it); and something is there to hand on, now
+ * or later (else every stream is done). */
 static int ready(const struct gather *g)
 {
 	int any = 0;
@@ -71,9 +78,9 @@ static int ready(const struct gather *g)
 	for (long i = 0; i < g->n; i++) {
 		int here = g->slot_index[at(i, g->next)] == g->next;
 
-		if (!here && !g->done[i])
+		if (!here && !g->done[i] && g->seen[i] <= g->next)
 			return 0;
-		any |= here;
+		any |= here || g->seen[i] > g->next;
 	}
 	return any;
 }
@@ -129,10 +136,19 @@ void gather_put(struct gather *g, long id, const struct get_interval *rec)
 	pthread_mutex_lock(&g->mu);
 	while (g->slot_index[k] >= 0 && g->next <= g->slot_index[k])
 		hand_on(g); /* this stream is a ring ahead: let the oldest go as it is */
+	if (rec->index > g->seen[id - 1])
+		g->seen[id - 1] = rec->index;
 	if (rec->index >= g->next) {
 		g->slot[k] = *rec;
 		g->slot[k].stream = id;
 		g->slot_index[k] = rec->index;
+	} else {
+		/* Its interval went out without it: it goes out alone, so no byte is lost. */
+		struct get_interval late = *rec, sum = *rec;
+
+		late.stream = id;
+		sum.stream = 0;
+		g->emit(g->ctx, &late, 1, &sum);
 	}
 	drain(g);
 	pthread_mutex_unlock(&g->mu);

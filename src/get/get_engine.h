@@ -40,6 +40,8 @@ struct get_opts {
 	double interval;	/* -i given: a record per interval through get_events.interval (0: none) */
 	double omit;		/* --omit: seconds at the start left out of the results (0: none) */
 	double rate;		/* --rate: bits/s that --send's socket is paced to, -P's total (0: none) */
+	double epoch;		/* -P: the clock_now() that every stream's intervals count from, so
+				 * that they share boundaries (0: each stream's own start) */
 };
 
 /* How a run ended. The first five leave a summary to show; the rest are failures whose reason
@@ -116,10 +118,10 @@ struct get_events {
 /* The interval clock of one stream (interval.c): where the last boundary was, and what the
  * counters read there. Owned by the stream. */
 struct get_ival {
-	double start;		/* clock_now() of the stream's start */
+	double start;		/* clock_now() that boundaries count from (the epoch) */
 	double every, omit;	/* o->interval (0: boundaries only at omit), o->omit */
 	double next;		/* clock_now() of the next boundary; 0: none */
-	double at;		/* the last boundary, in seconds from start */
+	double at;		/* the last boundary (or the stream's start), in seconds from start */
 	long index;		/* of the interval now running */
 	uint64_t bytes_at;
 	int have_tcp;
@@ -131,7 +133,9 @@ struct get_ival {
  * is none (every and omit 0, or rel past omit with every 0). Pure. */
 double get_ival_boundary(double rel, double every, double omit);
 
-/* Start the clock at start with the counters' first readings (tcp NULL: none). */
+/* Start the clock for a stream that starts at start, with the counters' first readings (tcp
+ * NULL: none). Boundaries count from o->epoch when set (a stream that starts late begins inside
+ * an interval, with that interval's index), else from start. */
 void get_ival_start(struct get_ival *iv, const struct get_opts *o, double start, uint64_t bytes,
 		    const struct tcpstate *tcp);
 

@@ -29,19 +29,23 @@ double get_ival_boundary(double rel, double every, double omit)
 void get_ival_start(struct get_ival *iv, const struct get_opts *o, double start, uint64_t bytes,
 		    const struct tcpstate *tcp)
 {
-	double b;
+	double b, base = o->epoch > 0 && o->epoch <= start ? o->epoch : start;
 
 	memset(iv, 0, sizeof(*iv));
-	iv->start = start;
+	iv->start = base;
+	iv->at = start - base;
 	iv->every = o->interval;
 	iv->omit = o->omit;
+	for (b = get_ival_boundary(0, iv->every, iv->omit); b > 0 && b <= iv->at + IVAL_SLACK;
+	     b = get_ival_boundary(b, iv->every, iv->omit))
+		iv->index++; /* the boundaries passed before this stream began */
 	iv->bytes_at = bytes;
 	if (tcp) {
 		iv->have_tcp = 1;
 		iv->tcp_at = *tcp;
 	}
-	b = get_ival_boundary(0, iv->every, iv->omit);
-	iv->next = b > 0 ? start + b : 0;
+	b = get_ival_boundary(iv->at, iv->every, iv->omit);
+	iv->next = b > 0 ? base + b : 0;
 }
 
 int get_ival_close(struct get_ival *iv, double now, uint64_t bytes, const struct tcpstate *tcp, int last,
@@ -57,7 +61,7 @@ int get_ival_close(struct get_ival *iv, double now, uint64_t bytes, const struct
 	out->start = iv->at;
 	out->end = rel;
 	out->bytes = bytes >= iv->bytes_at ? bytes - iv->bytes_at : 0;
-	out->omitted = iv->omit > 0 && rel < iv->omit + IVAL_SLACK;
+	out->omitted = iv->omit > 0 && iv->at + IVAL_SLACK < iv->omit; /* began inside --omit */
 	out->last = last;
 	if (iv->have_tcp && tcp) {
 		tcpstate_delta(&iv->tcp_at, tcp, rel - iv->at, &out->tcp);

@@ -12,6 +12,7 @@
 
 #include "get_engine.h"
 #include "gather.h"
+#include "../clock.h"
 
 struct lane {
 	pthread_t tid;
@@ -66,10 +67,13 @@ enum get_end get_parallel_ev(const struct get_opts *o, const struct get_events *
 		snprintf(err, errlen, "out of memory");
 		return GET_END_FAILED;
 	}
+	double epoch = clock_now(); /* the streams' intervals share boundaries */
+
 	for (long i = 0; i < n; i++) {
 		int e;
 
 		lanes[i].o = *o;
+		lanes[i].o.epoch = epoch;
 		lanes[i].r = &rs[i];
 		lanes[i].id = i + 1;
 		lanes[i].g = g;
