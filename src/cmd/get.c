@@ -229,10 +229,16 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 static int run_stream(const struct get_args *a)
 {
 	struct view v;
-	const struct get_events ev = { say, tick, &v, view_interval };
+	const struct get_events ev = { say, tick, &v };
+	const struct get_interval_out out = { view_interval, &v };
+	struct get_opts o = a->run;
 	struct get_result r;
 	char err[1024];
-	enum get_end end = (view_init(&v, a), get_stream(&a->run, &ev, &r, err, sizeof(err)));
+	enum get_end end;
+
+	o.interval_out = &out;
+	view_init(&v, a);
+	end = get_stream(&o, &ev, &r, err, sizeof(err));
 	/* A setting the kernel refused is a bad value, found only at the connect. */
 	int rc = r.sock_refused ? NCPV_EXIT_USAGE : exit_code(end, r.net_error, r.tls_error);
 
@@ -328,7 +334,7 @@ static void print_batch(const struct get_args *a, const struct get_batch_result 
 static int run_batch(const struct get_args *a)
 {
 	struct view v = { .a = a, .batch = 1 };
-	const struct get_events ev = { say, tick, &v, NULL };
+	const struct get_events ev = { say, tick, &v };
 	struct get_batch_result r;
 	char err[512];
 	enum get_end end = get_batch(&a->run, &ev, &r, err, sizeof(err));
@@ -388,7 +394,8 @@ static int run_parallel(const struct get_args *a)
 	struct get_result sum;
 	char err[512], line[512], label[24], omit[96] = "";
 	struct view v;
-	const struct get_events ev = { NULL, NULL, &v.rp, get_report_interval };
+	const struct get_interval_out out = { get_report_interval, &v.rp };
+	struct get_opts o = a->run;
 	enum get_end end;
 	int rc;
 
@@ -397,7 +404,8 @@ static int run_parallel(const struct get_args *a)
 		return NCPV_EXIT_FAIL;
 	}
 	view_init(&v, a);
-	end = get_parallel_ev(&a->run, &ev, n, rs, err, sizeof(err));
+	o.interval_out = &out;
+	end = get_parallel(&o, n, rs, err, sizeof(err));
 	memset(&sum, 0, sizeof(sum));
 	for (long i = 0; i < n; i++) {
 		sum.bytes += rs[i].bytes;

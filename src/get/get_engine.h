@@ -42,6 +42,7 @@ struct get_opts {
 	double rate;		/* --rate: bits/s that --send's socket is paced to, -P's total (0: none) */
 	double epoch;		/* -P: the clock_now() that every stream's intervals count from, so
 				 * that they share boundaries (0: each stream's own start) */
+	const struct get_interval_out *interval_out; /* -i: where records go (borrowed; NULL: none) */
 };
 
 /* How a run ended. The first five leave a summary to show; the rest are failures whose reason
@@ -98,21 +99,25 @@ struct get_interval {
 	struct tcpstate_interval tcp;
 };
 
+/* With o->interval, as each interval ends: the n streams' records (n is 1 for one stream) and,
+ * for -P, their sum (NULL for one stream). Borrowed for the call only. Under -P it is called
+ * from the streams' threads, one call at a time. */
+struct get_interval_out {
+	void (*interval)(void *ctx, const struct get_interval *streams, long n, const struct get_interval *sum);
+	void *ctx;
+};
+
 /*
  * What the engine hands its caller while it runs (any member may be NULL):
  * say: a notice for stderr (no newline): --parallel capped by the open-file limit, a --count
  *   transfer that the server never closes.
  * tick: see enum get_tick; returns the clock_now() time of the next GET_TICK_LIVE it wants,
  *   or 0 for none. The engine's waits wake for it.
- * interval: with o->interval, as each interval ends: the n streams' records (n is 1 for one
- *   stream) and, for -P, their sum (NULL for one stream). Borrowed for the call only. Under
- *   -P it is called from the streams' threads, one call at a time.
  */
 struct get_events {
 	void (*say)(void *ctx, const char *line);
 	double (*tick)(void *ctx, const struct get_totals *t, enum get_tick when, double now);
 	void *ctx;
-	void (*interval)(void *ctx, const struct get_interval *streams, long n, const struct get_interval *sum);
 };
 
 /* The interval clock of one stream (interval.c): where the last boundary was, and what the
@@ -180,16 +185,12 @@ enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, s
 void get_result_free(struct get_result *r);
 
 /* -P N without --count: N streams at once to one server, each on a thread of its own and each
- * as get_stream runs it (no progress line), -b and --rate split between them, -o refused by
- * the command. rs[0..n) get each stream's result (get_result_free each). Returns the first
- * failure (err: "stream I: why"), else the first stream's end. */
+ * as get_stream runs it (no events: no progress line), -b and --rate split between them, -o
+ * refused by the command. With o->interval_out, each interval's records are gathered from the
+ * streams and handed on with their sum once every stream still running has closed it.
+ * rs[0..n) get each stream's result (get_result_free each). Returns the first failure (err:
+ * "stream I: why"), else the first stream's end. */
 enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *rs, char *err, size_t errlen);
-
-/* get_parallel with ev's interval callback (ev may be NULL; its other members are unused):
- * each interval's records are gathered from the streams and handed on together with their
- * sum, once every stream still running has closed that interval. */
-enum get_end get_parallel_ev(const struct get_opts *o, const struct get_events *ev, long n, struct get_result *rs,
-			     char *err, size_t errlen);
 
 /* The --count batch's outcome. */
 struct get_batch_result {

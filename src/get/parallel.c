@@ -19,7 +19,7 @@ struct lane {
 	int started;
 	long id;		/* 1..N */
 	struct gather *g;	/* -i: where the records go; NULL: none */
-	struct get_events ev;
+	struct get_interval_out out;
 	struct get_opts o;	/* the run's options, with this stream's share of -b */
 	struct get_result *r;
 	enum get_end end;
@@ -40,7 +40,7 @@ static void *lane_main(void *arg)
 {
 	struct lane *l = arg;
 
-	l->end = get_stream(&l->o, l->g ? &l->ev : NULL, l->r, l->err, sizeof(l->err));
+	l->end = get_stream(&l->o, NULL, l->r, l->err, sizeof(l->err));
 	if (l->g)
 		gather_done(l->g, l->id);
 	return NULL;
@@ -48,18 +48,12 @@ static void *lane_main(void *arg)
 
 enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *rs, char *err, size_t errlen)
 {
-	return get_parallel_ev(o, NULL, n, rs, err, errlen);
-}
-
-enum get_end get_parallel_ev(const struct get_opts *o, const struct get_events *ev, long n, struct get_result *rs,
-			     char *err, size_t errlen)
-{
 	struct lane *lanes = calloc((size_t)n, sizeof(*lanes));
 	struct gather *g = NULL;
 	enum get_end end = GET_END_EOF;
 
-	if (lanes != NULL && o->interval > 0 && ev && ev->interval &&
-	    (g = gather_new(n, ev->interval, ev->ctx)) == NULL) {
+	if (lanes != NULL && o->interval > 0 && o->interval_out &&
+	    (g = gather_new(n, o->interval_out->interval, o->interval_out->ctx)) == NULL) {
 		free(lanes);
 		lanes = NULL;
 	}
@@ -77,7 +71,8 @@ enum get_end get_parallel_ev(const struct get_opts *o, const struct get_events *
 		lanes[i].r = &rs[i];
 		lanes[i].id = i + 1;
 		lanes[i].g = g;
-		lanes[i].ev = (struct get_events){ .interval = lane_interval, .ctx = &lanes[i] };
+		lanes[i].out = (struct get_interval_out){ lane_interval, &lanes[i] };
+		lanes[i].o.interval_out = g ? &lanes[i].out : NULL;
 		memset(&rs[i], 0, sizeof(rs[i]));
 		if (o->max_bytes)
 			lanes[i].o.max_bytes = o->max_bytes / (uint64_t)n + ((uint64_t)i < o->max_bytes % (uint64_t)n);

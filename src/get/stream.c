@@ -96,8 +96,8 @@ static void ival_take(struct stream *s, double now, int last)
 			s->tcp0 = tcp;
 	}
 	rec.stream = 1;
-	if (s->o->interval > 0 && s->ev && s->ev->interval)
-		s->ev->interval(s->ev->ctx, &rec, 1, NULL);
+	if (s->o->interval > 0 && s->o->interval_out)
+		s->o->interval_out->interval(s->o->interval_out->ctx, &rec, 1, NULL);
 }
 
 /* The live progress line's time, or an interval's end, has come. */
