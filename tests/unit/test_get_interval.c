@@ -47,6 +47,24 @@ static void test_boundaries_table(void **state)
 	assert_true(get_ival_boundary(0, 0, 0) == 0);
 }
 
+/* A stream of -P that starts 2.5 s after the run's epoch begins inside interval 2, and its
+ * first record runs from 2.5 to the shared boundary at 3. */
+static void test_late_start(void **state)
+{
+	struct get_opts o = { .interval = 1, .epoch = 100 };
+	struct get_ival iv;
+	struct get_interval rec;
+
+	(void)state;
+	get_ival_start(&iv, &o, 102.5, 0, NULL);
+	assert_int_equal(iv.index, 2);
+	assert_true(fabs(iv.next - 103) < 1e-9);
+	get_ival_close(&iv, 103.001, 10, NULL, 0, &rec);
+	assert_int_equal(rec.index, 2);
+	assert_true(fabs(rec.start - 2.5) < 1e-9 && fabs(rec.end - 3.001) < 1e-9);
+	assert_true(fabs(iv.next - 104) < 1e-9);
+}
+
 /* A stream closed at random times (on time, late, or at an early end): the records are
  * contiguous, add up to the bytes, are omitted exactly while inside --omit, and the omit's
  * end is reported once, at omit. */
@@ -185,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_boundaries_table),
+		cmocka_unit_test(test_late_start),
 		cmocka_unit_test(test_records_generated),
 		cmocka_unit_test(test_gather_generated),
 	};
