@@ -145,7 +145,10 @@ adds_up() {
 	if ! "$NCPV" link -- true 2>"$SCRATCH/why"; then
 		skip "ncpv link cannot run here: $(tail -1 "$SCRATCH/why")"
 	fi
-	timeout 60 "$NCPV" link --rate 50mbit --delay 5ms --loss 1% \
+	# Under ASan, LeakSanitizer cannot read /proc/PID/task inside link's namespaces and fails
+	# the exit: leaks are looked for in the tests on loopback above, not here.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		timeout 60 "$NCPV" link --rate 50mbit --delay 5ms --loss 1% \
 		--near "exec '$NCPV' serve -q --discard 10.231.0.1:6666" -- \
 		python3 "$LINES" --ss 10.231.0.1:6666 -- "$NCPV" get -j --send -i 0.5 -t 3 10.231.0.1:6666 \
 		>"$SCRATCH/lines.json" 2>"$SCRATCH/err" || { cat "$SCRATCH/err"; return 1; }
