@@ -184,8 +184,11 @@ enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, s
 			char *err, size_t errlen);
 void get_result_free(struct get_result *r);
 
+/* get -P without --count: at most this many streams, a thread each. */
+#define GET_STREAMS_MAX 128
+
 /* -P N without --count: N streams at once to one server, each on a thread of its own and each
- * as get_stream runs it (no events: no progress line), -b and --rate split between them, -o
+ * as get_stream runs it (no events: no progress line), -b, -s and --rate split between them, -o
  * refused by the command. With o->interval_out, each interval's records are gathered from the
  * streams and handed on with their sum once every stream still running has closed it.
  * rs[0..n) get each stream's result (get_result_free each). Returns the first failure (err:
