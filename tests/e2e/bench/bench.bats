@@ -388,7 +388,7 @@ running_with() {
 		first_byte_s, error, samples_s_bytes}]}' "$SCRATCH/out.json" >&2
 	jq -e '.tests[0].methods[0] | .status == "ok" and .median_bytes_per_s <= 120667 + 362 and .median_bytes_per_s > 60000' "$SCRATCH/out.json"
 	# The latency probe slows down to take 1% of the link (120 bytes a round trip: 96 ms at 1 Mbit/s).
-	jq -e '.tests[0] | .probe_interval == 0.096 and .probe_idle == 0.5 and
+	jq -e '.tests[0] | .probe_interval_s == 0.096 and .probe_idle_s == 0.5 and
 		(.methods[0].latency_under_load | .load.samples > 0 and .load.samples <= 4 / 0.096 + 2 and
 		 .idle.samples <= 0.5 / 0.096 + 1)' "$SCRATCH/out.json"
 	# A run too short to move more than a few segments says so, with the duration it needs.
@@ -396,7 +396,7 @@ running_with() {
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "ncpv bench: --link 100kbit: a 0.5 s run moves only about 6250 bytes: use -d 3 or more for a rate this low" ]
 	# Below 480 kbit/s the probe would take more than 1% of the link: none, and the report says why.
-	printf '%s\n' "${lines[@]:1}" | jq -e '.tests[0] | .probe_interval == 0 and
+	printf '%s\n' "${lines[@]:1}" | jq -e '.tests[0] | .probe_interval_s == 0 and
 		(.methods[0].latency_under_load.unavailable | test("too slow"))'
 }
 
@@ -796,7 +796,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' "$NCPV" be
 	command -v nc >/dev/null && command -v pv >/dev/null || skip "nc and pv are needed"
 	bench_json -T stream -d 0.2 -r 1 -M ncpv,nc-pv
 	[ "$status" -eq 0 ]
-	jq -e --arg k "$(uname -r)" '.schema_version == 3 and (.environment |
+	jq -e --arg k "$(uname -r)" '.schema_version == 4 and (.environment |
 		(.date | test("^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9:]+Z$")) and (.kernel | contains($k)) and
 		(.cpu | length > 0) and .cpus >= 1 and (.load | length == 3) and
 		.command == "ncpv bench -q --json -T stream -d 0.2 -r 1 -M ncpv,nc-pv" and
@@ -826,7 +826,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' "$NCPV" be
 	[ "${lines[-1]}" = "JSON:   $json" ]
 	[[ "$html" == "$SCRATCH"/ncpv-bench-*.html && "$json" == "${html%.html}.json" ]]
 	grep -q '<strong class="headline">For one big stream, ' "$html"
-	jq -e '.schema_version == 3 and (.headline | startswith("For one big stream, ")) and (.tests | length == 2)' "$json"
+	jq -e '.schema_version == 4 and (.headline | startswith("For one big stream, ")) and (.tests | length == 2)' "$json"
 }
 
 # -b NAME with -M leaving NAME out ran, and compared everything with the first method
