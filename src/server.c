@@ -22,6 +22,7 @@
 #include "loop.h"
 #include "net.h"
 #include "recmap.h"
+#include "repbuf.h"
 
 /* How long a finished connection may go without the peer reading or
  * closing before we give up on it. */
@@ -66,6 +67,7 @@ struct conn {
 	const char *end_reason; /* ... and the word its log line gives */
 	uint64_t sent, received, limit;
 	uint64_t fsize;	     /* a file source's size when this connection started */
+	struct repbuf *rep;  /* a small file sent over and over: its copies, sent from memory */
 	const char *limit_reason;
 	uint64_t acked;	     /* while draining: delivered when last looked at */
 	double start, deadline; /* deadline: --max-time while sending, 0 none */
@@ -98,6 +100,7 @@ struct server {
 	double cpu_seconds;
 	struct conn *conns;
 	struct conn *waiting; /* connections parked until the stream source is readable */
+	struct repbuf *rep_cache; /* the latest small file's copies, for new connections */
 	int source_watched;   /* the source fd is in the loop (until its next event) */
 	long nconns;
 	long ndeadlines; /* connections with a deadline: the loop then wakes to sweep */
@@ -128,12 +131,13 @@ static void report_close(struct server *s, struct conn *c, enum server_end kind,
 {
 	struct server_close r = {
 		.peer = c->peer, .reason = reason, .end = kind,
-		.sent = t->wire, .acked = t->acked, .received = c->received, .seconds = now - c->start,
+		.sent = c->sent, .wire = t->wire, .acked = t->acked, .received = c->received,
+		.seconds = now - c->start,
 		.tls = c->tls && !c->handshaking ? c->tls : NULL,
 		.rtt_ms = t->rtt_ms, .retrans = t->retrans,
 	};
 
-	s->bytes_sent += t->wire;
+	s->bytes_sent += c->sent;
 	s->bytes_received += c->received;
 	s->on_close(s->ctx, &r);
 }
@@ -220,12 +224,13 @@ static void conn_tally(const struct conn *c, struct conn_tally *t)
  * Close c and log how it ended. A connection is closed cleanly once the
  * peer has acknowledged every byte and its input is read, and reset
  * (SERVER_CUT) when it ends short of its end, which throws away whatever was
- * still queued. The log gives what the peer acknowledged, read as the last
- * thing before the close, and what was sent: the peer holds something
- * between the two. For a cut, "sent" is every byte handed to the kernel: the
- * queue's not-sent count cannot bound it, since an ACK processed on another
- * CPU releases more (a whole 64 KiB loopback segment) between that count and
- * the close, without this thread being preempted (CI, seed 302434404).
+ * still queued. The log gives what was handed to the kernel, what of it had
+ * left for the wire and what the peer acknowledged, the two counts read as
+ * the last thing before the close: the peer holds between acked and sent.
+ * The wire count is exact for a peer that had stopped reading, but no bound:
+ * an ACK processed on another CPU releases more (a whole 64 KiB loopback
+ * segment) between the count and the close, with this thread never
+ * preempted (CI, seed 302434404).
  */
 static void conn_close(struct server *s, struct conn *c, enum server_end kind, const char *reason, double now)
 {
@@ -235,8 +240,6 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 		net_reset_on_close(c->fd);
 	conn_tally(c, &t);
 	loop_close(s->loop, c->fd);
-	if (kind == SERVER_CUT)
-		t.wire = c->sent;
 	s->ended[kind]++;
 	report_close(s, c, kind, reason, now, &t);
 	if (c->waiting_source)
@@ -258,6 +261,7 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	tls_conn_free(c->tls);
 	free(c->tbuf);
 	free(c->rmap);
+	repbuf_put(c->rep);
 	free(c);
 	if (s->accept_paused && s->nconns < s->o.max_conns) {
 		/* Freed fds let a paused accept go on. */
@@ -429,7 +433,13 @@ static int conn_fill_tls(struct server *s, struct conn *c)
 	}
 	if (c->tbuf == NULL && (c->tbuf = malloc(TLS_BUF)) == NULL)
 		return conn_abort(s, c, "out of memory");
-	if (source_kind(s->src) == SOURCE_FILE) {
+	if (c->rep != NULL) {
+		size_t avail;
+		const uint8_t *from = repbuf_at(c->rep, c->sent, &avail);
+
+		k = (ssize_t)(want < avail ? want : avail);
+		memcpy(c->tbuf, from, (size_t)k);
+	} else if (source_kind(s->src) == SOURCE_FILE) {
 		uint64_t off = c->sent % c->fsize;
 
 		if (want > c->fsize - off)
@@ -524,12 +534,21 @@ static int conn_pump(struct server *s, struct conn *c)
 		uint64_t pos = 0;
 		ssize_t n;
 
-		if (src_kind == SOURCE_FILE) {
-			pos = c->sent % c->fsize;
-			if (want > c->fsize - pos)
-				want = (size_t)(c->fsize - pos);
+		if (c->rep != NULL) {
+			size_t avail;
+			const uint8_t *from = repbuf_at(c->rep, c->sent, &avail);
+
+			if (want > avail)
+				want = avail;
+			n = send(c->fd, from, want, MSG_DONTWAIT | MSG_NOSIGNAL);
+		} else {
+			if (src_kind == SOURCE_FILE) {
+				pos = c->sent % c->fsize;
+				if (want > c->fsize - pos)
+					want = (size_t)(c->fsize - pos);
+			}
+			n = source_send(s->src, c->fd, pos, want);
 		}
-		n = source_send(s->src, c->fd, pos, want);
 		/* Nothing at an offset below the size we took: the file was
 		 * truncated. Waiting for EPOLLOUT again would spin forever. */
 		if (n == 0 && src_kind == SOURCE_FILE)
@@ -749,6 +768,11 @@ static void accept_one(struct server *s, int fd, double now)
 			c->limit = s->o.size;
 		else if (source_kind(s->src) == SOURCE_FILE)
 			c->limit = c->fsize;
+		/* A --size past a small file's end repeats it: from memory, not a few bytes a
+		 * sendfile. Should that fail, sendfile it is (which then says why). */
+		if (source_kind(s->src) == SOURCE_FILE && c->fsize > 0 && c->fsize < REPBUF_SMALL &&
+		    c->limit > c->fsize)
+			c->rep = repbuf_get(&s->rep_cache, source_fd(s->src), c->fsize);
 		c->finite = c->limit != UINT64_MAX;
 		if (s->o.max_bytes && s->o.max_bytes < c->limit) {
 			c->limit = s->o.max_bytes;
@@ -1067,6 +1091,7 @@ void server_free(struct server *s)
 		close(s->inbox[1]);
 	}
 	loop_free(s->loop);
+	repbuf_put(s->rep_cache);
 	if (s->spare_fd >= 0)
 		close(s->spare_fd);
 	free(s->scratch);
