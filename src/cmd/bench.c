@@ -37,6 +37,18 @@ static void on_say(void *ctx, const char *line)
 	cmd_error("bench", "%s", line);
 }
 
+/* The bench's time left as "3:05" or "1:02:03". */
+static char *time_left(char *buf, size_t len, double seconds)
+{
+	long s = (long)(seconds + 0.5);
+
+	if (s >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
+	return buf;
+}
+
 static void on_start(void *ctx, const struct bench_at *at)
 {
 	struct bench_view *v = ctx;
@@ -48,38 +60,41 @@ static void on_start(void *ctx, const struct bench_at *at)
 static void on_progress(void *ctx, const struct bench_at *at, double elapsed, uint64_t bytes, uint64_t transfers)
 {
 	struct bench_view *v = ctx;
-	char line[200], amount[32];
+	char line[200], amount[32], left[32];
 	double now = clock_now();
 
 	if (v->o->quiet || !v->tty || now - v->last_draw < 0.2)
 		return;
 	v->last_draw = now;
 	if (bytes > 0 || at->test == BENCH_STREAM)
-		snprintf(line, sizeof(line), "%s %s run %ld/%ld: %.1f/%.3g s, %s", bench_test_name(at->test),
+		snprintf(line, sizeof(line), "%s %s run %ld/%ld: %.1f/%.3g s, %s, %s left", bench_test_name(at->test),
 			 at->method, at->repeat, v->o->repeat, elapsed, v->o->duration,
-			 display_amount(amount, sizeof(amount), (double)bytes, 0, "B"));
+			 display_amount(amount, sizeof(amount), (double)bytes, 0, "B"),
+			 time_left(left, sizeof(left), at->left));
 	else
-		snprintf(line, sizeof(line), "%s %s run %ld/%ld: %.1f s, %llu/%llu downloads", bench_test_name(at->test),
-			 at->method, at->repeat, v->o->repeat, elapsed, (unsigned long long)transfers,
-			 (unsigned long long)v->o->count);
+		snprintf(line, sizeof(line), "%s %s run %ld/%ld: %.1f s, %llu/%llu downloads, %s left",
+			 bench_test_name(at->test), at->method, at->repeat, v->o->repeat, elapsed,
+			 (unsigned long long)transfers, (unsigned long long)v->o->count,
+			 time_left(left, sizeof(left), at->left));
 	fprintf(stderr, "\r\033[Kncpv bench: %s", line);
 }
 
 static void on_done(void *ctx, const struct bench_at *at, const struct bench_run *run)
 {
 	struct bench_view *v = ctx;
-	char value[32];
+	char value[32], left[32];
 
 	if (v->o->quiet)
 		return;
 	if (v->tty)
 		fputs("\r\033[K", stderr);
+	time_left(left, sizeof(left), at->left);
 	if (run->ok)
-		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld: %s\n", bench_test_name(at->test), at->method,
-			at->repeat, v->o->repeat, report_value(value, sizeof(value), at->test, run->value));
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld: %s, %s left\n", bench_test_name(at->test), at->method,
+			at->repeat, v->o->repeat, report_value(value, sizeof(value), at->test, run->value), left);
 	else
-		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld failed: %s\n", bench_test_name(at->test), at->method,
-			at->repeat, v->o->repeat, run->error);
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld failed (%s left): %s\n", bench_test_name(at->test),
+			at->method, at->repeat, v->o->repeat, left, run->error);
 }
 
 /* The exit status for a setup that failed. */

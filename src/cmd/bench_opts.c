@@ -55,6 +55,8 @@ static void usage(FILE *f)
 		"  -q, --quiet            no live progress line on stderr\n"
 		"  -h, --help             show this help\n\n"
 		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
+		"Before the runs: how long the whole bench takes (every test, from its plan);\n"
+		"each run's line: the time left, re-priced from the runs so far.\n"
 		"Methods: ncpv, nc-pv and pv-devtcp (the seed's two), nc, cat-devtcp,\n"
 		"bash-read (no process per file), socat, ncat; one whose tool is missing\n"
 		"is skipped with the reason. With --tls: ncpv-tls, ncat-ssl, socat-openssl,\n"
