@@ -156,6 +156,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench st;
 	struct bench_info info;
 	struct bench_env env;
+	struct tput_results tput = { 0 };
 	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
 	char server[400], path[200], err[1024];
 	FILE *html = NULL;
@@ -200,13 +201,21 @@ int cmd_bench(int argc, char **argv)
 			rc = 128 + (stop_signal ? stop_signal : SIGINT);
 		}
 	}
+	/* The throughput tests after the others, while the guard and the scratch directory last. */
+	if (rc == 0 && (o.tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) &&
+	    tput_run_tests(&tput, &o.tput, o.tests, o.duration, o.repeat, st.ncpv, st.scratch, &stop_signal, on_say,
+			   NULL) < 0 && !stop_signal) {
+		cmd_error("bench", "out of memory");
+		rc = NCPV_EXIT_FAIL;
+	}
 	if (stop_signal && rc == 0)
 		rc = 128 + stop_signal;
 	bench_describe(&st, &info, server, sizeof(server), path, sizeof(path));
 	info.env = &env;
+	info.tput = tput.tests ? &tput : NULL;
 	bench_close(&st);
 	if (rc == 0) {
-		int failed = bench_failed(&st);
+		int failed = bench_failed(&st) || tput_failed(&tput);
 
 		rc = write_reports(&st, &info, html);
 		html = NULL;
@@ -229,5 +238,6 @@ int cmd_bench(int argc, char **argv)
 		unlink(o.html);
 	}
 	bench_free(&st);
+	tput_results_free(&tput);
 	return rc;
 }
