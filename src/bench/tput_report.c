@@ -31,6 +31,16 @@ static char *count_per_s(char *buf, size_t len, double v)
 	return display_amount(buf, len, v, 1, "");
 }
 
+/* Jitter in seconds as "8.85us"; "0" when it is zero, "-" when unknown. */
+static char *jitter(char *buf, size_t len, double seconds)
+{
+	if (seconds < 0)
+		return snprintf(buf, len, "-"), buf;
+	if (seconds == 0)
+		return snprintf(buf, len, "0"), buf;
+	return report_cpu(buf, len, seconds);
+}
+
 static char *asked(char *buf, size_t len, double rate_bits)
 {
 	if (rate_bits <= 0)
@@ -110,7 +120,7 @@ int tput_report_text(FILE *f, const struct tput_results *r)
 				asked(a, sizeof(a), row->rate_bits), tput_method_name(row->method),
 				row->skipped ? "skipped" : bits(b, sizeof(b), row->median), acc,
 				count_per_s(c, sizeof(c), row->sent_pps), count_per_s(e, sizeof(e), row->received_pps), loss,
-				row->jitter_s >= 0 ? report_cpu(g, sizeof(g), row->jitter_s) : "-",
+				jitter(g, sizeof(g), row->jitter_s),
 				report_cpu(d, sizeof(d), row->cpu_per_gib_s), row->ok_runs, row->nruns,
 				row->ok_runs < row->nruns ? " !" : "");
 		}
@@ -289,7 +299,7 @@ int tput_report_html(FILE *f, const struct tput_results *r)
 			td(f, count_per_s(e, sizeof(e), row->received_pps));
 			snprintf(g, sizeof(g), row->loss_percent >= 0 ? "%.2f%%" : "-", row->loss_percent);
 			td(f, g);
-			td(f, row->jitter_s >= 0 ? report_cpu(a, sizeof(a), row->jitter_s) : "-");
+			td(f, jitter(a, sizeof(a), row->jitter_s));
 			td(f, report_cpu(d, sizeof(d), row->cpu_per_gib_s));
 			snprintf(n, sizeof(n), "%zu/%zu", row->ok_runs, row->nruns);
 			td(f, n);
