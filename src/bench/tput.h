@@ -104,12 +104,16 @@ void tput_summarize(struct tput_results *r);
  * seconds) and repeat, on loopback: ncpv (the path to this program), iperf3
  * and iperf each against a server started here and stopped by its PID; a
  * method whose program is not on PATH is skipped (say is told once, a line).
- * scratch is a directory for the clients' output. Returns 0, or -1 when *stop
+ * scratch is a directory for the clients' output; done (may be NULL) hears of
+ * each run as it ends (repeat from 1). Returns 0, or -1 when *stop
  * ended it (what ran is kept) or memory ran out (errno ENOMEM). */
-struct bench_events;
+typedef void tput_done_fn(void *ctx, const struct tput_row *row, long repeat, const struct tput_run *run);
 int tput_run_tests(struct tput_results *r, const struct tput_opts *o, int tests, double duration, long repeat,
 		   const char *ncpv, const char *scratch, volatile sig_atomic_t *stop,
-		   void (*say)(void *ctx, const char *line), void *ctx);
+		   void (*say)(void *ctx, const char *line), tput_done_fn *done, void *ctx);
+
+/* How long they will take, as one sentence into buf (before they start). */
+void tput_estimate(const struct tput_opts *o, int tests, double duration, long repeat, char *buf, size_t len);
 
 /* Fill o's lists with the defaults where empty. */
 void tput_default_opts(struct tput_opts *o);

@@ -62,7 +62,7 @@ static int add_rows(struct tput_results *r, const struct tput_opts *o, enum tput
 /* One test: the servers, the rounds, the servers stopped. */
 static int run_test(struct tput_results *r, size_t first, enum tput_test test, int seconds, long repeat,
 		    const char *ncpv, const char *scratch, volatile sig_atomic_t *stop,
-		    void (*say)(void *ctx, const char *line), void *ctx)
+		    void (*say)(void *ctx, const char *line), tput_done_fn *done, void *ctx)
 {
 	struct tput_server srv[TPUT_NMETHODS];
 	char err[512], line[700], missing[64];
@@ -101,6 +101,8 @@ static int run_test(struct tput_results *r, size_t first, enum tput_test test, i
 				break;
 			}
 			row->nruns = (size_t)rep + 1;
+			if (done)
+				done(ctx, row, rep + 1, run);
 			if (!run->ok && row->reason[0] == '\0')
 				snprintf(row->reason, sizeof(row->reason), "%s", run->error);
 		}
@@ -111,7 +113,7 @@ static int run_test(struct tput_results *r, size_t first, enum tput_test test, i
 
 int tput_run_tests(struct tput_results *r, const struct tput_opts *o, int tests, double duration, long repeat,
 		   const char *ncpv, const char *scratch, volatile sig_atomic_t *stop,
-		   void (*say)(void *ctx, const char *line), void *ctx)
+		   void (*say)(void *ctx, const char *line), tput_done_fn *done, void *ctx)
 {
 	int seconds = (int)ceil(duration), rc = 0;
 
@@ -128,8 +130,18 @@ int tput_run_tests(struct tput_results *r, const struct tput_opts *o, int tests,
 			return -1;
 		}
 		r->tests |= test;
-		rc = run_test(r, first, (enum tput_test)test, seconds, repeat, ncpv, scratch, stop, say, ctx);
+		rc = run_test(r, first, (enum tput_test)test, seconds, repeat, ncpv, scratch, stop, say, done, ctx);
 	}
 	tput_summarize(r);
 	return rc;
+}
+
+void tput_estimate(const struct tput_opts *o, int tests, double duration, long repeat, char *buf, size_t len)
+{
+	/* Each run: its whole seconds, and about half a second to start and stop the client. */
+	size_t runs = ((tests & BENCH_TPUT_STREAMS) ? o->nstreams : 0) + ((tests & BENCH_TPUT_UDP) ? o->nrates * o->nlengths : 0);
+	double s = (double)runs * TPUT_NMETHODS * (double)repeat * (ceil(duration) + 0.5);
+
+	snprintf(buf, len, "%zu points x %d tools x %ld runs of %.0f s: the streams and udp tests take about %.0f %s",
+		 runs, TPUT_NMETHODS, repeat, ceil(duration), s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
 }

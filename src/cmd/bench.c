@@ -82,6 +82,25 @@ static void on_done(void *ctx, const struct bench_at *at, const struct bench_run
 			at->repeat, v->o->repeat, run->error);
 }
 
+/* A throughput run ended: one line, as the other tests' runs get. */
+static void on_tput_done(void *ctx, const struct tput_row *row, long repeat, const struct tput_run *run)
+{
+	struct bench_view *v = ctx;
+	char point[64], value[32];
+
+	if (row->test == TPUT_STREAMS)
+		snprintf(point, sizeof(point), "streams P=%d", row->streams);
+	else
+		snprintf(point, sizeof(point), "udp %d B at %s", row->length,
+			 row->rate_bits > 0 ? display_amount(value, sizeof(value), row->rate_bits, 1, "bit/s") : "max");
+	if (run->ok)
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld: %s\n", point, tput_method_name(row->method), repeat,
+			v->o->repeat, display_amount(value, sizeof(value), run->f.bytes_per_s * 8, 1, "bit/s"));
+	else
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld failed: %s\n", point, tput_method_name(row->method),
+			repeat, v->o->repeat, run->error);
+}
+
 /* The exit status for a setup that failed. */
 static int fault_exit(const struct bench *b, enum bench_fault f)
 {
@@ -191,7 +210,12 @@ int cmd_bench(int argc, char **argv)
 		char estimate[256];
 
 		bench_estimate(&st, estimate, sizeof(estimate));
-		fprintf(stderr, "ncpv bench: %s\n", estimate);
+		if (estimate[0])
+			fprintf(stderr, "ncpv bench: %s\n", estimate);
+		if (o.tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) {
+			tput_estimate(&o.tput, o.tests, o.duration, o.repeat, estimate, sizeof(estimate));
+			fprintf(stderr, "ncpv bench: %s\n", estimate);
+		}
 	}
 	if (rc == 0 && (end = bench_run(&st)) != BENCH_END_DONE) {
 		if (end == BENCH_END_NOMEM) {
@@ -204,7 +228,7 @@ int cmd_bench(int argc, char **argv)
 	/* The throughput tests after the others, while the guard and the scratch directory last. */
 	if (rc == 0 && (o.tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) &&
 	    tput_run_tests(&tput, &o.tput, o.tests, o.duration, o.repeat, st.ncpv, st.scratch, &stop_signal, on_say,
-			   NULL) < 0 && !stop_signal) {
+			   o.quiet ? NULL : on_tput_done, &view) < 0 && !stop_signal) {
 		cmd_error("bench", "out of memory");
 		rc = NCPV_EXIT_FAIL;
 	}
