@@ -130,8 +130,9 @@ static void test_iperf2_random_streams_add_up(void **state)
 static void test_iperf2_udp_takes_its_server_line(void **state)
 {
 	const char *client = "t,127.0.0.1,41234,127.0.0.1,5001,1,0.0-2.0,14000,56000,0.000,0,-1,-0.000,0\n";
-	const char *server = "t,127.0.0.1,49999,127.0.0.1,5001,1,0.0-2.0,1,1,0.9,0,1,0.0,0\n"
-			     "t,127.0.0.1,41234,127.0.0.1,5001,1,0.0-2.0,12600,50400,0.250,1,10,10.000,0\n";
+	/* Another client's line (a later port) after this one's must not be taken. */
+	const char *server = "t,127.0.0.1,41234,127.0.0.1,5001,1,0.0-2.0,12600,50400,0.250,1,10,10.000,0\n"
+			     "t,127.0.0.1,49999,127.0.0.1,5001,1,0.0-2.0,1,1,0.9,0,1,0.0,0\n";
 	struct tput_figures f;
 	char err[200];
 
