@@ -115,6 +115,9 @@ int tput_run_tests(struct tput_results *r, const struct tput_opts *o, int tests,
 /* How long they will take, as one sentence into buf (before they start). */
 void tput_estimate(const struct tput_opts *o, int tests, double duration, long repeat, char *buf, size_t len);
 
+/* The iperf programs on PATH that tests (BENCH_TPUT_* bits) would run, space-separated, into buf. */
+void tput_tools_present(int tests, char *buf, size_t len);
+
 /* Fill o's lists with the defaults where empty. */
 void tput_default_opts(struct tput_opts *o);
 

@@ -145,3 +145,14 @@ void tput_estimate(const struct tput_opts *o, int tests, double duration, long r
 	snprintf(buf, len, "%zu points x %d tools x %ld runs of %.0f s: the streams and udp tests take about %.0f %s",
 		 runs, TPUT_NMETHODS, repeat, ceil(duration), s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
 }
+
+void tput_tools_present(int tests, char *buf, size_t len)
+{
+	char missing[64];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int m = TPUT_IPERF3; m < TPUT_NMETHODS && tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP); m++)
+		if (!tool_missing((enum tput_method)m, TPUT_STREAMS, missing, sizeof(missing)) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", tput_method_tool((enum tput_method)m));
+}

@@ -195,6 +195,12 @@ int cmd_bench(int argc, char **argv)
 		return NCPV_EXIT_FILE;
 	}
 	bench_collect_env(&o, &env, argc, argv);
+	{
+		char iperfs[64];
+
+		tput_tools_present(o.tests, iperfs, sizeof(iperfs));
+		env_add_tools(&env, iperfs);
+	}
 	view.o = &o;
 	view.tty = isatty(2);
 	view.last_draw = 0;

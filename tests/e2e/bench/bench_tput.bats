@@ -54,6 +54,8 @@ path_with() {
 	if command -v iperf3 >/dev/null; then
 		jq -e '.throughput.streams[] | select(.method == "iperf3" and .streams == 2) |
 			.status == "ok" and (.command | test("^iperf3 -c 127.0.0.1 -p [0-9]+ -P 2 -t 1 -J$"))' out.json
+		# Its version is in the environment, as every method's tool is.
+		jq -e '.environment.tools.iperf3 | test("^iperf 3")' out.json
 	fi
 }
 
