@@ -85,7 +85,7 @@ static int run_test(struct tput_results *r, size_t first, enum tput_test test, i
 		for (size_t i = first; i < r->n; i++)
 			if (r->rows[i].method == (enum tput_method)m) {
 				r->rows[i].skipped = 1;
-				snprintf(r->rows[i].reason, sizeof(r->rows[i].reason), "%s", err);
+				snprintf(r->rows[i].reason, sizeof(r->rows[i].reason), "%.150s", err);
 			}
 	}
 	for (long rep = 0; rep < repeat && rc == 0; rep++)
