@@ -70,7 +70,7 @@ static void why(FILE *f, const struct tput_results *r, enum tput_test test)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (r->rows[i].test == test && r->rows[i].reason[0] &&
-		    (i == 0 || r->rows[i - 1].method != r->rows[i].method || strcmp(r->rows[i - 1].reason, r->rows[i].reason)))
+		    (i == 0 || r->rows[i - 1].method != r->rows[i].method || strcmp(r->rows[i - 1].reason, r->rows[i].reason) != 0))
 			fprintf(f, "  %s %s: %s\n", tput_method_name(r->rows[i].method), status_of(&r->rows[i]),
 				r->rows[i].reason);
 }

@@ -54,11 +54,13 @@ static int port_bound(int port, int udp)
 		return 0;
 	snprintf(want, sizeof(want), "0100007F:%04X", port);
 	while (!found && fgets(line, sizeof(line), f)) {
-		char local[64], remote[64];
-		unsigned st;
+		char local[64], remote[64], state[8];
 
-		if (sscanf(line, " %*s %63s %63s %x", local, remote, &st) == 3 && strcmp(local, want) == 0)
+		if (sscanf(line, " %*s %63s %63s %7s", local, remote, state) == 3 && strcmp(local, want) == 0) {
+			unsigned long st = strtoul(state, NULL, 16);
+
 			found = udp ? st == 7 : st == 10; /* TCP_CLOSE for a bound UDP socket, TCP_LISTEN */
+		}
 	}
 	fclose(f);
 	return found;
@@ -67,10 +69,10 @@ static int port_bound(int port, int udp)
 /* The user + system seconds of pid and its reaped children, from /proc/PID/stat; -1 unknown. */
 static double proc_cpu(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long v[4];
+	char path[64], buf[1024], *p, *save = NULL;
+	unsigned long long sum = 0;
 	ssize_t n;
-	int fd;
+	int fd, field = 3;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
@@ -80,12 +82,16 @@ static double proc_cpu(pid_t pid)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	/* Past "(comm)", which may hold blanks: field 3 on; utime is field 14. */
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-		   &v[3]) != 4)
+	/* Past "(comm)", which may hold blanks, field 3 on: utime, stime, cutime and
+	 * cstime are fields 14 to 17 (proc(5)). */
+	if ((p = strrchr(buf, ')')) == NULL)
 		return -1;
-	return (double)(v[0] + v[1] + v[2] + v[3]) / (double)sysconf(_SC_CLK_TCK);
+	for (char *t = strtok_r(p + 1, " ", &save); t && field <= 17; t = strtok_r(NULL, " ", &save), field++)
+		if (field >= 14)
+			sum += strtoull(t, NULL, 10);
+	if (field <= 17)
+		return -1;
+	return (double)sum / (double)sysconf(_SC_CLK_TCK);
 }
 
 /* The server's command for method m and test into argv (strings in buf). */

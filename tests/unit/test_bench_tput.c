@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "bench/tput.h"
+#include "test_random.h"
 
 #define PARSE_IPERF3(text, udp, f) tput_parse_iperf3(text, strlen(text), udp, f, err, sizeof(err))
 
@@ -104,17 +105,17 @@ static void test_iperf2_random_streams_add_up(void **state)
 
 	(void)state;
 	printf("# test_iperf2_random_streams_add_up seed %u\n", seed);
-	srand(seed);
+	test_seed(seed);
 	for (int round = 0; round < 200; round++) {
 		char csv[4096];
 		size_t n = 0;
-		int streams = 1 + rand() % 8;
+		int streams = 1 + test_rand() % 8;
 		double bytes = 0, bps = 0;
 		struct tput_figures f;
 		char err[200];
 
 		for (int s = 0; s < streams; s++) {
-			long b = rand() % 1000000000, r = rand() % 100000000;
+			long b = test_rand() % 1000000000, r = test_rand() % 100000000;
 
 			bytes += (double)b;
 			bps += (double)r;
