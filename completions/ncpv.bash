@@ -14,7 +14,7 @@ _ncpv_options() {
 	pv) echo '-p --progress -t --timer -e --eta -I --fineta -r --rate -a --average-rate -b --bytes -T --buffer-percent -8 --bits -k --si -A --last-written -F --format -n --numeric -q --quiet -v --stats -c --cursor -g --gauge -x --extra-display -d --watchfd -R --remote -Q --query -W --wait -D --delay-start -s --size -l --line-mode -0 --null -i --interval -m --average-rate-window -w --width -H --height -N --name -f --force -L --rate-limit -B --buffer-size -C --no-splice -E --skip-errors -Z --error-skip-block -O --sparse -K --direct-io -U --store-and-forward -S --stop-at-size -Y --sync -X --discard -o --output -P --pidfile -h --help -V --version' ;;
 	devtcp) echo '-t --timeout -v --verbose -h --help' ;;
 	link) echo '--rate --delay --jitter --loss --queue --seed --near --near-wait --mode -v --verbose -h --help' ;;
-	bench) echo '-T --test -d --duration -n --count -s --size -r --repeat -M --methods -m --method -b --baseline -S --server --tls -c --connect -l --link --timeout --no-latency -j --json --csv --csv-runs --shuffle --html --no-report -q --quiet -h --help' ;;
+	bench) echo '-T --test -d --duration -n --count -s --size -r --repeat -M --methods -m --method -b --baseline -S --server --tls -c --connect -l --link --timeout --streams --rates --lengths --no-latency -j --json --csv --csv-runs --shuffle --html --no-report -q --quiet -h --help' ;;
 	esac
 }
 
@@ -160,6 +160,9 @@ _ncpv_argument() {
 	'bench -l') echo value ;;
 	'bench --link') echo value ;;
 	'bench --timeout') echo value ;;
+	'bench --streams') echo value ;;
+	'bench --rates') echo value ;;
+	'bench --lengths') echo value ;;
 	'bench --shuffle') echo value ;;
 	'bench --html') echo file ;;
 	*) echo none ;;

@@ -10,6 +10,7 @@
 
 #include "env.h"
 #include "result.h"
+#include "tput.h"
 
 /* The version of the JSON document's layout: raised when a field changes
  * meaning or goes away (new fields may appear without it). 4: every number's
@@ -33,6 +34,7 @@ struct bench_info {
 	unsigned seed;
 	const char *no_probe;	/* why the stream test had no latency probe, or NULL */
 	double probe_interval, probe_idle; /* its seconds between round trips, and idle before each run */
+	const struct tput_results *tput; /* -T streams,udp, or NULL */
 };
 
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);

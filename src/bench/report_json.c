@@ -197,6 +197,7 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 		json_end(&j);
 	}
 	json_end(&j); /* tests */
+	tput_report_json(&j, info->tput);
 	json_end(&j);
 	json_raw(&j, "\n");
 	rc = json_status(&j) < 0 ? -1 : fputs(json_text(&j), f) < 0 || ferror(f) ? -1 : 0;

@@ -391,9 +391,11 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 {
 	char line[METHOD_CMD_MAX * 8], caution[4096];
 
-	report_headline(caution, sizeof(caution), info, tests, n);
-	wrap(f, caution);
-	fputc('\n', f);
+	if (n > 0) { /* -T streams,udp alone has no headline of its own */
+		report_headline(caution, sizeof(caution), info, tests, n);
+		wrap(f, caution);
+		fputc('\n', f);
+	}
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
 
@@ -414,6 +416,8 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 		report_cautions(caution, sizeof(caution), info, t);
 		wrap(f, caution);
 	}
+	if (info->tput != NULL)
+		tput_report_text(f, info->tput);
 	if (info->env != NULL) {
 		const struct bench_env *e = info->env;
 		size_t m = (size_t)snprintf(caution, sizeof(caution),
@@ -428,6 +432,8 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 		wrap(f, caution);
 		fprintf(f, "Command: %s\n", e->command); /* whole, so that it pastes */
 	}
+	if (n == 0)
+		return ferror(f) ? -1 : 0;
 	snprintf(caution, sizeof(caution),
 		 "\nRate: median of the runs. vs baseline: ratio of medians; faster/slower when a "
 		 "Mann-Whitney test puts the difference beyond run-to-run spread (p < %.2g), otherwise "

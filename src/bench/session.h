@@ -20,6 +20,7 @@
 #include "report.h"
 #include "result.h"
 #include "runner.h"
+#include "tput.h"
 
 #define MAX_METHODS 32
 
@@ -53,6 +54,7 @@ struct bench_opts {
 	int no_latency;		/* --no-latency: no latency probe in the stream test */
 	struct bench_method methods[MAX_METHODS];
 	size_t nmethods;
+	struct tput_opts tput;	/* -T streams,udp: --streams, --rates, --lengths */
 };
 
 /* Which run: the test, the method's name and its 1-based repeat. */

@@ -97,6 +97,25 @@ static void on_done(void *ctx, const struct bench_at *at, const struct bench_run
 			at->method, at->repeat, v->o->repeat, left, run->error);
 }
 
+/* A throughput run ended: one line, as the other tests' runs get. */
+static void on_tput_done(void *ctx, const struct tput_row *row, long repeat, const struct tput_run *run)
+{
+	struct bench_view *v = ctx;
+	char point[64], value[32];
+
+	if (row->test == TPUT_STREAMS)
+		snprintf(point, sizeof(point), "streams P=%d", row->streams);
+	else
+		snprintf(point, sizeof(point), "udp %d B at %s", row->length,
+			 row->rate_bits > 0 ? display_amount(value, sizeof(value), row->rate_bits, 1, "bit/s") : "max");
+	if (run->ok)
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld: %s\n", point, tput_method_name(row->method), repeat,
+			v->o->repeat, display_amount(value, sizeof(value), run->f.bytes_per_s * 8, 1, "bit/s"));
+	else
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld failed: %s\n", point, tput_method_name(row->method),
+			repeat, v->o->repeat, run->error);
+}
+
 /* The exit status for a setup that failed. */
 static int fault_exit(const struct bench *b, enum bench_fault f)
 {
@@ -171,6 +190,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench st;
 	struct bench_info info;
 	struct bench_env env;
+	struct tput_results tput = { 0 };
 	static const int stops[] = { SIGINT, SIGTERM }, hangup[] = { SIGHUP };
 	char server[400], path[200], err[1024];
 	FILE *html = NULL;
@@ -190,6 +210,12 @@ int cmd_bench(int argc, char **argv)
 		return NCPV_EXIT_FILE;
 	}
 	bench_collect_env(&o, &env, argc, argv);
+	{
+		char iperfs[64];
+
+		tput_tools_present(o.tests, iperfs, sizeof(iperfs));
+		env_add_tools(&env, iperfs);
+	}
 	view.o = &o;
 	view.tty = isatty(2);
 	view.last_draw = 0;
@@ -206,7 +232,12 @@ int cmd_bench(int argc, char **argv)
 		char estimate[256];
 
 		bench_estimate(&st, estimate, sizeof(estimate));
-		fprintf(stderr, "ncpv bench: %s\n", estimate);
+		if (estimate[0])
+			fprintf(stderr, "ncpv bench: %s\n", estimate);
+		if (o.tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) {
+			tput_estimate(&o.tput, o.tests, o.duration, o.repeat, estimate, sizeof(estimate));
+			fprintf(stderr, "ncpv bench: %s\n", estimate);
+		}
 	}
 	if (rc == 0 && (end = bench_run(&st)) != BENCH_END_DONE) {
 		if (end == BENCH_END_NOMEM) {
@@ -216,13 +247,21 @@ int cmd_bench(int argc, char **argv)
 			rc = 128 + (stop_signal ? stop_signal : SIGINT);
 		}
 	}
+	/* The throughput tests after the others, while the guard and the scratch directory last. */
+	if (rc == 0 && (o.tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) &&
+	    tput_run_tests(&tput, &o.tput, o.tests, o.duration, o.repeat, st.ncpv, st.scratch, &stop_signal, on_say,
+			   o.quiet ? NULL : on_tput_done, &view) < 0 && !stop_signal) {
+		cmd_error("bench", "out of memory");
+		rc = NCPV_EXIT_FAIL;
+	}
 	if (stop_signal && rc == 0)
 		rc = 128 + stop_signal;
 	bench_describe(&st, &info, server, sizeof(server), path, sizeof(path));
 	info.env = &env;
+	info.tput = tput.tests ? &tput : NULL;
 	bench_close(&st);
 	if (rc == 0) {
-		int failed = bench_failed(&st);
+		int failed = bench_failed(&st) || tput_failed(&tput);
 
 		rc = write_reports(&st, &info, html);
 		html = NULL;
@@ -245,5 +284,6 @@ int cmd_bench(int argc, char **argv)
 		unlink(o.html);
 	}
 	bench_free(&st);
+	tput_results_free(&tput);
 	return rc;
 }
