@@ -37,6 +37,10 @@ struct get_opts {
 	/* Socket settings (congestion control, buffers, MSS, no-delay, TOS) applied before the
 	 * connect (borrowed); NULL: the kernel's defaults. The bind address and port are net's. */
 	const struct sockopt_want *sock;
+	/* The side channel's hello for this connection (get_side.h), sent first after the
+	 * connect and counted in no figure; NULL: none (every plain get). */
+	const char *hello;
+	size_t hello_len;
 };
 
 /* How a run ended. The first five leave a summary to show; the rest are failures whose reason
