@@ -807,11 +807,8 @@ static void side_hello(struct server *s, struct conn *c, const struct side_hello
 		side_join(s, c, h);
 		return;
 	}
-	if (c->shut) {
-		/* Our FIN is out (a whole small file): no answer can follow it. */
-		conn_close(s, c, SERVER_CUT, "side channel: hello after the data's end", clock_now());
-		return;
-	}
+	if (c->shut)
+		return; /* our FIN is out (a whole small file): no answer can follow; it ends as it was */
 	if (h->version != SIDE_VERSION) {
 		control_refuse(s, c, h->token, "version", "side channel refused: version");
 		return;

@@ -71,20 +71,29 @@ static void server_json(struct json *j, const struct get_side_dir *d)
 	json_end(j);
 }
 
+/* serve's view of one direction, as clauses laid out for the terminal (80 columns off one). */
 static void server_text(char *out, size_t len, const struct get_side_dir *d, int upload)
 {
 	const struct side_report *s = &d->server;
+	char a[64], b[64], c[64], e[64];
+	const char *clauses[] = { a, b, c, e };
 
-	if (!d->have_server)
+	if (!d->have_server) {
 		snprintf(out, len, "server: no figures (its end line did not come within -w)");
-	else if (upload)
-		snprintf(out, len, "server: received %llu B; its TCP: rtt %.3f ms", (unsigned long long)s->received,
-			 s->rtt_us / 1000.0);
-	else
-		snprintf(out, len, "server: sent %llu B, %llu B acknowledged; retrans %llu, cwnd %llu, rtt %.3f ms "
-			 "(rttvar %.3f)", (unsigned long long)s->sent, (unsigned long long)s->acked,
-			 (unsigned long long)s->retrans, (unsigned long long)s->cwnd, s->rtt_us / 1000.0,
-			 s->rttvar_us / 1000.0);
+		return;
+	}
+	if (upload) {
+		snprintf(a, sizeof(a), "server: received %llu B;", (unsigned long long)s->received);
+		snprintf(b, sizeof(b), "its TCP: rtt %.3f ms", s->rtt_us / 1000.0);
+		c[0] = e[0] = '\0';
+	} else {
+		snprintf(a, sizeof(a), "server: sent %llu B,", (unsigned long long)s->sent);
+		snprintf(b, sizeof(b), "%llu B acknowledged;", (unsigned long long)s->acked);
+		snprintf(c, sizeof(c), "retrans %llu, cwnd %llu,", (unsigned long long)s->retrans,
+			 (unsigned long long)s->cwnd);
+		snprintf(e, sizeof(e), "rtt %.3f ms (rttvar %.3f)", s->rtt_us / 1000.0, s->rttvar_us / 1000.0);
+	}
+	wrap_clauses(out, len, clauses, 4, cmd_summary_width());
 }
 
 /* One direction's JSON members: this end's count, the socket, serve's view, how it ended. */
@@ -153,12 +162,16 @@ static void print_bidir(const struct get_args *a, const struct get_side_result *
 		return;
 	for (int i = 0; i < 2; i++) {
 		struct transfer t = { .received = dirs[i]->r.bytes, .seconds = dirs[i]->r.seconds };
-		char text[256], server[256];
+		struct transfer_parts p;
+		char head[160], peer[96], line[512], server[512];
+		const char *clauses[] = { head, p.second, peer };
 
+		/* Each direction: this end's count, then serve's, each laid out for the terminal. */
+		transfer_parts(&p, &t, TRANSFER_ONE_WAY);
+		snprintf(head, sizeof(head), "[%s] %s %s", i ? "up" : "down", i ? "sent" : "received", p.first);
+		snprintf(peer, sizeof(peer), "%s %s", i ? "to" : "from", r->peer);
 		server_text(server, sizeof(server), dirs[i], i);
-		/* Each direction's two lines: this end's count, then serve's (80 columns off one). */
-		fprintf(stderr, "[%s] %s %s %s %s\n       %s\n", i ? "up" : "down", i ? "sent" : "received",
-			transfer_text(text, sizeof(text), &t, TRANSFER_ONE_WAY), i ? "to" : "from", r->peer, server);
+		fprintf(stderr, "%s\n%s\n", wrap_clauses(line, sizeof(line), clauses, 3, cmd_summary_width()), server);
 	}
 }
 

@@ -50,7 +50,8 @@ side_close() {
 	local down up
 	down=$(jq '.streams[0].bytes' "$SCRATCH/get.json")
 	up=$(jq '.streams[1].bytes' "$SCRATCH/get.json")
-	[ "$down" -gt 0 ] && [ "$up" -gt 0 ]
+	[ "$down" -gt 0 ]
+	[ "$up" -gt 0 ]
 	# serve acknowledged at least what get read (its kernel may have taken more, unread).
 	[ "$(side_close down acked)" -ge "$down" ]
 	[ "$(jq '.streams[0].server.acked' "$SCRATCH/get.json")" -ge "$down" ]
@@ -78,7 +79,12 @@ side_close() {
 	jq -e '.server.cwnd > 0 and .server.rtt_ms > 0' "$SCRATCH/get.json"
 	[ "$(jq '.server.sent' "$SCRATCH/get.json")" = "$(side_close down sent)" ]
 	"$NCPV" get --server-view -b 1M "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/get.err"
-	grep -Eq '^server: sent [0-9]+ B, [0-9]+ B acknowledged; retrans [0-9]+, cwnd [1-9][0-9]*, rtt ' "$SCRATCH/get.err"
+	unwrapped "$SCRATCH/get.err" | grep -Eq '^server: sent [0-9]+ B, [0-9]+ B acknowledged; retrans [0-9]+, cwnd [1-9][0-9]*, rtt '
+	[ "$(wc -L <"$SCRATCH/get.err")" -le 80 ] # laid out for 80 columns, as every summary
+	"$NCPV" get --bidir -t 0.2 "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/bidir.err"
+	unwrapped "$SCRATCH/bidir.err" | grep -Eq '^\[down\] received [0-9]+ B .* from 127'
+	unwrapped "$SCRATCH/bidir.err" | grep -Eq '^\[up\] sent [0-9]+ B .* to 127'
+	[ "$(wc -L <"$SCRATCH/bidir.err")" -le 80 ]
 }
 
 @test "plain get and a raw upload never meet the side channel: no session in serve's log" {
@@ -129,7 +135,9 @@ while got < 100000:
 	local answered refused
 	answered=$(sed -n 's/.*answered \([0-9]*\), refused \([0-9]*\)/\1/p' <<<"$output")
 	refused=$(sed -n 's/.*answered \([0-9]*\), refused \([0-9]*\)/\2/p' <<<"$output")
-	[ "$answered" -ge 1 ] && [ "$answered" -le 64 ] && [ "$refused" -ge 36 ]
+	[ "$answered" -ge 1 ]
+	[ "$answered" -le 64 ]
+	[ "$refused" -ge 36 ]
 	local rss
 	rss=$(ps -o rss= -p "$SERVE_PID")
 	[ "$rss" -lt 65536 ]
