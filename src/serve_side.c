@@ -36,12 +36,16 @@ int serve_side_look(int fd, struct serve_side_acc **acc, struct side_hello *h, u
 	*taken = 0;
 	/* Only as much as could still belong to one line. */
 	n = recv(fd, peek, SIDE_LINE_MAX - have, MSG_PEEK | MSG_DONTWAIT);
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR ? SERVE_SIDE_WAIT : SERVE_SIDE_NONE;
-	if (n == 0) {
-		/* The peer's EOF in the middle of a hello: what it sent was data after all. */
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return SERVE_SIDE_WAIT;
+	if (n < 0) {
 		*taken = have;
-		return SERVE_SIDE_NONE;
+		return -1; /* the socket's error, which this recv took: the caller's to act on */
+	}
+	if (n == 0) {
+		/* The peer's EOF (in the middle of a hello: what it sent was data after all). */
+		*taken = have;
+		return SERVE_SIDE_EOF;
 	}
 	if (a == NULL) {
 		if (!side_maybe_hello(peek, (size_t)n))

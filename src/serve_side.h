@@ -27,7 +27,9 @@ struct serve_side_acc {
 enum serve_side_seen {
 	SERVE_SIDE_WAIT,  /* nothing to decide yet, or a hello's beginning taken into *acc */
 	SERVE_SIDE_NONE,  /* not a hello: an ordinary connection; *taken bytes were read and are data */
-	SERVE_SIDE_HELLO  /* a hello, read off the socket exactly (the data after it untouched) */
+	SERVE_SIDE_HELLO, /* a hello, read off the socket exactly (the data after it untouched) */
+	SERVE_SIDE_EOF	  /* the peer's EOF (after *taken bytes of data): the ordinary read's answer
+			   * too, so a client that only closes costs no read more than before */
 };
 
 /*
@@ -35,7 +37,8 @@ enum serve_side_seen {
  * MSG_PEEK: anything but a hello's beginning stays in the socket for the ordinary read. A
  * hello's beginning that is not yet a whole line is read into *acc (allocated here; the caller
  * frees it once decided); *taken is then what was read and turned out not to be a hello.
- * Returns -1 with errno on an allocation failure.
+ * Returns -1 with errno when the socket failed (the error is taken by this look: the caller
+ * acts on it) or memory ran out.
  */
 int serve_side_look(int fd, struct serve_side_acc **acc, struct side_hello *h, uint64_t *taken);
 

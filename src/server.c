@@ -826,21 +826,27 @@ static void side_hello(struct server *s, struct conn *c, const struct side_hello
 }
 
 /* The first reads of a plain connection: is it a hello? Returns 1 when c was taken care of
- * (a hello, or one still coming), 0 when the ordinary read goes on. */
+ * (a hello, or one still coming), 0 when the ordinary read goes on, 2 when the look found the
+ * peer's EOF, 3 its error (errno): the ordinary read would only find them again, or not at all. */
 static int side_look(struct server *s, struct conn *c)
 {
 	struct side_hello h;
 	uint64_t taken = 0;
-	int rc = serve_side_look(c->fd, &c->side_acc, &h, &taken);
+	int rc = serve_side_look(c->fd, &c->side_acc, &h, &taken), e = errno;
 
 	if (rc == SERVE_SIDE_WAIT)
 		return c->side_acc != NULL;
 	c->side_decided = 1;
 	free(c->side_acc);
 	c->side_acc = NULL;
+	if (rc < 0) {
+		c->received += taken;
+		errno = e;
+		return 3;
+	}
 	if (rc != SERVE_SIDE_HELLO) {
 		c->received += taken; /* a hello's look-alike was data after all */
-		return 0;
+		return rc == SERVE_SIDE_EOF ? 2 : 0;
 	}
 	side_hello(s, c, &h);
 	return 1;
@@ -883,7 +889,7 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	struct conn *c = ctx;
 	struct server *s = c->srv;
 	uint64_t cap = s->o.max_bytes && c->state == CONN_RECEIVING ? s->o.max_bytes : UINT64_MAX;
-	int rc;
+	int rc, looked = 0;
 
 	(void)l;
 	(void)fd;
@@ -895,11 +901,12 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 		control_event(s, c, events);
 		return;
 	}
-	/* Only a client that sends reaches this: a raw download client never pays for the look. */
-	if ((events & EPOLLIN) && !c->side_decided && side_look(s, c))
+	/* A client that sends pays one peek, once; one that only closes finds its EOF there and
+	 * pays nothing more than the read that finds it. */
+	if ((events & EPOLLIN) && !c->side_decided && (looked = side_look(s, c)) == 1)
 		return;
 	if (events & EPOLLIN) {
-		rc = conn_discard(c, cap);
+		rc = looked == 2 ? 1 : looked == 3 ? -1 : conn_discard(c, cap);
 		if (rc < 0 && c->tls && errno == EPROTO) {
 			conn_close(s, c, SERVER_RESET, s->tls_err, clock_now());
 			return;
