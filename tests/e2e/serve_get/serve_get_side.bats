@@ -202,3 +202,23 @@ while time.time() < end:
 		-R -o out.bin
 	ROWS
 }
+
+@test "a download client that never sends costs serve one read per file, its EOF's, as before the side channel (strace)" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "counts the plain binary's system calls"
+	strace -f -qq -e trace=recvfrom,recvmsg,read -o "$SCRATCH/trace" "$NCPV" serve --size 1K 127.0.0.1:0 \
+		2>"$SCRATCH/serve.log" &
+	local tracer=$! serve port reads
+	STARTED_PIDS+=("$tracer")
+	wait_for "$SCRATCH/serve.log" 'listening on' 10
+	port=$(sed -En 's/.*listening on .*:([0-9]+).*/\1/p' "$SCRATCH/serve.log" | head -1)
+	"$NCPV" get -q --count 300 -P 4 "127.0.0.1:$port"
+	serve=$(pgrep -P "$tracer")
+	stop_pid "$serve"
+	wait_gone "$tracer" 5
+	# One recvfrom per connection finds its client's EOF; a second look would double it.
+	reads=$(grep -c 'recvfrom(' "$SCRATCH/trace")
+	echo "recvfrom calls: $reads for 300 transfers"
+	[ "$reads" -ge 300 ]
+	[ "$reads" -le 330 ]
+}
