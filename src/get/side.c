@@ -367,15 +367,16 @@ enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, uns
 		if (end == GET_END_EOF) {
 			struct get_side_dir *d[2] = { &r->down, &r->up };
 
+			/* The first direction that failed is the run's failure, else the first's end. */
 			end = first->d->end;
-			for (int i = 0; i < 2; i++)
-				if (d[i]->ran && get_end_failed(d[i]->end) && !get_end_failed(end)) {
+			for (int i = 1; i >= 0; i--)
+				if (d[i]->ran && get_end_failed(d[i]->end)) {
 					end = d[i]->end;
-					snprintf(err, errlen, "%s%s", down && up ? (i ? "upload: " : "download: ") : "",
-						 d[i]->err);
+					/* serve --discard closes a download's connection at its hello. */
+					snprintf(err, errlen, "%s%s%s", down && up ? (i ? "upload: " : "download: ") : "",
+						 d[i]->err, i == 0 && d[i]->r.bytes == 0 && d[i]->r.began ?
+						 " (serve --discard sends nothing: --bidir and --server-view need a serve that sends)" : "");
 				}
-			if (get_end_failed(end) && err[0] == '\0')
-				snprintf(err, errlen, "%s", first->d->err);
 			await_ends(&ss, o, r);
 		}
 	}

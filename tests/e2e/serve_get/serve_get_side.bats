@@ -222,3 +222,11 @@ while time.time() < end:
 	[ "$reads" -ge 300 ]
 	[ "$reads" -le 330 ]
 }
+
+@test "get --bidir against serve --discard: the download half has nothing to receive, and get says why" {
+	start_serve --json --discard
+	run "$NCPV" get --bidir -t 0.3 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 1 ]
+	[[ $output == *"download: "*"(serve --discard sends nothing: --bidir and --server-view need a serve that sends)"* ]]
+	wait_for "$SERVE_LOG" 'serve --discard sends nothing' 5
+}
