@@ -177,7 +177,9 @@ static int string(struct reader *r, char **out)
 				if (hex4(r, &lo) < 0)
 					return -1;
 				u = lo >= 0xdc00 && lo < 0xe000 ? 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00) : 0xfffd;
-			} else if (u >= 0xd800 && u < 0xe000) {
+			} else if ((u >= 0xd800 && u < 0xe000) || u == 0) {
+				/* U+0000 too: a NUL would end the C string the caller gets
+				 * (a bench run named "a\u0000b" showed as "a"). */
 				u = 0xfffd;
 			}
 			if (u < 0x80) {

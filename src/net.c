@@ -157,8 +157,9 @@ static int bind_source(int fd, const struct sockaddr *sa, const struct net_opts 
 	return rc;
 }
 
-/* One address: socket, caller's hook, source bind, non-blocking connect. */
-static int connect_one(const struct addrinfo *ai, const struct net_opts *o)
+/* One address: socket, caller's hook, source bind, non-blocking connect. *bind_failed
+ * says a failure was the source bind's. */
+static int connect_one(const struct addrinfo *ai, const struct net_opts *o, int *bind_failed)
 {
 	int fd, saved;
 
@@ -168,7 +169,7 @@ static int connect_one(const struct addrinfo *ai, const struct net_opts *o)
 	if (fd < 0)
 		return -1;
 	if ((o->hook && o->hook(fd, ai->ai_addr, o->hook_ctx) < 0) ||
-	    ((o->bind_host || o->bind_port) && bind_source(fd, ai->ai_addr, o) < 0) ||
+	    ((o->bind_host || o->bind_port) && (*bind_failed = bind_source(fd, ai->ai_addr, o) < 0)) ||
 	    (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS)) {
 		saved = errno;
 		close(fd);
@@ -183,7 +184,7 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 {
 	struct addrinfo *res, *ai;
 	double deadline;
-	int rc, saved = ECONNREFUSED, timed_out = 0;
+	int rc, saved = ECONNREFUSED, timed_out = 0, tried = 0, bind_saved = 0;
 	char where[128] = "?";
 
 	if (o == NULL)
@@ -194,8 +195,15 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		int fd, left = -1;
 
+		int bind_failed = 0;
+
 		net_format_addr(ai->ai_addr, ai->ai_addrlen, where, sizeof(where));
-		fd = connect_one(ai, o);
+		fd = connect_one(ai, o, &bind_failed);
+		if (fd < 0 && bind_failed) {
+			bind_saved = errno; /* maybe only this family: try the next address */
+			continue;
+		}
+		tried = 1;
 		if (fd < 0) {
 			saved = errno;
 			continue;
@@ -228,6 +236,14 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 		close(fd);
 	}
 	freeaddrinfo(res);
+	if (!tried && bind_saved) {
+		/* No address could even be tried from the source asked for. */
+		snprintf(err, errlen, "cannot connect from %s%s%s: %s", o->bind_host ? o->bind_host : "port ",
+			 o->bind_host && o->bind_port ? " port " : "", o->bind_port ? o->bind_port : "",
+			 bind_saved == EADDRNOTAVAIL ? "not an address of this host for this destination's family" : strerror(bind_saved));
+		errno = bind_saved;
+		return NET_EBIND;
+	}
 	snprintf(err, errlen, "connect to %s: %s", where,
 		 timed_out ? "timed out" : strerror(saved));
 	errno = saved;

@@ -15,7 +15,8 @@ enum net_error {
 	NET_ESYS = -1,	   /* a system call failed; errno says which way */
 	NET_ERESOLVE = -2, /* the name or service did not resolve */
 	NET_ECONNECT = -3, /* every address refused or was unreachable (errno of the last) */
-	NET_ETIMEDOUT = -4 /* the connect timeout ran out */
+	NET_ETIMEDOUT = -4, /* the connect timeout ran out */
+	NET_EBIND = -5	    /* the source address or port (bind_host, bind_port) was refused */
 };
 
 /* Called on every socket net_connect or net_listen creates, before bind

@@ -47,7 +47,7 @@ struct server_close {
 	const char *peer; /* "" unless name_peers */
 	const char *reason;
 	enum server_end end;
-	uint64_t sent;	  /* bytes that left for the wire (not those only queued) ... */
+	uint64_t sent;	  /* bytes handed to the kernel (at a cut, some maybe never sent) ... */
 	uint64_t acked;	  /* ... of which the client acknowledged these: it holds between the two */
 	uint64_t received;
 	double seconds;

@@ -22,9 +22,24 @@ struct query {
 	int port;
 	enum tcpdiag_side side;
 	int listening; /* count listeners instead */
+	int beyond_loopback; /* ... only those bound beyond loopback; note a loopback one's port */
+	int loopback_port;
 	struct tcpdiag_sock *out;
 	size_t max, found;
 };
+
+/* Whether a socket's local address (family, idiag_src) is a loopback one: 127.0.0.0/8, ::1
+ * or ::ffff:127.x.y.z. */
+static int on_loopback(const struct inet_diag_msg *m)
+{
+	const uint8_t *a = (const uint8_t *)m->id.idiag_src;
+	static const uint8_t v6_loop[16] = { [15] = 1 };
+	static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (m->idiag_family == AF_INET)
+		return a[0] == 127;
+	return memcmp(a, v6_loop, 16) == 0 || (memcmp(a, v4_mapped, 12) == 0 && a[12] == 127);
+}
 
 int tcpdiag_open(void)
 {
@@ -38,6 +53,10 @@ static void take(struct query *q, const struct inet_diag_msg *m, size_t len)
 	size_t off = NLMSG_ALIGN(sizeof(*m));
 
 	if (q->listening) {
+		if (m->idiag_state == ST_LISTEN && q->beyond_loopback && on_loopback(m)) {
+			q->loopback_port = ntohs(m->id.idiag_sport);
+			return;
+		}
 		if (m->idiag_state == ST_LISTEN && (q->port == 0 || ntohs(m->id.idiag_sport) == q->port)) {
 			if (q->found == 0 && q->max > 0)
 				q->out[0].cookie = (uint64_t)m->id.idiag_cookie[0] |
@@ -169,5 +188,15 @@ int tcpdiag_listening(int fd, int port, uint64_t *cookie)
 
 	if (cookie)
 		*cookie = first.cookie;
+	return n < 0 ? -1 : n > 0;
+}
+
+int tcpdiag_listening_beyond_loopback(int fd, int *loopback_port)
+{
+	struct tcpdiag_sock first = { 0 };
+	struct query q = { .listening = 1, .beyond_loopback = 1, .out = &first, .max = 1 };
+	int n = run(fd, &q);
+
+	*loopback_port = q.loopback_port;
 	return n < 0 ? -1 : n > 0;
 }

@@ -40,4 +40,9 @@ int tcpdiag_query(int fd, int port, enum tcpdiag_side side, struct tcpdiag_sock 
  * when none does, -1 with errno. Port 0 asks about any port. */
 int tcpdiag_listening(int fd, int port, uint64_t *cookie);
 
+/* 1 when a socket listens on any port at an address beyond loopback (a wildcard one too), 0
+ * when none does, -1 with errno. *loopback_port: the port of one that listens on loopback
+ * only (127.0.0.0/8, ::1), else 0. */
+int tcpdiag_listening_beyond_loopback(int fd, int *loopback_port);
+
 #endif

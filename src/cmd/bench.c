@@ -156,7 +156,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench st;
 	struct bench_info info;
 	struct bench_env env;
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int stops[] = { SIGINT, SIGTERM }, hangup[] = { SIGHUP };
 	char server[400], path[200], err[1024];
 	FILE *html = NULL;
 	enum bench_fault fault;
@@ -180,7 +180,8 @@ int cmd_bench(int argc, char **argv)
 	view.last_draw = 0;
 	bench_init(&st, &o, &ev, &stop_signal);
 	/* No SA_RESTART: a signal must end the waits so that cleanup runs. */
-	cmd_catch_stop(&stop_signal, stops, 3, 0);
+	cmd_catch_stop(&stop_signal, hangup, 1, CMD_STOP_KEEP_IGNORED); /* nohup: go on */
+	cmd_catch_stop(&stop_signal, stops, 2, 0);
 
 	if ((fault = bench_setup(&st, err, sizeof(err))) != BENCH_FAULT_NONE) {
 		cmd_error("bench", "%s", err);

@@ -194,6 +194,8 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 			if (addr_parse(optarg, NULL, NULL, &o->remote, err, sizeof(err)) < 0 ||
 			    o->remote.host[0] == '\0' || o->remote.port[0] == '\0')
 				return bad("connect", optarg, "expected HOST:PORT");
+			if (addr_parse_port(o->remote.port) == 0) /* 0 is "any" to a listener only */
+				return bad("connect", optarg, "port 0 cannot be connected to, expected 1 to 65535");
 			break;
 		case 'l':
 			o->link = optarg;

@@ -132,6 +132,8 @@ int cmd_net_exit(int net_error)
 		return NCPV_EXIT_TIMEOUT;
 	case NET_ECONNECT:
 		return NCPV_EXIT_CONNECT;
+	case NET_EBIND:
+		return NCPV_EXIT_USAGE; /* --bind or --cport: the user's setting, not the network */
 	default:
 		return NCPV_EXIT_FAIL;
 	}

@@ -396,6 +396,8 @@ static int run_parallel(const struct get_args *a)
 			if (a->run.sock)
 				socket_text(&rs[0]);
 		}
+		if (end == GET_END_SHORT)
+			cmd_error("get", "%s", err);
 	}
 	for (long i = 0; i < n; i++)
 		get_result_free(&rs[i]);
@@ -408,8 +410,9 @@ int cmd_get(int argc, char **argv)
 	enum cmd_parse parsed;
 	struct get_args a;
 	/* A hangup (the ssh session or terminal gone) stops get as SIGINT does:
-	 * by default it would kill get and leave -o's .FILE.ncpv-XXXXXX behind. */
-	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	 * by default it would kill get and leave -o's .FILE.ncpv-XXXXXX behind. Under
+	 * nohup, which ignores it, it stays ignored and get goes on, as pv does. */
+	static const int stops[] = { SIGINT, SIGTERM }, hangup[] = { SIGHUP };
 
 	if (cmd_udp_wanted(argc, argv))
 		return cmd_udp_get(argc, argv);
@@ -417,7 +420,8 @@ int cmd_get(int argc, char **argv)
 		return cmd_parse_exit(parsed, NCPV_EXIT_USAGE);
 	if (a.run.parallel > a.run.count && a.run.count > 0)
 		a.run.parallel = a.run.count;
-	cmd_catch_stop(&interrupted, stops, 3, 0);
+	cmd_catch_stop(&interrupted, hangup, 1, CMD_STOP_KEEP_IGNORED);
+	cmd_catch_stop(&interrupted, stops, 2, 0);
 	/* Past the file size limit (ulimit -f) write fails with EFBIG and get says so,
 	 * rather than dying with a core and no message. Not in main(): nc keeps nc's
 	 * behaviour, and devtcp's command would inherit the ignored signal. */

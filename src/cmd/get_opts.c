@@ -38,7 +38,8 @@ static void usage(FILE *f)
 		"                       (default 10; 0: no limit but the kernel's)\n"
 		"  -t, --time SEC       stop after SEC seconds (with --count: start no more, cut the rest)\n"
 		"  -b, --bytes N        stop after N bytes (K, M, G: IEC), the size of the bar\n"
-		"  -s, --size N         expected size: progress bar and ETA; a different total is an error\n"
+		"  -s, --size N         expected size: progress bar and ETA; a different total is\n"
+		"                       an error (with -P: the streams' total, as -b)\n"
 		"  -o, --output FILE    write the data to FILE ('-' for stdout), byte-exact; FILE is\n"
 		"                       replaced only once the transfer succeeds\n"
 		"      --send           upload --source to the server instead (for serve --discard)\n"
@@ -81,9 +82,10 @@ static void usage(FILE *f)
 		"  -h, --help           show this help\n\n"
 		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
 		"Exit status: 0 done (an interrupted one too, unless -o keeps it), 1 it failed,\n"
-		"ended short or was interrupted with -o or --count, 2 bad option, 3 name or port not\n"
-		"resolved, 4 refused or unreachable, 5 timed out (-w), 6 a local file (-o,\n"
-		"--source), 8-13 TLS (handshake, CA, expiry, host, --pin, -w).\n");
+		"ended short or was interrupted with -o or --count, 2 bad option (or a --bind,\n"
+		"--cport this host cannot use), 3 name or port not resolved, 4 refused or\n"
+		"unreachable, 5 timed out (-w), 6 a local file (-o, --source), 8-13 TLS\n"
+		"(handshake, CA, expiry, host, --pin, -w).\n");
 }
 
 enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, volatile sig_atomic_t *cancel)
@@ -295,6 +297,11 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 		cmd_error("get", "%s", err);
 		return CMD_PARSE_USAGE;
 	}
+	if (o->parallel > GET_STREAMS_MAX && !o->count) {
+		cmd_error("get", "--parallel %ld without --count: at most %d streams (a thread each; iperf3 "
+			  "allows 128 too)", o->parallel, GET_STREAMS_MAX);
+		return CMD_PARSE_USAGE;
+	}
 	if (o->parallel > 1 && !o->count && o->output) {
 		cmd_error("get", "--parallel without --count makes %ld streams: they cannot share --output", o->parallel);
 		return CMD_PARSE_USAGE;
@@ -306,6 +313,11 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 	if (o->parallel > 1 && !o->count && o->max_bytes && o->max_bytes < (uint64_t)o->parallel) {
 		cmd_error("get", "--bytes %llu is shared by %ld streams: give each at least one byte",
 			  (unsigned long long)o->max_bytes, o->parallel);
+		return CMD_PARSE_USAGE;
+	}
+	if (o->parallel > 1 && !o->count && o->has_size && o->size < (uint64_t)o->parallel) {
+		cmd_error("get", "--size %llu is shared by %ld streams: give each at least one byte",
+			  (unsigned long long)o->size, o->parallel);
 		return CMD_PARSE_USAGE;
 	}
 	if (o->count && (o->sock || o->net.bind_host || o->net.bind_port)) {

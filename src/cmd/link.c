@@ -63,6 +63,7 @@ static void usage(FILE *f)
 		"      --near CMD    run the shell command CMD at the near end meanwhile\n"
 		"                    (a server for COMMAND to reach; stopped after COMMAND);\n"
 		"                    COMMAND starts once CMD listens on a TCP port there\n"
+		"                    (not on its loopback, which COMMAND cannot reach)\n"
 		"      --near-wait T\n"
 		"                    wait at most T for CMD to listen (default %gs); 0 starts\n"
 		"                    COMMAND at once, for a CMD that does not listen\n"
@@ -219,17 +220,28 @@ static int sent_by_process(int code)
 static int wait_near_listens(const struct link_opts *o, int diag, pid_t near, const sigset_t *mask)
 {
 	const struct timespec step = { 0, 5000000L }; /* a server listens within ms of its start */
-	double deadline = clock_now() + o->near_wait;
+	double now = clock_now(), deadline = now + o->near_wait, loopback_since = 0;
 	siginfo_t si;
-	int status, n;
+	int status, n, lport = 0;
 
 	for (;;) {
-		if ((n = tcpdiag_listening(diag, 0, NULL)) < 0) {
+		if ((n = tcpdiag_listening_beyond_loopback(diag, &lport)) < 0) {
 			cmd_error("link", "cannot see the near end's sockets: %s", strerror(errno));
 			return LINK_EXIT_WRAPPER;
 		}
 		if (n > 0)
 			return 0;
+		/* A server on the near end's own loopback (ncpv serve's default) is out of
+		 * COMMAND's reach: say so after a second, rather than start a client that
+		 * can only be refused (or wait out --near-wait). */
+		now = clock_now();
+		if (lport > 0 && loopback_since == 0)
+			loopback_since = now;
+		if (lport > 0 && now - loopback_since >= 1.0) {
+			cmd_error("link", "the --near command listens on loopback only (port %d), which COMMAND "
+				  "cannot reach: listen on %s (NCPV_LINK_NEAR) or 0.0.0.0", lport, LINK_NEAR_ADDR);
+			return LINK_EXIT_WRAPPER;
+		}
 		if (waitpid(near, &status, WNOHANG) == near) {
 			if (WIFEXITED(status))
 				cmd_error("link", "the --near command exited with status %d before it listened on a TCP port "

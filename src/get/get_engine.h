@@ -129,6 +129,9 @@ void get_result_free(struct get_result *r);
  * as get_stream runs it (no events: no progress line), -b split between them, -o refused by
  * the command. rs[0..n) get each stream's result (get_result_free each). Returns the first
  * failure (err: "stream I: why"), else the first stream's end. */
+/* get -P without --count: at most this many streams, a thread each. */
+#define GET_STREAMS_MAX 128
+
 enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *rs, char *err, size_t errlen);
 
 /* The --count batch's outcome. */

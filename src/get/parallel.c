@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* parallel.c - "get -P N" without --count: N streams to one server at once, one thread each, so
- * that N streams can use N cores (iperf3 -P). Each thread runs get_stream as it is; -b is the
- * total, split between the streams (the command makes sure each gets at least one byte). */
+ * that N streams can use N cores (iperf3 -P). Each thread runs get_stream as it is; -b and -s
+ * are totals, split between the streams (the command makes sure each gets at least one byte). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,6 +18,12 @@ struct lane {
 	enum get_end end;
 	char err[256];
 };
+
+/* Stream i's share of a total split between n streams: the first total % n get one more. */
+static uint64_t share(uint64_t total, long n, long i)
+{
+	return total / (uint64_t)n + ((uint64_t)i < total % (uint64_t)n);
+}
 
 static void *lane_main(void *arg)
 {
@@ -43,7 +49,9 @@ enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *r
 		lanes[i].r = &rs[i];
 		memset(&rs[i], 0, sizeof(rs[i]));
 		if (o->max_bytes)
-			lanes[i].o.max_bytes = o->max_bytes / (uint64_t)n + ((uint64_t)i < o->max_bytes % (uint64_t)n);
+			lanes[i].o.max_bytes = share(o->max_bytes, n, i);
+		if (o->has_size)
+			lanes[i].o.size = share(o->size, n, i);
 		if ((e = pthread_create(&lanes[i].tid, NULL, lane_main, &lanes[i])) != 0) {
 			snprintf(err, errlen, "stream %ld of %ld: %s", i + 1, n, strerror(e));
 			end = GET_END_FAILED;
@@ -61,6 +69,15 @@ enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *r
 		if (get_end_failed(end))
 			snprintf(err, errlen, "stream %ld: %s", i + 1, lanes[i].err);
 	}
+	/* Else a stream that ended short of its share of -s makes the run short, and says so. */
+	for (long i = 0; i < n && !get_end_failed(end); i++)
+		if (lanes[i].end == GET_END_SHORT) {
+			end = GET_END_SHORT;
+			snprintf(err, errlen, "stream %ld of %ld: expected %llu byte%s (its share of -s %llu), received %llu",
+				 i + 1, n, (unsigned long long)lanes[i].o.size, lanes[i].o.size == 1 ? "" : "s",
+				 (unsigned long long)o->size, (unsigned long long)rs[i].bytes);
+			break;
+		}
 	free(lanes);
 	return end;
 }

@@ -15,7 +15,7 @@
 
 static const char doc[] =
 	"{\"ncpv\":\"0.1.0\",\"n\":-1.5e3,\"t\":true,\"f\":false,\"z\":null,\"a\":[1,[2,{}],[]],"
-	"\"s\":\"q\\\"\\\\\\/\\b\\f\\n\\r\\t \\u00e9 \\u20ac \\ud83d\\ude00 \\ud800x\"}";
+	"\"s\":\"q\\\"\\\\\\/\\b\\f\\n\\r\\t \\u00e9 \\u20ac \\ud83d\\ude00 \\ud800x \\u0000end\"}";
 
 static void test_values_and_escapes(void **state)
 {
@@ -34,7 +34,7 @@ static void test_values_and_escapes(void **state)
 	assert_int_equal(a->n, 3);
 	assert_int_equal(a->items[1].items[1].type, JV_OBJECT);
 	assert_string_equal(jv_string(v, "s", ""),
-			    "q\"\\/\b\f\n\r\t \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbdx");
+			    "q\"\\/\b\f\n\r\t \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xef\xbf\xbdx \xef\xbf\xbd" "end");
 	assert_null(jv_get(v, "missing"));
 	assert_true(jv_number(v, "ncpv", 7) == 7);
 	jv_free(v);

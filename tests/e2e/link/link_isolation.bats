@@ -47,3 +47,26 @@ HINT="cannot reach the host's addresses (127.0.0.1 is the namespace's own loopba
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"$HINT"* ]]
 }
+
+@test "--near: a server on the near end's loopback is out of COMMAND's reach; link says so at once" {
+	# Generated over where the near server listens: only addresses COMMAND can reach count as
+	# "listening"; a loopback-only server gets link's error within a few seconds (not the
+	# 10 s of --near-wait), exit 125, and COMMAND never runs.
+	local at want
+	# (IPv6 is not set up in link's namespace: [::1] cannot even be bound there.)
+	for at in 127.0.0.1:6666 127.0.0.9:6666 10.231.0.1:6666 0.0.0.0:6666; do
+		case $at in
+		127.*) want=125 ;;
+		*) want=0 ;;
+		esac
+		SECONDS=0
+		run timeout 60 "$NCPV" link --near "$NCPV serve -q $at" -- "$NCPV" get -q -b 1K 10.231.0.1:6666
+		echo "$at: status $status in ${SECONDS}s: $output"
+		[ "$status" -eq "$want" ]
+		if [ "$want" -eq 125 ]; then
+			[ "$SECONDS" -le 6 ]
+			[[ "$output" == *"ncpv link: the --near command listens on loopback only (port 6666), which COMMAND cannot reach: listen on 10.231.0.1 (NCPV_LINK_NEAR) or 0.0.0.0"* ]]
+			[[ "$output" != *"ncpv get"* ]]
+		fi
+	done
+}

@@ -124,3 +124,64 @@ interrupt_get() {
 	[ "$STATUS" -eq 0 ]
 	unwrapped "$SCRATCH/err" | grep -q '^received .* from 127.0.0.1:[0-9]*, interrupted$'
 }
+
+# sig_state PID: "ign cgt" bits of SIGHUP (1) and SIGINT (2) from /proc/PID/status, e.g. "1 0 0 1"
+# (HUP ignored, not caught; INT not ignored, caught).
+sig_state() {
+	local ign cgt
+	ign=$(sed -n 's/^SigIgn:\t//p' "/proc/$1/status" 2>/dev/null) || return 1
+	cgt=$(sed -n 's/^SigCgt:\t//p' "/proc/$1/status" 2>/dev/null) || return 1
+	[ -n "$ign" ] && [ -n "$cgt" ] || return 1
+	echo $(((0x$ign >> 0) & 1)) $(((0x$cgt >> 0) & 1)) $(((0x$ign >> 1) & 1)) $(((0x$cgt >> 1) & 1))
+}
+
+@test "under nohup (SIGHUP ignored) get and bench go on through a hangup, as pv does" {
+	# nohup sets SIGHUP to ignored before exec; get keeps it so, and a hangup after the
+	# connection is up does not end the download: it completes, byte-exact.
+	local pid i state="" fifo=$SCRATCH/fifo
+	make_file "$SCRATCH/src" 8388608
+	start_serve --source "$SCRATCH/src"
+	mkfifo "$fifo"
+	# A reader that trickles (64 KiB per 20 ms), so that the download lasts over 2 s.
+	python3 -c '
+import sys, time, hashlib
+h = hashlib.sha256(); n = 0
+with open(sys.argv[1], "rb") as f:
+    while True:
+        b = f.read(65536)
+        if not b: break
+        h.update(b); n += len(b); time.sleep(0.02)
+print(h.hexdigest(), n)' "$fifo" >"$SCRATCH/sum" &
+	local reader=$!
+	STARTED_PIDS+=("$reader")
+	nohup "$NCPV" get -q -o - "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" </dev/null >"$fifo" &
+	pid=$!
+	STARTED_PIDS+=("$pid")
+	# Its handlers are set once SIGINT is caught; then SIGHUP must still be ignored.
+	for ((i = 0; i < 250; i++)); do
+		state=$(sig_state "$pid") || state=""
+		[[ $state == *" 1" ]] && break
+		sleep 0.02
+	done
+	echo "get: SIGHUP ignored/caught, SIGINT ignored/caught: $state" >&2
+	[ "$state" = "1 0 0 1" ]
+	kill -HUP "$pid"
+	wait "$pid"
+	wait "$reader"
+	cat "$SCRATCH/err"
+	[ "$(cat "$SCRATCH/sum")" = "$(sha "$SCRATCH/src") 8388608" ]
+	# bench keeps SIGHUP ignored too (a run takes minutes: only its signal state is looked at,
+	# then it is stopped with SIGTERM as a user would).
+	nohup "$NCPV" bench --duration 30 >/dev/null 2>&1 </dev/null &
+	pid=$!
+	STARTED_PIDS+=("$pid")
+	for ((i = 0; i < 250; i++)); do
+		state=$(sig_state "$pid") || state=""
+		[[ $state == *" 1" ]] && break
+		sleep 0.02
+	done
+	kill -TERM "$pid"
+	wait_gone "$pid" 20
+	echo "bench: $state" >&2
+	[ "$state" = "1 0 0 1" ]
+}

@@ -67,3 +67,35 @@ teardown() {
 	[ "$status" -eq 2 ]
 	[ "$output" = "ncpv get: --parallel 2: the streams cannot all connect from one --cport" ]
 }
+
+@test "get -P N -s S: S is the total, each stream checked against its share; a miss says which" {
+	# serve sends F bytes to each connection; N streams expect S in all. The run succeeds
+	# exactly when each stream's share of S is F, i.e. S = N * F; otherwise exit 1 and one
+	# line naming the stream, its share and what came (the attack found a silent exit 1).
+	local f n s want rc
+	for f in 1000 65536 1048577; do
+		start_serve -q --size "$f"
+		for n in 1 2 3; do
+			for s in $((n * f)) $((n * f + 1)) $((n * f - 1)) "$f"; do
+				[ "$s" -ge "$n" ] || continue
+				rc=0
+				"$NCPV" get -q -P "$n" -s "$s" "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" || rc=$?
+				if [ "$s" -eq $((n * f)) ]; then
+					want=0
+				else
+					want=1
+				fi
+				[ "$rc" -eq "$want" ] || { echo "F=$f -P $n -s $s: exit $rc"; cat "$SCRATCH/err"; false; }
+				if [ "$want" -eq 0 ]; then
+					[ ! -s "$SCRATCH/err" ] || { cat "$SCRATCH/err"; false; }
+				else
+					# One line, naming a stream (or the server's extra bytes) and the size.
+					[ "$(wc -l <"$SCRATCH/err")" -eq 1 ] || { echo "F=$f -P $n -s $s"; cat "$SCRATCH/err"; false; }
+					grep -Eq '^ncpv get: (stream [0-9]+ of [0-9]+: expected [0-9]+ bytes? \(its share of -s '"$s"'\), received [0-9]+|expected '"$s"' bytes?, received [0-9]+|(stream [0-9]+: )?receive from .*: the server sent more than --size \([0-9]+ bytes?\)( \(after [0-9]+ bytes?\))?)$' \
+						"$SCRATCH/err" || { echo "F=$f -P $n -s $s"; cat "$SCRATCH/err"; false; }
+				fi
+			done
+		done
+		stop_pid "$SERVE_PID"
+	done
+}

@@ -108,6 +108,29 @@ print(s.getsockname()[1], flush=True); time.sleep(30)' >"$SCRATCH/silent" &
 	done
 }
 
+@test "IPv6 (::1) both ways, and -4/-6 against the server's family: figures as over IPv4" {
+	command -v jq >/dev/null || skip "jq is not installed"
+	[ -n "$(ip -6 addr show dev lo 2>/dev/null)" ] || skip "no IPv6 on loopback here"
+	start_serve -u -q '[::1]:0'
+	local dir len
+	for dir in "" "-R"; do
+		for len in 36 1400 65000; do
+			udp_get $dir -6 -l "$len" --rate 20M -t 1 -i 0 "[::1]:$SERVE_PORT" ||
+				{ cat "$SCRATCH/get.err"; return 1; }
+			echo "dir '$dir' len $len: $(tail -1 "$SCRATCH/get.json" | jq -c '{sent_packets,received_packets,lost}')"
+			[ "$(summary sent_packets)" -gt 0 ]
+			[ "$(summary lost)" -eq 0 ]
+			[ "$(summary sent_packets)" -eq "$(summary received_packets)" ]
+			[ "$(summary sent_bytes)" -eq $(($(summary sent_packets) * len)) ]
+		done
+	done
+	# -4 to an IPv6 address is the user's contradiction: a usage or resolve error, not a hang.
+	run timeout 20 "$NCPV" get -u -4 -t 1 "[::1]:$SERVE_PORT"
+	echo "$output"
+	[ "$status" -eq 2 ] || [ "$status" -eq 3 ]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
 @test "the text output: interval lines, and a summary with the receiver's figures" {
 	start_serve -u -q
 	run timeout 30 "$NCPV" get -u --rate 10M -t 1 -i 0.5 "127.0.0.1:$SERVE_PORT"
