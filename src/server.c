@@ -22,6 +22,7 @@
 #include "loop.h"
 #include "net.h"
 #include "recmap.h"
+#include "repbuf.h"
 #include "serve_side.h"
 
 /* How long a finished connection may go without the peer reading or
@@ -44,7 +45,7 @@
 enum conn_state {
 	CONN_SENDING,
 	CONN_DRAINING, /* all sent (or a limit met): half-closed, reading until the peer's FIN */
-	CONN_SETTLING, /* the FIN came: out of the loop until the peer acknowledges every byte */
+	CONN_SETTLING, /* the FIN came: edge-triggered until the peer acknowledges every byte */
 	CONN_RECEIVING,
 	CONN_CONTROL   /* a side channel's control connection: report lines only (serve_side.c) */
 };
@@ -68,6 +69,7 @@ struct conn {
 	const char *end_reason; /* ... and the word its log line gives */
 	uint64_t sent, received, limit;
 	uint64_t fsize;	     /* a file source's size when this connection started */
+	struct repbuf *rep;  /* a small file sent over and over: its copies, sent from memory */
 	const char *limit_reason;
 	uint64_t acked;	     /* while draining: delivered when last looked at */
 	double start, deadline; /* deadline: --max-time while sending, 0 none */
@@ -109,6 +111,7 @@ struct server {
 	double cpu_seconds;
 	struct conn *conns;
 	struct conn *waiting; /* connections parked until the stream source is readable */
+	struct repbuf *rep_cache; /* the latest small file's copies, for new connections */
 	int source_watched;   /* the source fd is in the loop (until its next event) */
 	long nconns;
 	long ndeadlines; /* connections with a deadline: the loop then wakes to sweep */
@@ -142,13 +145,14 @@ static void report_close(struct server *s, struct conn *c, enum server_end kind,
 {
 	struct server_close r = {
 		.peer = c->peer, .reason = reason, .end = kind,
-		.sent = t->wire, .acked = t->acked, .received = c->received, .seconds = now - c->start,
+		.sent = c->sent, .wire = t->wire, .acked = t->acked, .received = c->received,
+		.seconds = now - c->start,
 		.tls = c->tls && !c->handshaking ? c->tls : NULL,
 		.rtt_ms = t->rtt_ms, .retrans = t->retrans,
 		.side = c->side_role ? side_role_names[c->side_role - 1] : NULL,
 	};
 
-	s->bytes_sent += t->wire;
+	s->bytes_sent += c->sent;
 	s->bytes_received += c->received;
 	s->on_close(s->ctx, &r);
 }
@@ -237,12 +241,13 @@ static void side_conn_ends(struct server *s, struct conn *c, uint64_t wire, uint
  * Close c and log how it ended. A connection is closed cleanly once the
  * peer has acknowledged every byte and its input is read, and reset
  * (SERVER_CUT) when it ends short of its end, which throws away whatever was
- * still queued. The log gives what the peer acknowledged, read as the last
- * thing before the close, and what was sent: the peer holds something
- * between the two. For a cut, "sent" is every byte handed to the kernel: the
- * queue's not-sent count cannot bound it, since an ACK processed on another
- * CPU releases more (a whole 64 KiB loopback segment) between that count and
- * the close, without this thread being preempted (CI, seed 302434404).
+ * still queued. The log gives what was handed to the kernel, what of it had
+ * left for the wire and what the peer acknowledged, the two counts read as
+ * the last thing before the close: the peer holds between acked and sent.
+ * The wire count is exact for a peer that had stopped reading, but no bound:
+ * an ACK processed on another CPU releases more (a whole 64 KiB loopback
+ * segment) between the count and the close, with this thread never
+ * preempted (CI, seed 302434404).
  */
 static void conn_close(struct server *s, struct conn *c, enum server_end kind, const char *reason, double now)
 {
@@ -254,8 +259,6 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	if (c->sess != NULL)
 		side_conn_ends(s, c, kind == SERVER_CUT ? c->sent : t.wire, t.acked, now);
 	loop_close(s->loop, c->fd);
-	if (kind == SERVER_CUT)
-		t.wire = c->sent;
 	s->ended[kind]++;
 	report_close(s, c, kind, reason, now, &t);
 	if (c->waiting_source)
@@ -278,6 +281,7 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	free(c->side_acc);
 	free(c->tbuf);
 	free(c->rmap);
+	repbuf_put(c->rep);
 	free(c);
 	if (s->accept_paused && s->nconns < s->o.max_conns) {
 		/* Freed fds let a paused accept go on. */
@@ -303,17 +307,36 @@ static void conn_timed(struct server *s, struct conn *c)
 	}
 }
 
-/* The peer's FIN came while draining: close once it has acknowledged every
- * byte, else leave the loop (a hung-up socket would wake it forever) and
- * let sweep look again. Returns -1 once c is closed, else 0. */
-static int conn_settle(struct server *s, struct conn *c, double now)
+static void conn_failed(struct server *s, struct conn *c, int e);
+
+/* A settling connection: closed once the peer has acknowledged every byte, or as reset once
+ * the peer reset it (closed with our bytes unread). Returns -1 once c is closed, else 0. */
+static int conn_settled(struct server *s, struct conn *c, double now)
 {
+	int e;
+
 	if (conn_delivered(c) >= c->sent) {
 		conn_close(s, c, c->end, c->end_reason, now);
 		return -1;
 	}
+	if ((e = net_socket_error(c->fd)) != 0) {
+		conn_failed(s, c, e);
+		return -1;
+	}
+	return 0;
+}
+
+/* The peer's FIN came while draining: close once it has acknowledged every byte, else wait
+ * for that. Polled at its level a hung-up socket would wake the loop forever; edge-triggered
+ * with no interest it wakes it only when its state changes, which is when the ACK of our FIN
+ * closes it or the peer's reset does, so that the slot is given back at once (sweep also
+ * looks, every SWEEP_MS). Returns -1 once c is closed, else 0. */
+static int conn_settle(struct server *s, struct conn *c, double now)
+{
 	c->state = CONN_SETTLING;
-	if (c->registered) {
+	if (conn_settled(s, c, now) < 0)
+		return -1;
+	if (c->registered && loop_mod(s->loop, c->fd, EPOLLET) < 0) {
 		loop_del(s->loop, c->fd);
 		c->registered = 0;
 	}
@@ -449,7 +472,13 @@ static int conn_fill_tls(struct server *s, struct conn *c)
 	}
 	if (c->tbuf == NULL && (c->tbuf = malloc(TLS_BUF)) == NULL)
 		return conn_abort(s, c, "out of memory");
-	if (source_kind(s->src) == SOURCE_FILE) {
+	if (c->rep != NULL) {
+		size_t avail;
+		const uint8_t *from = repbuf_at(c->rep, c->sent, &avail);
+
+		k = (ssize_t)(want < avail ? want : avail);
+		memcpy(c->tbuf, from, (size_t)k);
+	} else if (source_kind(s->src) == SOURCE_FILE) {
 		uint64_t off = c->sent % c->fsize;
 
 		if (want > c->fsize - off)
@@ -544,12 +573,21 @@ static int conn_pump(struct server *s, struct conn *c)
 		uint64_t pos = 0;
 		ssize_t n;
 
-		if (src_kind == SOURCE_FILE) {
-			pos = c->sent % c->fsize;
-			if (want > c->fsize - pos)
-				want = (size_t)(c->fsize - pos);
+		if (c->rep != NULL) {
+			size_t avail;
+			const uint8_t *from = repbuf_at(c->rep, c->sent, &avail);
+
+			if (want > avail)
+				want = avail;
+			n = send(c->fd, from, want, MSG_DONTWAIT | MSG_NOSIGNAL);
+		} else {
+			if (src_kind == SOURCE_FILE) {
+				pos = c->sent % c->fsize;
+				if (want > c->fsize - pos)
+					want = (size_t)(c->fsize - pos);
+			}
+			n = source_send(s->src, c->fd, pos, want);
 		}
-		n = source_send(s->src, c->fd, pos, want);
 		/* Nothing at an offset below the size we took: the file was
 		 * truncated. Waiting for EPOLLOUT again would spin forever. */
 		if (n == 0 && src_kind == SOURCE_FILE)
@@ -893,6 +931,10 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 
 	(void)l;
 	(void)fd;
+	if (c->state == CONN_SETTLING) {
+		conn_settled(s, c, clock_now());
+		return;
+	}
 	if (c->handshaking) {
 		conn_handshake(s, c);
 		return;
@@ -998,6 +1040,11 @@ static void accept_one(struct server *s, int fd, double now)
 			c->limit = s->o.size;
 		else if (source_kind(s->src) == SOURCE_FILE)
 			c->limit = c->fsize;
+		/* A --size past a small file's end repeats it: from memory, not a few bytes a
+		 * sendfile. Should that fail, sendfile it is (which then says why). */
+		if (source_kind(s->src) == SOURCE_FILE && c->fsize > 0 && c->fsize < REPBUF_SMALL &&
+		    c->limit > c->fsize)
+			c->rep = repbuf_get(&s->rep_cache, source_fd(s->src), c->fsize);
 		c->finite = c->limit != UINT64_MAX;
 		if (s->o.max_bytes && s->o.max_bytes < c->limit) {
 			c->limit = s->o.max_bytes;
@@ -1111,14 +1158,12 @@ static void sweep_draining(struct server *s, struct conn *c, double now)
 {
 	uint64_t delivered;
 
-	if (c->state != CONN_SETTLING && now < c->drain_until)
+	if (c->state == CONN_SETTLING && conn_settled(s, c, now) < 0)
+		return;
+	if (now < c->drain_until)
 		return;
 	delivered = conn_delivered(c);
-	if (delivered >= c->sent && c->state == CONN_SETTLING)
-		conn_close(s, c, c->end, c->end_reason, now);
-	else if (now < c->drain_until)
-		return;
-	else if (delivered >= c->sent)
+	if (delivered >= c->sent)
 		conn_close(s, c, c->end, "done (peer did not close)", now);
 	else if (delivered > c->acked) {
 		c->acked = delivered;
@@ -1331,6 +1376,7 @@ void server_free(struct server *s)
 		close(s->inbox[1]);
 	}
 	loop_free(s->loop);
+	repbuf_put(s->rep_cache);
 	if (s->spare_fd >= 0)
 		close(s->spare_fd);
 	free(s->scratch);

@@ -48,7 +48,10 @@ struct server_close {
 	const char *reason;
 	enum server_end end;
 	uint64_t sent;	  /* bytes handed to the kernel (at a cut, some maybe never sent) ... */
-	uint64_t acked;	  /* ... of which the client acknowledged these: it holds between the two */
+	uint64_t wire;	  /* ... of which these had left for the wire when counted, just before
+			   * the close: all a client that had stopped reading got ... */
+	uint64_t acked;	  /* ... and these the client acknowledged: it holds between acked and
+			   * sent (the kernel may send on in the microseconds before the close) */
 	uint64_t received;
 	double seconds;
 	double rtt_ms;	  /* TCP's smoothed round trip at the end; -1 unknown */

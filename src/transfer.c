@@ -22,8 +22,10 @@ void transfer_json(struct json *j, const struct transfer *t, enum transfer_shape
 {
 	if (shape == TRANSFER_CONNECTION || shape == TRANSFER_TWO_WAY) {
 		json_uint(j, "sent", t->sent);
-		if (shape == TRANSFER_CONNECTION)
+		if (shape == TRANSFER_CONNECTION) {
+			json_uint(j, "wire", t->wire);
 			json_uint(j, "acked", t->acked);
+		}
 		json_uint(j, "received", t->received);
 	}
 	if (shape != TRANSFER_CONNECTION)

@@ -12,7 +12,8 @@ struct json;
 /* What was moved and for how long. A one-way transfer counts its bytes in either field. */
 struct transfer {
 	uint64_t sent, received;
-	uint64_t acked;	/* TRANSFER_CONNECTION: of sent, what the peer acknowledged */
+	uint64_t wire;	/* TRANSFER_CONNECTION: of sent, what had left for the wire ... */
+	uint64_t acked;	/* ... and what the peer acknowledged */
 	double seconds;
 	long transfers; /* TRANSFER_BATCH: whole transfers finished */
 };
@@ -23,7 +24,7 @@ struct transfer {
  * ONE_WAY     get:         "bytes", "seconds", "rate"; "AMOUNT in S s = R/s (M Mbit/s)"
  * BATCH       get --count: "bytes", "seconds", "transfers_per_s", "rate";
  *                          "in S s = N transfers/s, AMOUNT (R/s)"
- * CONNECTION  serve:       "sent", "acked", "received", "seconds", "rate";
+ * CONNECTION  serve:       "sent", "wire", "acked", "received", "seconds", "rate";
  *                          "sent N B, received N B in S s (R/s)"
  * TWO_WAY     nc:          "sent", "received", "bytes", "seconds", "rate"; text as CONNECTION
  * "seconds" has six decimals, "rate" (bytes per second) none, "transfers_per_s" one. */

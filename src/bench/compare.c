@@ -26,8 +26,24 @@ static const struct jvalue *find_named(const struct jvalue *arr, const char *key
 	return NULL;
 }
 
+/* A run's rate and its key: schema 4 names the unit (bytes_per_s for the
+ * stream test, transfers_per_s for files); 1 to 3 called it "value". With
+ * neither, the name of 4 (for the error that says it is missing). */
+static const char *rate_key(const struct jvalue *run, const char *test)
+{
+	const char *key = strcmp(test, "stream") == 0 ? "bytes_per_s" : "transfers_per_s";
+
+	return jv_get(run, key) == NULL && jv_get(run, "value") != NULL ? "value" : key;
+}
+
+/* A test's setting under its schema-4 key, or its key of 1 to 3. */
+static double setting(const struct jvalue *test, const char *key, const char *old)
+{
+	return jv_get(test, key) != NULL ? jv_number(test, key, -1) : jv_number(test, old, -1);
+}
+
 /* The values of a method's good runs (malloc'd into *v); returns the count. */
-static size_t good_runs(const struct jvalue *method, double **v)
+static size_t good_runs(const struct jvalue *method, const char *test, double **v)
 {
 	const struct jvalue *runs = jv_get(method, "runs");
 	size_t n = 0;
@@ -39,7 +55,7 @@ static size_t good_runs(const struct jvalue *method, double **v)
 		const struct jvalue *ok = jv_get(&runs->items[i], "ok");
 
 		if (ok != NULL && ok->type == JV_TRUE)
-			(*v)[n++] = jv_number(&runs->items[i], "value", 0);
+			(*v)[n++] = jv_number(&runs->items[i], rate_key(&runs->items[i], test), 0);
 	}
 	return n;
 }
@@ -69,8 +85,8 @@ static void fill(struct compare_row *row, const char *test, const struct jvalue 
 	snprintf(row->method, sizeof(row->method), "%s", jv_string(m, "name", "?"));
 	snprintf(row->unit, sizeof(row->unit), "%s", jv_string(m, "unit", ""));
 	row->p = 1;
-	row->na = ma ? good_runs(ma, &va) : 0;
-	row->nb = mb ? good_runs(mb, &vb) : 0;
+	row->na = ma ? good_runs(ma, test, &va) : 0;
+	row->nb = mb ? good_runs(mb, test, &vb) : 0;
 	row->median_a = row->na ? median(va, row->na) : 0;
 	row->median_b = row->nb ? median(vb, row->nb) : 0;
 	if (ma == NULL || row->na == 0)
@@ -112,7 +128,8 @@ static int check_method(const struct jvalue *m, size_t ti, const char *test, siz
 		return -1;
 	}
 	for (size_t k = 0; k < runs->n; k++) {
-		const struct jvalue *run = &runs->items[k], *ok = jv_get(run, "ok"), *v = jv_get(run, "value");
+		const char *key = rate_key(&runs->items[k], test);
+		const struct jvalue *run = &runs->items[k], *ok = jv_get(run, "ok"), *v = jv_get(run, key);
 
 		if (!is_type(ok, JV_TRUE) && !is_type(ok, JV_FALSE)) {
 			snprintf(err, errlen, "%s method %s run %zu: \"ok\" is not true or false", test,
@@ -120,8 +137,8 @@ static int check_method(const struct jvalue *m, size_t ti, const char *test, siz
 			return -1;
 		}
 		if (ok->type == JV_TRUE && (!is_type(v, JV_NUMBER) || !(v->number >= 0))) {
-			snprintf(err, errlen, "%s method %s run %zu: \"value\" is not a rate of 0 or more", test,
-				 jv_string(m, "name", ""), k + 1);
+			snprintf(err, errlen, "%s method %s run %zu: \"%s\" is not a rate of 0 or more", test,
+				 jv_string(m, "name", ""), k + 1, key);
 			return -1;
 		}
 	}
@@ -180,7 +197,10 @@ static void differs(char *buf, size_t len, const char *what, const char *va, con
 
 void compare_setup(const struct jvalue *a, const struct jvalue *b, char *buf, size_t len)
 {
-	static const char *const keys[][2] = { { "stream", "duration" }, { "files", "count" }, { "files", "size" } };
+	/* Test, key (schema 4), key of 1 to 3, the setting's name. */
+	static const char *const keys[][4] = { { "stream", "duration_s", "duration", "duration" },
+					       { "files", "count", "count", "count" },
+					       { "files", "size_bytes", "size", "size" } };
 	const struct jvalue *ta = tests_of(a), *tb = tests_of(b);
 
 	buf[0] = 0;
@@ -199,9 +219,9 @@ void compare_setup(const struct jvalue *a, const struct jvalue *b, char *buf, si
 
 		if (xa == NULL || xb == NULL)
 			continue;
-		snprintf(va, sizeof(va), "%g", jv_number(xa, keys[k][1], -1));
-		snprintf(vb, sizeof(vb), "%g", jv_number(xb, keys[k][1], -1));
-		snprintf(what, sizeof(what), "%s %s", keys[k][0], keys[k][1]);
+		snprintf(va, sizeof(va), "%g", setting(xa, keys[k][1], keys[k][2]));
+		snprintf(vb, sizeof(vb), "%g", setting(xb, keys[k][1], keys[k][2]));
+		snprintf(what, sizeof(what), "%s %s", keys[k][0], keys[k][3]);
 		differs(buf, len, what, va, vb);
 	}
 }

@@ -122,7 +122,6 @@ void env_collect(struct bench_env *e, int argc, char **argv, const char *tools)
 	struct tm tm;
 	struct utsname u;
 	FILE *f;
-	char copy[512], *save = NULL;
 	size_t n;
 
 	memset(e, 0, sizeof(*e));
@@ -145,6 +144,13 @@ void env_collect(struct bench_env *e, int argc, char **argv, const char *tools)
 		e->command[n++] = ' ';
 		n += shq_quote(argv[i], e->command + n, sizeof(e->command) - n);
 	}
+	env_add_tools(e, tools);
+}
+
+void env_add_tools(struct bench_env *e, const char *tools)
+{
+	char copy[512], *save = NULL;
+
 	snprintf(copy, sizeof(copy), "%s", tools ? tools : "");
 	for (char *t = strtok_r(copy, " ", &save); t && e->ntools < ENV_MAX_TOOLS; t = strtok_r(NULL, " ", &save)) {
 		size_t k = 0;

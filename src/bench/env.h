@@ -27,4 +27,7 @@ struct bench_env {
  * skipped), each asked for its version (at most 2 s each). */
 void env_collect(struct bench_env *e, int argc, char **argv, const char *tools);
 
+/* Add the versions of more tools (space-separated; those already listed are skipped). */
+void env_add_tools(struct bench_env *e, const char *tools);
+
 #endif

@@ -10,10 +10,13 @@
 
 #include "env.h"
 #include "result.h"
+#include "tput.h"
 
 /* The version of the JSON document's layout: raised when a field changes
- * meaning or goes away (new fields may appear without it). */
-#define BENCH_SCHEMA_VERSION 3
+ * meaning or goes away (new fields may appear without it). 4: every number's
+ * key names its unit (value became bytes_per_s or transfers_per_s, seconds
+ * elapsed_s, duration duration_s, size size_bytes, ...; the manual lists them). */
+#define BENCH_SCHEMA_VERSION 4
 
 /* How the results were obtained, for every report's header. */
 struct bench_info {
@@ -31,6 +34,7 @@ struct bench_info {
 	unsigned seed;
 	const char *no_probe;	/* why the stream test had no latency probe, or NULL */
 	double probe_interval, probe_idle; /* its seconds between round trips, and idle before each run */
+	const struct tput_results *tput; /* -T streams,udp, or NULL */
 };
 
 int report_text(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n);
@@ -90,6 +94,11 @@ size_t report_cautions(char *buf, size_t len, const struct bench_info *info, con
  * 1, 2, 5 per decade (powers of ten only past 3 decades) from the decade
  * of lo to the first at or past hi. Returns how many (at most max). */
 int report_ticks(double lo, double hi, int logscale, double *ticks, int max);
+
+/* The key of a rate in test's unit, after prefix: "median_" gives
+ * "median_bytes_per_s" (stream) or "median_transfers_per_s" (files). Returns
+ * a static string; prefix is "", "median_", "min_" or "max_". */
+const char *report_rate_key(enum bench_test test, const char *prefix);
 
 /* A value in its test's unit as people read it: "11.2MiB/s", "1.23k/s". */
 char *report_value(char *buf, size_t len, enum bench_test test, double v);

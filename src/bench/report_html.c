@@ -572,6 +572,7 @@ int report_html(FILE *f, const struct bench_info *info, const struct bench_test_
 			stream_charts(f, t);
 		}
 	}
+	tput_report_html(f, info->tput);
 	fputs("</body></html>\n", f);
 	return ferror(f) ? -1 : 0;
 }

@@ -2,16 +2,18 @@
 /* report_json.c - the bench's results as one JSON document: the headline,
  * the environment, every method's runs, summary, CPU, TCP's view, verdict,
  * latency (files: per download; stream: under load), and for streams the
- * count over time (fields listed in the manual). */
+ * count over time (fields listed in the manual). Every number's key names
+ * its unit (schema 4): _s, _bytes, _bytes_per_s, _transfers_per_s, or none
+ * for a count or a ratio. */
 #include "report.h"
 
 #include "../json.h"
 
-/* Files: "latency": {"p50": s, "p90": s, "p99": s}; when unknown, each
- * is -1 and "unavailable" says why. */
+/* Files: "latency": {"p50_s", "p90_s", "p99_s"}; when unknown, each is -1
+ * and "unavailable" says why. */
 static void latency_json(struct json *j, const double lat[3], const char *why)
 {
-	static const char *const name[3] = { "p50", "p90", "p99" };
+	static const char *const name[3] = { "p50_s", "p90_s", "p99_s" };
 
 	json_object(j, "latency");
 	for (int k = 0; k < 3; k++)
@@ -23,11 +25,11 @@ static void latency_json(struct json *j, const double lat[3], const char *why)
 
 static void pcts_json(struct json *j, const char *key, const struct bench_pcts *p)
 {
-	static const char *const name[3] = { "p50", "p90", "p99" };
+	static const char *const name[3] = { "p50_s", "p90_s", "p99_s" };
 
 	json_object(j, key);
 	json_uint(j, "samples", p->n);
-	json_fixed(j, "min", p->min, 9);
+	json_fixed(j, "min_s", p->min, 9);
 	for (int k = 0; k < 3; k++)
 		json_fixed(j, name[k], p->p[k], 9);
 	json_end(j);
@@ -35,8 +37,8 @@ static void pcts_json(struct json *j, const char *key, const struct bench_pcts *
 
 /* Stream: "latency_under_load": the probe's round trips in seconds, "idle"
  * (just before the method) and "load" (while it ran), each {"samples",
- * "min", "p50", "p90", "p99"}; when unknown, samples 0, the rest -1 and
- * "unavailable" says why. */
+ * "min_s", "p50_s", "p90_s", "p99_s"}; when unknown, samples 0, the rest -1
+ * and "unavailable" says why. */
 static void ping_json(struct json *j, const struct bench_info *info, const struct bench_result *r,
 		      const struct bench_run *run, const struct bench_pcts *idle, const struct bench_pcts *load)
 {
@@ -53,11 +55,11 @@ static void run_json(struct json *j, const struct bench_info *info, enum bench_t
 {
 	json_object(j, NULL);
 	json_bool(j, "ok", run->ok);
-	json_general(j, "value", run->value, 6);
+	json_general(j, report_rate_key(test, ""), run->value, 6);
 	json_uint(j, "bytes", run->bytes);
-	json_fixed(j, "seconds", run->seconds, 6);
+	json_fixed(j, "elapsed_s", run->seconds, 6);
 	json_uint(j, "transfers", run->transfers);
-	json_fixed(j, "cpu", run->cpu, 6);
+	json_fixed(j, "cpu_s", run->cpu, 6);
 	json_int(j, "position", run->position);
 	json_string(j, "error", run->error);
 	if (test == BENCH_FILES) {
@@ -67,7 +69,6 @@ static void run_json(struct json *j, const struct bench_info *info, enum bench_t
 		latency_json(j, lat, report_no_latency(r, run));
 	}
 	json_int(j, "retrans", run->retrans);
-	/* Seconds, as every duration here (schema 3; 2 had rtt_ms). */
 	json_fixed(j, "rtt_s", run->rtt_ms >= 0 ? run->rtt_ms / 1000 : -1, 6);
 	if (test == BENCH_STREAM) {
 		struct bench_pcts idle, load;
@@ -75,8 +76,8 @@ static void run_json(struct json *j, const struct bench_info *info, enum bench_t
 		bench_series_pcts(r, run, BENCH_SERIES_PING_IDLE, &idle);
 		bench_series_pcts(r, run, BENCH_SERIES_PING_LOAD, &load);
 		ping_json(j, info, r, run, &idle, &load);
-		json_fixed(j, "first_byte", run->first_byte, 6);
-		json_array(j, "samples");
+		json_fixed(j, "first_byte_s", run->first_byte, 6);
+		json_array(j, "samples_s_bytes");
 		for (size_t i = 0; i < run->nsamples; i++) {
 			json_array(j, NULL);
 			json_fixed(j, NULL, run->samples[i].t, 3);
@@ -100,16 +101,15 @@ static void method_json(struct json *j, const struct bench_info *info, enum benc
 	json_string(j, "command", r->status == BENCH_SKIPPED ? "" : r->command);
 	json_string(j, "unit", bench_value_unit(test));
 	json_uint(j, "runs_ok", r->ok_runs);
-	json_general(j, "median", r->median, 6);
-	json_general(j, "min", r->min, 6);
-	json_general(j, "max", r->max, 6);
+	json_general(j, report_rate_key(test, "median_"), r->median, 6);
+	json_general(j, report_rate_key(test, "min_"), r->min, 6);
+	json_general(j, report_rate_key(test, "max_"), r->max, 6);
 	json_fixed(j, "median_bytes", r->median_bytes, 0);
 	json_general(j, "ratio", r->ratio, 6);
 	json_general(j, "p_value", r->p, 6);
 	json_bool(j, "baseline", r->is_baseline);
 	json_string(j, "verdict", r->verdict);
-	json_general(j, "cpu", r->cpu, 6);
-	json_string(j, "cpu_unit", test == BENCH_STREAM ? "s/GiB" : "s/download");
+	json_general(j, test == BENCH_STREAM ? "cpu_s_per_gib" : "cpu_s_per_download", r->cpu, 6);
 	json_general(j, "retrans", r->retrans, 6);
 	json_general(j, "rtt_s", r->rtt_ms >= 0 ? r->rtt_ms / 1000 : -1, 6);
 	if (test == BENCH_STREAM)
@@ -176,12 +176,12 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 		json_object(&j, NULL);
 		json_string(&j, "test", bench_test_name(t->test));
 		if (t->test == BENCH_STREAM) {
-			json_general(&j, "duration", info->duration, 6);
-			json_general(&j, "probe_interval", info->probe_interval, 6);
-			json_general(&j, "probe_idle", info->probe_idle, 6);
+			json_general(&j, "duration_s", info->duration, 6);
+			json_general(&j, "probe_interval_s", info->probe_interval, 6);
+			json_general(&j, "probe_idle_s", info->probe_idle, 6);
 		} else {
 			json_uint(&j, "count", info->count);
-			json_uint(&j, "size", info->size);
+			json_uint(&j, "size_bytes", info->size);
 		}
 		json_string(&j, "baseline", t->baseline < t->n ? t->results[t->baseline].method->name : "");
 		json_int(&j, "runs_needed", t->runs_needed);
@@ -197,6 +197,7 @@ int report_json(FILE *f, const struct bench_info *info, const struct bench_test_
 		json_end(&j);
 	}
 	json_end(&j); /* tests */
+	tput_report_json(&j, info->tput);
 	json_end(&j);
 	json_raw(&j, "\n");
 	rc = json_status(&j) < 0 ? -1 : fputs(json_text(&j), f) < 0 || ferror(f) ? -1 : 0;

@@ -17,6 +17,17 @@ char *report_value(char *buf, size_t len, enum bench_test test, double v)
 	return buf;
 }
 
+const char *report_rate_key(enum bench_test test, const char *prefix)
+{
+	static const char *const keys[2][4] = {
+		{ "bytes_per_s", "median_bytes_per_s", "min_bytes_per_s", "max_bytes_per_s" },
+		{ "transfers_per_s", "median_transfers_per_s", "min_transfers_per_s", "max_transfers_per_s" },
+	};
+	int k = strcmp(prefix, "median_") == 0 ? 1 : strcmp(prefix, "min_") == 0 ? 2 : strcmp(prefix, "max_") == 0 ? 3 : 0;
+
+	return keys[test == BENCH_STREAM ? 0 : 1][k];
+}
+
 char *report_verdict(char *buf, size_t len, const struct bench_result *r)
 {
 	if (r->is_baseline)
@@ -380,9 +391,11 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 {
 	char line[METHOD_CMD_MAX * 8], caution[4096];
 
-	report_headline(caution, sizeof(caution), info, tests, n);
-	wrap(f, caution);
-	fputc('\n', f);
+	if (n > 0) { /* -T streams,udp alone has no headline of its own */
+		report_headline(caution, sizeof(caution), info, tests, n);
+		wrap(f, caution);
+		fputc('\n', f);
+	}
 	for (size_t k = 0; k < n; k++) {
 		const struct bench_test_result *t = &tests[k];
 
@@ -403,6 +416,8 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 		report_cautions(caution, sizeof(caution), info, t);
 		wrap(f, caution);
 	}
+	if (info->tput != NULL)
+		tput_report_text(f, info->tput);
 	if (info->env != NULL) {
 		const struct bench_env *e = info->env;
 		size_t m = (size_t)snprintf(caution, sizeof(caution),
@@ -417,6 +432,8 @@ int report_text(FILE *f, const struct bench_info *info, const struct bench_test_
 		wrap(f, caution);
 		fprintf(f, "Command: %s\n", e->command); /* whole, so that it pastes */
 	}
+	if (n == 0)
+		return ferror(f) ? -1 : 0;
 	snprintf(caution, sizeof(caution),
 		 "\nRate: median of the runs. vs baseline: ratio of medians; faster/slower when a "
 		 "Mann-Whitney test puts the difference beyond run-to-run spread (p < %.2g), otherwise "
@@ -481,7 +498,20 @@ static void csv_tcp(FILE *f, double retrans, double rtt_ms)
 		fputc(',', f);
 }
 
-#define CSV_PING_HEADER "ping_idle_p50,ping_idle_samples,ping_load_p50,ping_load_p90,ping_load_p99,ping_load_samples"
+/* A number in the column of its test's unit, the other test's left empty:
+ * one unit per column, named in its header (stream: bytes, files: transfers). */
+static void csv_by_test(FILE *f, enum bench_test test, const char *format, double v)
+{
+	if (test != BENCH_STREAM)
+		fputc(',', f);
+	fprintf(f, format, v);
+	fputc(',', f);
+	if (test == BENCH_STREAM)
+		fputc(',', f);
+}
+
+#define CSV_PING_HEADER \
+	"ping_idle_p50_s,ping_idle_samples,ping_load_p50_s,ping_load_p90_s,ping_load_p99_s,ping_load_samples"
 
 /* The probe's round trips: idle p50 and count, under load p50, p90, p99
  * and count (seconds; empty when unknown, as for the files test). */
@@ -493,21 +523,29 @@ static void csv_ping(FILE *f, const struct bench_pcts *idle, const struct bench_
 	fprintf(f, "%zu,", load->n);
 }
 
+/* Every number's column names its unit (as the JSON's keys, schema 4): _s,
+ * _bytes, _bytes_per_s, _transfers_per_s, _s_per_gib, _s_per_download; a
+ * count or a ratio has none. */
 int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,retrans,rtt_s,"
-		   CSV_PING_HEADER ",verdict,reason,command\n");
+	fprintf(f, "test,method,status,runs,ok_runs,median_bytes_per_s,median_transfers_per_s,min_bytes_per_s,"
+		   "min_transfers_per_s,max_bytes_per_s,max_transfers_per_s,median_bytes,ratio,p_value,cpu_s_per_gib,"
+		   "cpu_s_per_download,latency_p50_s,latency_p90_s,latency_p99_s,retrans,rtt_s," CSV_PING_HEADER
+		   ",verdict,reason,command\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
 			const struct bench_result *r = &tests[k].results[i];
+			enum bench_test test = tests[k].test;
 
-			fprintf(f, "%s,", bench_test_name(tests[k].test));
+			fprintf(f, "%s,", bench_test_name(test));
 			csv_field(f, r->method->name, 0);
-			fprintf(f, "%s,%zu,%zu,%.6g,%.6g,%.6g,%s,%.0f,%.6g,%.6g,%.6g,%s,", bench_status_name(r->status),
-				r->nruns, r->ok_runs, r->median, r->min, r->max, bench_value_unit(tests[k].test),
-				r->median_bytes, r->ratio, r->p, r->cpu,
-				tests[k].test == BENCH_STREAM ? "s/GiB" : "s/download");
+			fprintf(f, "%s,%zu,%zu,", bench_status_name(r->status), r->nruns, r->ok_runs);
+			csv_by_test(f, test, "%.6g", r->median);
+			csv_by_test(f, test, "%.6g", r->min);
+			csv_by_test(f, test, "%.6g", r->max);
+			fprintf(f, "%.0f,%.6g,%.6g,", r->median_bytes, r->ratio, r->p);
+			csv_by_test(f, test, "%.6g", r->cpu);
 			csv_latency(f, r->lat);
 			csv_tcp(f, r->retrans, r->rtt_ms);
 			csv_ping(f, &r->ping_idle, &r->ping_load);
@@ -521,8 +559,8 @@ int report_csv(FILE *f, const struct bench_info *info, const struct bench_test_r
 int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_test_result *tests, size_t n)
 {
 	(void)info;
-	fprintf(f, "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_s,latency_p50,latency_p90,latency_p99,"
-		   CSV_PING_HEADER ",error\n");
+	fprintf(f, "test,method,round,position,ok,bytes_per_s,transfers_per_s,bytes,elapsed_s,transfers,cpu_s,"
+		   "first_byte_s,retrans,rtt_s,latency_p50_s,latency_p90_s,latency_p99_s," CSV_PING_HEADER ",error\n");
 	for (size_t k = 0; k < n; k++)
 		for (size_t i = 0; i < tests[k].n; i++) {
 			const struct bench_result *r = &tests[k].results[i];
@@ -534,9 +572,10 @@ int report_csv_runs(FILE *f, const struct bench_info *info, const struct bench_t
 
 				fprintf(f, "%s,", bench_test_name(tests[k].test));
 				csv_field(f, r->method->name, 0);
-				fprintf(f, "%zu,%d,%d,%.6g,%s,%llu,%.6f,%llu,%.6f,%.6f,", j + 1, run->position, run->ok,
-					run->value, bench_value_unit(tests[k].test), (unsigned long long)run->bytes,
-					run->seconds, (unsigned long long)run->transfers, run->cpu, run->first_byte);
+				fprintf(f, "%zu,%d,%d,", j + 1, run->position, run->ok);
+				csv_by_test(f, tests[k].test, "%.6g", run->value);
+				fprintf(f, "%llu,%.6f,%llu,%.6f,%.6f,", (unsigned long long)run->bytes, run->seconds,
+					(unsigned long long)run->transfers, run->cpu, run->first_byte);
 				csv_tcp(f, (double)run->retrans, run->rtt_ms);
 				bench_latency(r, run, lat);
 				csv_latency(f, lat);

@@ -86,6 +86,16 @@ static int stop_group(pid_t pid)
 	return status;
 }
 
+pid_t runner_spawn(char *const argv[], int out_fd, int err_fd)
+{
+	return spawn(argv, out_fd, err_fd);
+}
+
+int runner_stop_group(pid_t pid)
+{
+	return stop_group(pid);
+}
+
 /* CPU seconds (user + system) of every descendant reaped so far. */
 static double children_cpu(void)
 {

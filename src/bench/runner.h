@@ -46,6 +46,15 @@ void runner_stop_server(struct bench_server *s);
 /* Read what the server logged so far, without blocking. */
 void runner_drain_server(struct bench_server *s);
 
+/* fork + exec argv (looked up on PATH) in a new process group of its own, under
+ * the bench's guard: stdin /dev/null, stdout to out_fd (-1: /dev/null), stderr
+ * to err_fd (-1: as stdout). Returns the PID (the group's), or -1 with errno. */
+pid_t runner_spawn(char *const argv[], int out_fd, int err_fd);
+
+/* SIGTERM the group pid leads, SIGKILL it after a bounded grace; reaps pid
+ * and returns its wait status (0 for pid <= 0). */
+int runner_stop_group(pid_t pid);
+
 /* Make this process the child subreaper of its descendants, so that the
  * CPU time of a method's whole process tree is counted (call once). */
 void runner_become_subreaper(void);

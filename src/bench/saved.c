@@ -13,7 +13,9 @@
  * the environment) is checked but not held, so memory follows what is read. */
 static const char *const compare_keys[] = {
 	"tests", "test", "methods", "name", "unit", "runs", "ok", "value", "schema_version", "interrupted",
-	"path", "server", "ncpv", "duration", "count", "size", NULL
+	"path", "server", "ncpv", "duration", "count", "size",
+	/* schema 4's names of value, duration and size */
+	"bytes_per_s", "transfers_per_s", "duration_s", "size_bytes", NULL
 };
 
 struct jvalue *saved_read(const char *path, char *err, size_t errlen)

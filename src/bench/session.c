@@ -76,6 +76,49 @@ void bench_free(struct bench *b)
 	b->ntests = 0;
 }
 
+/* The eta's index of a test. */
+static int eta_test(enum bench_test test)
+{
+	return test == BENCH_STREAM ? 0 : 1;
+}
+
+/* Stream runs last --duration plus the time to the first byte and the stop
+ * (0.1 s measured on loopback), after the latency probe's idle round trips. */
+#define STREAM_RUN_EXTRA 0.15
+
+/* Every run the bench will do, priced by the plan. */
+static void plan(struct bench *b)
+{
+	const struct bench_opts *o = b->o;
+	const char *path = search_path();
+	char missing[64];
+
+	_Static_assert(MAX_METHODS <= ETA_METHODS, "the eta holds every method");
+	eta_init(&b->eta);
+	for (int test = BENCH_STREAM; test <= BENCH_FILES; test <<= 1) {
+		double interval = o->no_latency || o->connect ? -1 : probe_interval(o->link ? o->link_bits : 0);
+		double idle = interval > 0 ? probe_idle_seconds(interval) : 0;
+
+		if (!(b->tests & test))
+			continue;
+		for (size_t i = 0; i < o->nmethods; i++) {
+			const struct bench_method *m = &o->methods[i];
+			double guess = o->duration + STREAM_RUN_EXTRA + idle;
+
+			if (method_missing_tool(m, (enum bench_test)test, path, missing, sizeof(missing)))
+				continue;
+			if (test == BENCH_FILES) {
+				guess = eta_files_guess(m->name, (unsigned long long)o->count);
+				/* Over the link each download waits a round trip or two and its size at the rate. */
+				if (o->link)
+					guess += (double)o->count * (2 * o->link_delay + (double)o->size * 8 / o->link_bits);
+			}
+			eta_plan(&b->eta, eta_test((enum bench_test)test), i, o->repeat, guess);
+		}
+	}
+	b->planned = 1;
+}
+
 /* Fill a test's method list: the command each runs, or why it is skipped. */
 static int prepare_test(struct bench *b, enum bench_test test, struct bench_test_result *t)
 {
@@ -104,6 +147,7 @@ static int prepare_test(struct bench *b, enum bench_test test, struct bench_test
 		if (method_missing_tool(m, test, path, missing, sizeof(missing))) {
 			r->status = BENCH_SKIPPED;
 			snprintf(r->reason, sizeof(r->reason), "%s not found on PATH", missing);
+			eta_drop(&b->eta, eta_test(test), i);
 			continue;
 		}
 		r->shell = method_command(m, test, &v, r->command, sizeof(r->command));
@@ -111,6 +155,7 @@ static int prepare_test(struct bench *b, enum bench_test test, struct bench_test
 						    (int)(sizeof(r->argv) / sizeof(r->argv[0]))) < 0) {
 			r->status = BENCH_SKIPPED;
 			snprintf(r->reason, sizeof(r->reason), "command too long");
+			eta_drop(&b->eta, eta_test(test), i);
 			continue;
 		}
 		r->runs = calloc((size_t)o->repeat, sizeof(*r->runs));
@@ -136,12 +181,18 @@ static void finish_test(struct bench_test_result *t)
 struct run_progress {
 	const struct bench *b;
 	struct bench_at at;
+	size_t index;	/* the method's, in o->methods */
+	double started;	/* the run's start on clock_now(), for the time left */
 };
 
 static void on_progress(void *arg, double elapsed, uint64_t bytes, uint64_t transfers)
 {
 	struct run_progress *p = arg;
 
+	/* Files runs know their share done; stream runs take --duration, priced well already. */
+	double share = p->at.test == BENCH_FILES && p->b->o->count > 0 ? (double)transfers / (double)p->b->o->count : -1;
+
+	p->at.left = eta_left(&p->b->eta, eta_test(p->at.test), p->index, clock_now() - p->started, share);
 	if (p->b->ev && p->b->ev->progress)
 		p->b->ev->progress(p->b->ev->ctx, &p->at, elapsed, bytes, transfers);
 }
@@ -188,6 +239,9 @@ static int run_test(struct bench *b, struct bench_test_result *t)
 			run->position = (int)pos + 1;
 			now.at.method = r->method->name;
 			now.at.repeat = rep + 1;
+			now.index = order[pos];
+			now.started = clock_now();
+			now.at.left = eta_left(&b->eta, eta_test(t->test), now.index, 0, -1);
 			if (b->ev && b->ev->start)
 				b->ev->start(b->ev->ctx, &now.at);
 			if (stream)
@@ -207,6 +261,8 @@ static int run_test(struct bench *b, struct bench_test_result *t)
 				finish_test(t);
 				return -1;
 			}
+			eta_done(&b->eta, eta_test(t->test), now.index, clock_now() - now.started);
+			now.at.left = eta_left(&b->eta, -1, 0, 0, -1);
 			if (b->ev && b->ev->done)
 				b->ev->done(b->ev->ctx, &now.at, run);
 			if (!run->ok && r->status == BENCH_OK) {
@@ -223,6 +279,8 @@ enum bench_end bench_run(struct bench *b)
 {
 	enum bench_end end = BENCH_END_DONE;
 
+	if (!b->planned)
+		plan(b);
 	for (int test = BENCH_STREAM; end == BENCH_END_DONE && test <= BENCH_FILES; test <<= 1) {
 		struct bench_test_result *t = &b->results[b->ntests];
 
@@ -402,34 +460,38 @@ enum bench_fault bench_setup(struct bench *b, char *err, size_t errlen)
 	return BENCH_FAULT_NONE;
 }
 
-void bench_estimate(const struct bench *b, char *msg, size_t len)
+/* "5 min", "42 s": in the unit people plan with (seconds, minutes, hours, then days). */
+static const char *plain_time(char *buf, size_t len, double s)
+{
+	double unit = s >= 2 * 86400 ? 86400 : s >= 2 * 3600 ? 3600 : s >= 120 ? 60 : 1;
+
+	snprintf(buf, len, "%.0f %s", s / unit, unit == 86400 ? "days" : unit == 3600 ? "h" : unit == 60 ? "min" : "s");
+	return buf;
+}
+
+void bench_estimate(struct bench *b, char *msg, size_t len)
 {
 	const struct bench_opts *o = b->o;
 	const char *path = search_path();
-	char missing[64];
-	size_t ready = 0, n = 0;
+	char missing[64], stream[32], files[32], all[32];
+	size_t ready = 0;
 
-	msg[0] = '\0';
+	plan(b);
 	for (size_t i = 0; i < o->nmethods; i++)
-		ready += method_missing_tool(&o->methods[i], BENCH_STREAM, path, missing, sizeof(missing)) == 0;
-	if (b->tests & BENCH_STREAM) {
-		/* The latency probe's idle round trips come before each run. Stream
-		 * runs last --duration plus the time to the first byte and the stop. */
-		double interval = o->no_latency || o->connect ? -1 : probe_interval(o->link ? o->link_bits : 0);
-		double idle = interval > 0 ? probe_idle_seconds(interval) : 0;
-		double s = (double)ready * (double)o->repeat * (o->duration + 0.15 + idle);
-
-		/* In the unit people plan with: seconds, minutes, hours, then days. */
-		double unit = s >= 2 * 86400 ? 86400 : s >= 2 * 3600 ? 3600 : s >= 120 ? 60 : 1;
-
-		n += (size_t)snprintf(msg, len, "%zu methods x %ld runs: the stream test takes about %.0f %s", ready,
-				      o->repeat, s / unit,
-				      unit == 86400 ? "days" : unit == 3600 ? "h" : unit == 60 ? "min" : "s");
-	}
-	/* Files runs take as long as the methods. */
-	if (b->tests & BENCH_FILES && n < len)
-		snprintf(msg + n, len - n, "%s%zu files runs (%llu downloads each) as long as the methods take",
-			 n ? ", then " : "", ready * (size_t)o->repeat, (unsigned long long)o->count);
+		ready += method_missing_tool(&o->methods[i], b->tests & BENCH_STREAM ? BENCH_STREAM : BENCH_FILES, path,
+					     missing, sizeof(missing)) == 0;
+	plain_time(stream, sizeof(stream), eta_planned(&b->eta, 0));
+	plain_time(files, sizeof(files), eta_planned(&b->eta, 1));
+	plain_time(all, sizeof(all), eta_planned(&b->eta, -1));
+	if (b->tests == (BENCH_STREAM | BENCH_FILES))
+		snprintf(msg, len, "%zu methods x %ld runs: the stream test takes about %s, the files test about %s "
+			 "(%llu downloads a run): about %s in all", ready, o->repeat, stream, files,
+			 (unsigned long long)o->count, all);
+	else if (b->tests & BENCH_STREAM)
+		snprintf(msg, len, "%zu methods x %ld runs: the stream test takes about %s", ready, o->repeat, stream);
+	else
+		snprintf(msg, len, "%zu methods x %ld runs: the files test takes about %s (%llu downloads a run)", ready,
+			 o->repeat, files, (unsigned long long)o->count);
 }
 
 void bench_collect_env(const struct bench_opts *o, struct bench_env *env, int argc, char **argv)

@@ -12,6 +12,7 @@
 
 #include "../addr.h"
 #include "env.h"
+#include "eta.h"
 #include "guard.h"
 #include "link.h"
 #include "method.h"
@@ -19,6 +20,7 @@
 #include "report.h"
 #include "result.h"
 #include "runner.h"
+#include "tput.h"
 
 #define MAX_METHODS 32
 
@@ -52,6 +54,7 @@ struct bench_opts {
 	int no_latency;		/* --no-latency: no latency probe in the stream test */
 	struct bench_method methods[MAX_METHODS];
 	size_t nmethods;
+	struct tput_opts tput;	/* -T streams,udp: --streams, --rates, --lengths */
 };
 
 /* Which run: the test, the method's name and its 1-based repeat. */
@@ -59,6 +62,7 @@ struct bench_at {
 	enum bench_test test;
 	const char *method;
 	long repeat;
+	double left;	/* seconds of the whole bench left (the plan re-priced by the runs so far) */
 };
 
 /*
@@ -115,6 +119,8 @@ struct bench {
 	char log_path[4096 + 16];
 	struct bench_test_result results[2];
 	size_t ntests;
+	struct bench_eta eta;		/* the plan and the runs' durations so far */
+	int planned;			/* eta holds the plan */
 };
 
 /* The baseline: --baseline, or the seed's nc-pv (openssl's s_client with --tls). */
@@ -135,8 +141,11 @@ void bench_collect_env(const struct bench_opts *o, struct bench_env *env, int ar
 enum bench_fault bench_setup(struct bench *b, char *err, size_t errlen);
 
 /* How long the runs will take, before they start (a 60 s, 8-method, 5-run
- * stream test is 40 minutes: say so), as one sentence into buf. */
-void bench_estimate(const struct bench *b, char *buf, size_t len);
+ * stream test is 40 minutes: say so), as one sentence into buf: each test's
+ * runs priced by the plan (stream: --duration, the latency probe's idle time
+ * and the start and stop; files: each method's measured time per download),
+ * and the whole. Makes the plan that bench_run re-prices as runs end. */
+void bench_estimate(struct bench *b, char *buf, size_t len);
 
 /* Each test of b->tests in turn, every method's run 1, then every method's
  * run 2, ... (shuffled within a round with --shuffle), each summarized. */

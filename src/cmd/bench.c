@@ -37,6 +37,18 @@ static void on_say(void *ctx, const char *line)
 	cmd_error("bench", "%s", line);
 }
 
+/* The bench's time left as "3:05" or "1:02:03". */
+static char *time_left(char *buf, size_t len, double seconds)
+{
+	long s = (long)(seconds + 0.5);
+
+	if (s >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", s / 60, s % 60);
+	return buf;
+}
+
 static void on_start(void *ctx, const struct bench_at *at)
 {
 	struct bench_view *v = ctx;
@@ -48,38 +60,60 @@ static void on_start(void *ctx, const struct bench_at *at)
 static void on_progress(void *ctx, const struct bench_at *at, double elapsed, uint64_t bytes, uint64_t transfers)
 {
 	struct bench_view *v = ctx;
-	char line[200], amount[32];
+	char line[200], amount[32], left[32];
 	double now = clock_now();
 
 	if (v->o->quiet || !v->tty || now - v->last_draw < 0.2)
 		return;
 	v->last_draw = now;
 	if (bytes > 0 || at->test == BENCH_STREAM)
-		snprintf(line, sizeof(line), "%s %s run %ld/%ld: %.1f/%.3g s, %s", bench_test_name(at->test),
+		snprintf(line, sizeof(line), "%s %s run %ld/%ld: %.1f/%.3g s, %s, %s left", bench_test_name(at->test),
 			 at->method, at->repeat, v->o->repeat, elapsed, v->o->duration,
-			 display_amount(amount, sizeof(amount), (double)bytes, 0, "B"));
+			 display_amount(amount, sizeof(amount), (double)bytes, 0, "B"),
+			 time_left(left, sizeof(left), at->left));
 	else
-		snprintf(line, sizeof(line), "%s %s run %ld/%ld: %.1f s, %llu/%llu downloads", bench_test_name(at->test),
-			 at->method, at->repeat, v->o->repeat, elapsed, (unsigned long long)transfers,
-			 (unsigned long long)v->o->count);
+		snprintf(line, sizeof(line), "%s %s run %ld/%ld: %.1f s, %llu/%llu downloads, %s left",
+			 bench_test_name(at->test), at->method, at->repeat, v->o->repeat, elapsed,
+			 (unsigned long long)transfers, (unsigned long long)v->o->count,
+			 time_left(left, sizeof(left), at->left));
 	fprintf(stderr, "\r\033[Kncpv bench: %s", line);
 }
 
 static void on_done(void *ctx, const struct bench_at *at, const struct bench_run *run)
 {
 	struct bench_view *v = ctx;
-	char value[32];
+	char value[32], left[32];
 
 	if (v->o->quiet)
 		return;
 	if (v->tty)
 		fputs("\r\033[K", stderr);
+	time_left(left, sizeof(left), at->left);
 	if (run->ok)
-		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld: %s\n", bench_test_name(at->test), at->method,
-			at->repeat, v->o->repeat, report_value(value, sizeof(value), at->test, run->value));
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld: %s, %s left\n", bench_test_name(at->test), at->method,
+			at->repeat, v->o->repeat, report_value(value, sizeof(value), at->test, run->value), left);
 	else
-		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld failed: %s\n", bench_test_name(at->test), at->method,
-			at->repeat, v->o->repeat, run->error);
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld failed (%s left): %s\n", bench_test_name(at->test),
+			at->method, at->repeat, v->o->repeat, left, run->error);
+}
+
+/* A throughput run ended: one line, as the other tests' runs get. */
+static void on_tput_done(void *ctx, const struct tput_row *row, long repeat, const struct tput_run *run)
+{
+	struct bench_view *v = ctx;
+	char point[64], value[32];
+
+	if (row->test == TPUT_STREAMS)
+		snprintf(point, sizeof(point), "streams P=%d", row->streams);
+	else
+		snprintf(point, sizeof(point), "udp %d B at %s", row->length,
+			 row->rate_bits > 0 ? display_amount(value, sizeof(value), row->rate_bits, 1, "bit/s") : "max");
+	if (run->ok)
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld: %s\n", point, tput_method_name(row->method), repeat,
+			v->o->repeat, display_amount(value, sizeof(value), run->f.bytes_per_s * 8, 1, "bit/s"));
+	else
+		fprintf(stderr, "ncpv bench: %s %s run %ld/%ld failed: %s\n", point, tput_method_name(row->method),
+			repeat, v->o->repeat, run->error);
 }
 
 /* The exit status for a setup that failed. */
@@ -156,6 +190,7 @@ int cmd_bench(int argc, char **argv)
 	struct bench st;
 	struct bench_info info;
 	struct bench_env env;
+	struct tput_results tput = { 0 };
 	static const int stops[] = { SIGINT, SIGTERM }, hangup[] = { SIGHUP };
 	char server[400], path[200], err[1024];
 	FILE *html = NULL;
@@ -175,6 +210,12 @@ int cmd_bench(int argc, char **argv)
 		return NCPV_EXIT_FILE;
 	}
 	bench_collect_env(&o, &env, argc, argv);
+	{
+		char iperfs[64];
+
+		tput_tools_present(o.tests, iperfs, sizeof(iperfs));
+		env_add_tools(&env, iperfs);
+	}
 	view.o = &o;
 	view.tty = isatty(2);
 	view.last_draw = 0;
@@ -191,7 +232,12 @@ int cmd_bench(int argc, char **argv)
 		char estimate[256];
 
 		bench_estimate(&st, estimate, sizeof(estimate));
-		fprintf(stderr, "ncpv bench: %s\n", estimate);
+		if (estimate[0])
+			fprintf(stderr, "ncpv bench: %s\n", estimate);
+		if (o.tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) {
+			tput_estimate(&o.tput, o.tests, o.duration, o.repeat, estimate, sizeof(estimate));
+			fprintf(stderr, "ncpv bench: %s\n", estimate);
+		}
 	}
 	if (rc == 0 && (end = bench_run(&st)) != BENCH_END_DONE) {
 		if (end == BENCH_END_NOMEM) {
@@ -201,13 +247,21 @@ int cmd_bench(int argc, char **argv)
 			rc = 128 + (stop_signal ? stop_signal : SIGINT);
 		}
 	}
+	/* The throughput tests after the others, while the guard and the scratch directory last. */
+	if (rc == 0 && (o.tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) &&
+	    tput_run_tests(&tput, &o.tput, o.tests, o.duration, o.repeat, st.ncpv, st.scratch, &stop_signal, on_say,
+			   o.quiet ? NULL : on_tput_done, &view) < 0 && !stop_signal) {
+		cmd_error("bench", "out of memory");
+		rc = NCPV_EXIT_FAIL;
+	}
 	if (stop_signal && rc == 0)
 		rc = 128 + stop_signal;
 	bench_describe(&st, &info, server, sizeof(server), path, sizeof(path));
 	info.env = &env;
+	info.tput = tput.tests ? &tput : NULL;
 	bench_close(&st);
 	if (rc == 0) {
-		int failed = bench_failed(&st);
+		int failed = bench_failed(&st) || tput_failed(&tput);
 
 		rc = write_reports(&st, &info, html);
 		html = NULL;
@@ -230,5 +284,6 @@ int cmd_bench(int argc, char **argv)
 		unlink(o.html);
 	}
 	bench_free(&st);
+	tput_results_free(&tput);
 	return rc;
 }

@@ -24,12 +24,15 @@ static void usage(FILE *f)
 		"       ncpv bench compare A.json B.json   (two saved --json runs side by side)\n"
 		"Compare ways of downloading over TCP: side by side, interleaved, repeated,\n"
 		"counted at one point for all, with medians, spread and a significance test.\n\n"
-		"  -T, --test LIST        stream, files, or stream,files (default both)\n"
-		"  -d, --duration SEC     stream: seconds per run (default 2; the seed used 60)\n"
+		"  -T, --test LIST        stream, files, streams, udp, comma-separated\n"
+		"                         (default stream,files; all: those two)\n"
+		"  -d, --duration SEC     stream: seconds per run (default 2; the seed used 60);\n"
+		"                         streams, udp: the same, rounded up to whole seconds\n"
 		"  -n, --count N          files: downloads per run (default 200)\n"
 		"  -s, --size N           files: bytes per download (default 4K)\n"
 		"  -r, --repeat N         runs per method, interleaved A B C A B C (default 5)\n"
-		"  -M, --methods LIST     only these methods, comma-separated (default all)\n"
+		"  -M, --methods LIST     only these methods, comma-separated (default all;\n"
+		"                         streams and udp always run ncpv, iperf3 and iperf2)\n"
 		"  -m, --method NAME=CMD  add a method: a sh command with {host} {port}\n"
 		"                         ({size}, {count}, {ncpv} too); repeatable\n"
 		"  -b, --baseline NAME    compare with NAME (default nc-pv, the seed's)\n"
@@ -41,6 +44,12 @@ static void usage(FILE *f)
 		"                         server and clients at the two ends of an emulated\n"
 		"                         link (ncpv link's), e.g. 94mbit or 94mbit,20ms,1%%\n"
 		"      --timeout SEC      files: give up on a run after SEC (default 300)\n"
+		"      --streams LIST     streams: parallel streams, ncpv get -P N beside\n"
+		"                         iperf3 -P N and iperf -P N (default 1,2,4)\n"
+		"      --rates LIST       udp: bits/s asked of get -u --rate, iperf3 -u -b\n"
+		"                         and iperf -u -b; 0: as fast as possible (default\n"
+		"                         10M,100M,1G,0)\n"
+		"      --lengths LIST     udp: payload bytes, 36 to 65507 (default 64,1400)\n"
 		"      --no-latency       stream: no latency probe (a ping-pong over a second\n"
 		"                         connection, idle and while each method runs)\n"
 		"  -j, --json             JSON on stdout instead of the table\n"
@@ -55,10 +64,14 @@ static void usage(FILE *f)
 		"  -q, --quiet            no live progress line on stderr\n"
 		"  -h, --help             show this help\n\n"
 		"SEC is in seconds (2.5), or takes a unit: 500ms, 30s, 1m, 1h.\n"
+		"Before the runs: how long the whole bench takes (every test, from its plan);\n"
+		"each run's line: the time left, re-priced from the runs so far.\n"
 		"Methods: ncpv, nc-pv and pv-devtcp (the seed's two), nc, cat-devtcp,\n"
 		"bash-read (no process per file), socat, ncat; one whose tool is missing\n"
 		"is skipped with the reason. With --tls: ncpv-tls, ncat-ssl, socat-openssl,\n"
-		"s_client. Exit: 0 done, 1 a run failed, 2 bad usage,\n"
+		"s_client. streams and udp run on loopback with whole-second runs (-d rounded\n"
+		"up), each tool against its own server; iperf3 or iperf not installed is\n"
+		"skipped with a note. Exit: 0 done, 1 a run failed, 2 bad usage,\n"
 		"3-5 --connect failed, 6 --html not written, 7 no server, 128+N signal N.\n");
 }
 
@@ -78,6 +91,10 @@ static int parse_tests(const char *s, int *tests)
 			*tests |= BENCH_STREAM;
 		else if (strcmp(t, "files") == 0)
 			*tests |= BENCH_FILES;
+		else if (strcmp(t, "streams") == 0)
+			*tests |= BENCH_TPUT_STREAMS;
+		else if (strcmp(t, "udp") == 0)
+			*tests |= BENCH_TPUT_UDP;
 		else if (strcmp(t, "all") == 0)
 			*tests |= BENCH_STREAM | BENCH_FILES;
 		else
@@ -106,7 +123,7 @@ static int parse_shuffle(const char *typed, struct bench_opts *o)
 enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 {
 	enum { OPT_TIMEOUT = 256, OPT_CSV, OPT_HTML, OPT_NO_REPORT, OPT_SHUFFLE, OPT_CSV_RUNS, OPT_TLS,
-	       OPT_NO_LATENCY };
+	       OPT_NO_LATENCY, OPT_STREAMS, OPT_RATES, OPT_LENGTHS };
 	static const struct option longopts[] = {
 		{ "test", required_argument, NULL, 'T' }, { "duration", required_argument, NULL, 'd' },
 		{ "count", required_argument, NULL, 'n' }, { "size", required_argument, NULL, 's' },
@@ -119,6 +136,8 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		{ "no-report", no_argument, NULL, OPT_NO_REPORT }, { "shuffle", optional_argument, NULL, OPT_SHUFFLE },
 		{ "csv-runs", no_argument, NULL, OPT_CSV_RUNS }, { "tls", no_argument, NULL, OPT_TLS },
 		{ "no-latency", no_argument, NULL, OPT_NO_LATENCY },
+		{ "streams", required_argument, NULL, OPT_STREAMS }, { "rates", required_argument, NULL, OPT_RATES },
+		{ "lengths", required_argument, NULL, OPT_LENGTHS },
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	char err[256];
@@ -141,7 +160,7 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		switch (c) {
 		case 'T':
 			if (parse_tests(optarg, &o->tests) < 0)
-				return bad("test", optarg, "expected stream, files or stream,files");
+				return bad("test", optarg, "expected stream, files, streams or udp, comma-separated");
 			o->tests_given = o->tests;
 			break;
 		case 'd':
@@ -232,6 +251,18 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		case OPT_TLS:
 			o->tls = 1;
 			break;
+		case OPT_STREAMS:
+			if (tput_parse_streams(optarg, &o->tput) < 0)
+				return bad("streams", optarg, "expected up to 8 stream counts from 1 to 128, such as 1,2,4");
+			break;
+		case OPT_RATES:
+			if (tput_parse_rates(optarg, &o->tput) < 0)
+				return bad("rates", optarg, "expected up to 8 rates in bits/s, such as 10M,100M,1G,0");
+			break;
+		case OPT_LENGTHS:
+			if (tput_parse_lengths(optarg, &o->tput) < 0)
+				return bad("lengths", optarg, "expected up to 8 payload sizes from 36 to 65507, such as 64,1400");
+			break;
 		case OPT_NO_LATENCY:
 			o->no_latency = 1;
 			break;
@@ -270,6 +301,13 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		if (base > 5 && strcmp(o->html + base - 5, ".html") == 0)
 			base -= 5;
 		snprintf(o->json_path, sizeof(o->json_path), "%.*s.json", (int)base, o->html);
+	}
+	tput_default_opts(&o->tput);
+	if ((o->tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) && (o->connect || o->link || o->tls || o->seed_server)) {
+		cmd_error("bench", "-T streams and udp run on loopback, each tool against its own plain server: they "
+				   "conflict with %s", o->connect ? "--connect" : o->link ? "--link" : o->tls ? "--tls"
+													  : "--server seed");
+		return CMD_PARSE_USAGE;
 	}
 	if (o->json && o->csv) {
 		cmd_error("bench", "--json and %s conflict: pick one for stdout", o->csv_runs ? "--csv-runs" : "--csv");

@@ -11,11 +11,14 @@
 
 #include "cmd.h"
 #include "get_cmd.h"
+#include "get_report.h"
 #include "progress.h"
 #include "tls_cmd.h"
 #include "udp_cmd.h"
+#include "../clock.h"
 #include "../get/get_engine.h"
 #include "../json.h"
+#include "../pv/tty.h"
 #include "../net.h"
 #include "../transfer.h"
 #include "../wrap.h"
@@ -29,7 +32,44 @@ struct view {
 	struct progress p;
 	int batch; /* --count: a last line only if one was drawn */
 	char done[48]; /* --count: "finished/count", the line's name */
+	struct get_report rp; /* -i SEC given: the interval lines */
 };
+
+/* -i's lines scroll above the progress line, if one is up (a terminal, or -f): it is erased,
+ * the lines go out, and it is drawn again below them. On a terminal the lines are cut to its
+ * width, as the progress line is. */
+static void view_interval(void *ctx, const struct get_interval *streams, long n, const struct get_interval *sum)
+{
+	struct view *v = ctx;
+	int redraw = v->p.shown && !v->a->json && !v->a->quiet;
+	int width = pv_tty_width(STDERR_FILENO, 80);
+
+	v->rp.width = isatty(STDERR_FILENO) ? width : 0;
+	if (redraw)
+		fprintf(stderr, "\r%*s\r", width > 1 ? width - 1 : 0, "");
+	get_report_interval(&v->rp, streams, n, sum);
+	if (redraw)
+		progress_draw(&v->p, clock_now(), 0);
+}
+
+static void view_init(struct view *v, const struct get_args *a)
+{
+	memset(v, 0, sizeof(*v));
+	v->a = a;
+	v->rp.json = a->json;
+	v->rp.quiet = a->quiet;
+	v->rp.send = a->run.send;
+	v->rp.json_out = a->run.output && strcmp(a->run.output, "-") == 0 ? stderr : stdout;
+	v->rp.text_out = stderr;
+}
+
+/* What the results count: the stream without --omit's start. */
+static struct transfer counted(const struct get_result *r)
+{
+	struct transfer t = { .received = r->bytes - r->omitted_bytes, .seconds = r->seconds - r->omitted_seconds };
+
+	return t;
+}
 
 static void say(void *ctx, const char *line)
 {
@@ -132,18 +172,24 @@ static void socket_text(const struct get_result *r)
 static void print_summary(const struct get_args *a, const struct get_result *r, enum get_end end)
 {
 	const char *dir = a->run.send ? "send" : "receive";
-	struct transfer t = { .received = r->bytes, .seconds = r->seconds };
+	struct transfer t = counted(r);
 	struct transfer_parts p;
-	char amount[128], peer[160], line[1024], over[160] = "";
+	char amount[128], peer[160], line[1024], over[160] = "", omit[96] = "";
 	FILE *jf = a->run.output && strcmp(a->run.output, "-") == 0 ? stderr : stdout;
 	struct json j;
 
 	if (a->json) {
 		json_init(&j, line, sizeof(line));
 		json_object(&j, NULL);
+		if (a->run.interval > 0)
+			json_string(&j, "event", "summary"); /* after the "interval" lines */
 		json_string(&j, "direction", dir);
 		json_string(&j, "peer", r->peer);
 		transfer_json(&j, &t, TRANSFER_ONE_WAY);
+		if (a->run.omit > 0)
+			get_report_omit_json(&j, r);
+		if (a->run.rate > 0)
+			json_fixed(&j, "rate_asked_bps", a->run.rate, 0);
 		socket_json(&j, r); /* before "ended", which scripts read as the last member */
 		json_string(&j, "ended", get_end_name(end));
 		if (r->tls)
@@ -164,15 +210,16 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 		}
 	}
 	transfer_parts(&p, &t, TRANSFER_ONE_WAY);
+	get_report_omit_text(omit, sizeof(omit), a->run.omit, r);
 	snprintf(amount, sizeof(amount), "%s %s", a->run.send ? "sent" : "received", p.first);
 	snprintf(peer, sizeof(peer), "%s %s%s", a->run.send ? "to" : "from", r->peer,
 		 end == GET_END_INTERRUPTED && !r->tls ? "," : "");
 	{
 		/* Laid out for the terminal (80 columns off one): a line no wider than it. */
 		const char *clauses[] = { amount, p.second, peer, over,
-					  end == GET_END_INTERRUPTED ? "interrupted" : "" };
+					  end == GET_END_INTERRUPTED ? "interrupted" : "", omit };
 
-		fprintf(stderr, "%s\n", wrap_clauses(line, sizeof(line), clauses, 5,
+		fprintf(stderr, "%s\n", wrap_clauses(line, sizeof(line), clauses, 6,
 						      cmd_summary_width()));
 	}
 	if (a->run.sock)
@@ -181,11 +228,17 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 
 static int run_stream(const struct get_args *a)
 {
-	struct view v = { .a = a };
+	struct view v;
 	const struct get_events ev = { say, tick, &v };
+	const struct get_interval_out out = { view_interval, &v };
+	struct get_opts o = a->run;
 	struct get_result r;
 	char err[1024];
-	enum get_end end = get_stream(&a->run, &ev, &r, err, sizeof(err));
+	enum get_end end;
+
+	o.interval_out = &out;
+	view_init(&v, a);
+	end = get_stream(&o, &ev, &r, err, sizeof(err));
 	/* A setting the kernel refused is a bad value, found only at the connect. */
 	int rc = r.sock_refused ? NCPV_EXIT_USAGE : exit_code(end, r.net_error, r.tls_error);
 
@@ -324,7 +377,7 @@ enum cmd_parse cmd_get_parse(int argc, char **argv)
 static void stream_text(char *line, size_t len, const char *label, const struct get_args *a,
 			const struct get_result *r)
 {
-	struct transfer t = { .received = r->bytes, .seconds = r->seconds };
+	struct transfer t = counted(r);
 	char text[256], tcp[128] = "";
 
 	if (r->have_tcp)
@@ -339,7 +392,10 @@ static int run_parallel(const struct get_args *a)
 	long n = a->run.parallel;
 	struct get_result *rs = calloc((size_t)n, sizeof(*rs));
 	struct get_result sum;
-	char err[512], line[512], label[24];
+	char err[512], line[512], label[24], omit[96] = "";
+	struct view v;
+	const struct get_interval_out out = { get_report_interval, &v.rp };
+	struct get_opts o = a->run;
 	enum get_end end;
 	int rc;
 
@@ -347,10 +403,17 @@ static int run_parallel(const struct get_args *a)
 		cmd_error("get", "out of memory");
 		return NCPV_EXIT_FAIL;
 	}
-	end = get_parallel(&a->run, n, rs, err, sizeof(err));
+	view_init(&v, a);
+	o.interval_out = &out;
+	end = get_parallel(&o, n, rs, err, sizeof(err));
 	memset(&sum, 0, sizeof(sum));
 	for (long i = 0; i < n; i++) {
 		sum.bytes += rs[i].bytes;
+		sum.omitted_bytes += rs[i].omitted_bytes;
+		/* The sum's omitted time is the streams' least: a stream that ended inside
+		 * --omit counts whole, so the sum cannot leave out more than it did. */
+		if (i == 0 || rs[i].omitted_seconds < sum.omitted_seconds)
+			sum.omitted_seconds = rs[i].omitted_seconds;
 		sum.seconds = rs[i].seconds > sum.seconds ? rs[i].seconds : sum.seconds;
 		sum.have_tcp = i == 0 ? rs[i].have_tcp : sum.have_tcp && rs[i].have_tcp;
 		tcpstate_interval_add(&sum.tcp, &rs[i].tcp, (unsigned)i);
@@ -361,21 +424,29 @@ static int run_parallel(const struct get_args *a)
 	else {
 		if (a->json) {
 			struct json j;
-			struct transfer t = { .received = sum.bytes, .seconds = sum.seconds };
+			struct transfer t = counted(&sum);
 
 			json_init_grow(&j);
 			json_object(&j, NULL);
+			if (a->run.interval > 0)
+				json_string(&j, "event", "summary");
 			json_string(&j, "direction", a->run.send ? "send" : "receive");
 			json_string(&j, "peer", rs[0].peer);
 			transfer_json(&j, &t, TRANSFER_ONE_WAY);
+			if (a->run.omit > 0)
+				get_report_omit_json(&j, &sum);
+			if (a->run.rate > 0)
+				json_fixed(&j, "rate_asked_bps", a->run.rate, 0);
 			json_string(&j, "ended", get_end_name(end));
 			json_array(&j, "streams");
 			for (long i = 0; i < n; i++) {
-				struct transfer ti = { .received = rs[i].bytes, .seconds = rs[i].seconds };
+				struct transfer ti = counted(&rs[i]);
 
 				json_object(&j, NULL);
 				json_int(&j, "stream", i + 1);
 				transfer_json(&j, &ti, TRANSFER_ONE_WAY);
+				if (a->run.omit > 0)
+					get_report_omit_json(&j, &rs[i]);
 				socket_json(&j, &rs[i]);
 				json_end(&j);
 			}
@@ -392,7 +463,9 @@ static int run_parallel(const struct get_args *a)
 				fprintf(stderr, "%s\n", line);
 			}
 			stream_text(line, sizeof(line), "SUM", a, &sum);
-			fprintf(stderr, "%s from %s%s\n", line, rs[0].peer, end == GET_END_INTERRUPTED ? ", interrupted" : "");
+			get_report_omit_text(omit, sizeof(omit), a->run.omit, &sum);
+			fprintf(stderr, "%s from %s%s%s%s\n", line, rs[0].peer,
+				end == GET_END_INTERRUPTED ? ", interrupted" : "", omit[0] ? " " : "", omit);
 			if (a->run.sock)
 				socket_text(&rs[0]);
 		}

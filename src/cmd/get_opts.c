@@ -18,14 +18,17 @@
 #include "../get/get_engine.h"
 #include "../net.h"
 #include "../units.h"
+#include "../udp/pace.h"
 #include "../wrap.h"
 
 #define OPT_WINDOW (OPT_BUSY_POLL + 1)
 #define OPT_TOS (OPT_BUSY_POLL + 2)
 #define OPT_BIND (OPT_BUSY_POLL + 3)
 #define OPT_CPORT (OPT_BUSY_POLL + 4)
-#define OPT_BIDIR (OPT_BUSY_POLL + 5)
-#define OPT_SERVER_VIEW (OPT_BUSY_POLL + 6)
+#define OPT_OMIT (OPT_BUSY_POLL + 5)
+#define OPT_RATE (OPT_BUSY_POLL + 6)
+#define OPT_BIDIR (OPT_BUSY_POLL + 7)
+#define OPT_SERVER_VIEW (OPT_BUSY_POLL + 8)
 
 static void usage(FILE *f)
 {
@@ -53,13 +56,21 @@ static void usage(FILE *f)
 		"                       line per stream and their sum (-b is their total);\n"
 		"                       with --count: up to P connections at once (default 1; capped\n"
 		"                       by the open-file limit)\n"
-		"  -i, --interval SEC   refresh the progress line every SEC seconds (default 1)\n"
+		"  -i, --interval SEC   a line every SEC seconds per stream (and their sum with -P):\n"
+		"                       bytes, bit/s and TCP's retransmits, cwnd, RTT, pacing and\n"
+		"                       delivery rate; with --json, JSON Lines on stdout. It also\n"
+		"                       sets the progress line's refresh (default 1 s), which is\n"
+		"                       all it does with --count\n"
+		"      --omit SEC       leave the first SEC seconds out of the results (slow start)\n"
+		"      --rate RATE      with --send: pace the upload to RATE bits per second\n"
+		"                       (K, M, G: SI; all -P streams together), SO_MAX_PACING_RATE\n"
 		"      --busy-poll USEC\n"
 		"                       while data comes this fast, poll instead of sleeping\n"
 		"                       (default 50 microseconds; 0: always sleep)\n"
 		"  -f, --force          show progress even when stderr is not a terminal\n"
 		"  -q, --quiet          no progress and no summary\n"
-		"  -j, --json           print a JSON summary on stdout (stderr with -o -)\n"
+		"  -j, --json           print a JSON summary on stdout (stderr with -o -); with -i,\n"
+		"                       an object per interval first (JSON Lines)\n"
 		"  -4, -6               IPv4 or IPv6 only\n"
 		"      --tls            speak TLS (1.2 or 1.3), verifying the server's certificate\n"
 		"      --cacert FILE    trust the CAs in FILE instead of the system's\n"
@@ -117,9 +128,13 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 		{ "tos", required_argument, NULL, OPT_TOS },
 		{ "bind", required_argument, NULL, OPT_BIND },
 		{ "cport", required_argument, NULL, OPT_CPORT },
+		{ "omit", required_argument, NULL, OPT_OMIT },
+		{ "rate", required_argument, NULL, OPT_RATE },
 		CMD_TLS_CLIENT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
+	int interval_given = 0;
+	const char *rate_arg = NULL;
 	const struct cmd_tail tail = { "get", usage, &o->net.family, &a->quiet, &a->json, &o->busy_poll };
 	enum cmd_parse tailed;
 	char err[256];
@@ -193,6 +208,16 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 		case 'i':
 			if (units_parse_seconds(optarg, &a->interval) < 0 || a->interval < 0.01)
 				return cmd_bad_value("get", "interval", optarg, "expected seconds, at least 0.01");
+			interval_given = 1;
+			break;
+		case OPT_OMIT:
+			if (units_parse_seconds(optarg, &o->omit) < 0)
+				return cmd_bad_value("get", "omit", optarg, "expected seconds such as 2 or 500ms");
+			break;
+		case OPT_RATE:
+			if (udp_parse_rate(optarg, &o->rate) < 0)
+				return cmd_bad_value("get", "rate", optarg, "expected bits per second such as 100M, 1.5G or 0");
+			rate_arg = optarg;
 			break;
 		case 'f':
 			a->force = 1;
@@ -330,6 +355,18 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 			  o->send ? "--send" : o->output ? "--output" : "--bytes");
 		return CMD_PARSE_USAGE;
 	}
+	if (o->count && (o->omit > 0 || rate_arg)) {
+		cmd_error("get", "--count makes whole downloads: it does not combine with %s",
+			  o->omit > 0 ? "--omit" : "--rate");
+		return CMD_PARSE_USAGE;
+	}
+	if (rate_arg && !o->send) {
+		cmd_error("get", "--rate %s paces the sender, and a download's sender is the server: use --send "
+			  "to pace an upload (or -u for a paced UDP test)", rate_arg);
+		return CMD_PARSE_USAGE;
+	}
+	if (interval_given && !o->count)
+		o->interval = a->interval; /* -i's lines; --count keeps -i as the refresh alone */
 	if (o->send && o->output) {
 		cmd_error("get", "--send and --output conflict: an upload writes nothing");
 		return CMD_PARSE_USAGE;
@@ -339,6 +376,13 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 			  a->side == 1 + GET_SIDE_BIDIR ? "--bidir" : "--server-view",
 			  o->send ? "--send" : o->count ? "--count" : o->parallel > 1 ? "--parallel" : "--tls",
 			  o->send ? " (it uploads already)" : a->tls.on ? " (the side channel is plain TCP's)" : " yet");
+		return CMD_PARSE_USAGE;
+	}
+	if (a->side && o->interval > 0) {
+		/* serve's iv lines reach the engine (get_side_events.report); not yet these lines. */
+		cmd_error("get", "%s does not combine with -i yet: its summary has both ends' figures",
+			  a->side == 1 + GET_SIDE_REVERSE ? "--reverse" : a->side == 1 + GET_SIDE_BIDIR ? "--bidir" :
+			  "--server-view");
 		return CMD_PARSE_USAGE;
 	}
 	if (a->side == 1 + GET_SIDE_REVERSE && o->output) {

@@ -44,8 +44,7 @@ static void usage(FILE *f)
 		"                       while events come this fast, poll instead of sleeping\n"
 		"                       (default 50 microseconds; 0: always sleep)\n"
 		"  -T, --threads N      N event loops on N threads, new connections handed to\n"
-		"                       each in turn (default 1; N > 1 is experimental: clients\n"
-		"                       that reset can hold their slots, see README)\n"
+		"                       each in turn; default: one per core (a FIFO source: 1)\n"
 		"  -4, -6               IPv4 or IPv6 only\n"
 		"      --tls            speak TLS (1.2 or 1.3); without --cert, with a self-signed\n"
 		"                       certificate made at start (its SHA-256 fingerprint is printed)\n"
@@ -63,6 +62,19 @@ static void usage(FILE *f)
 		"Exit status: 0 stopped by SIGINT or SIGTERM, 1 the event loop failed, 2 bad\n"
 		"option, 3 address not resolved, 6 source (or --cert, --key) unreadable,\n"
 		"7 cannot listen (address in use, no permission).\n");
+}
+
+/* One loop per core this process may run on (taskset, cgroups' cpusets). */
+static long default_threads(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	else
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > SERVE_MAX_THREADS ? SERVE_MAX_THREADS : n;
 }
 
 static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
@@ -91,7 +103,7 @@ static enum cmd_parse parse_options(int argc, char **argv, struct serve_opts *o)
 	o->source = "random";
 	o->max_conns = 1000;
 	o->busy_poll = CMD_BUSY_POLL_SECONDS;
-	o->threads = 1; /* N > 1 on request only: see README's note on --threads */
+	o->threads = default_threads();
 	o->net.family = AF_UNSPEC;
 	opterr = 0;
 	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */

@@ -19,7 +19,8 @@
 void serve_log_close(void *ctx, const struct server_close *c)
 {
 	const struct serve_opts *o = ctx;
-	struct transfer t = { .sent = c->sent, .acked = c->acked, .received = c->received, .seconds = c->seconds };
+	struct transfer t = { .sent = c->sent, .wire = c->wire, .acked = c->acked, .received = c->received,
+			      .seconds = c->seconds };
 	char text[256], line[1024];
 	struct json j;
 
@@ -44,7 +45,7 @@ void serve_log_close(void *ctx, const struct server_close *c)
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 	} else {
-		char over[160] = "", why[128] = "", r[32];
+		char over[160] = "", why[128] = "", r[32], wire[64] = "";
 
 		/* One record a line, however long: a log is read with grep, a connection by its peer. */
 		if (c->tls) {
@@ -52,21 +53,24 @@ void serve_log_close(void *ctx, const struct server_close *c)
 			tls_conn_describe(c->tls, over + 6, sizeof(over) - 6);
 		}
 		/* Two counts that differ say why: what was handed to the kernel against what the
-		 * peer acknowledged is what was in flight (or, at a cut, still queued) at the end. A client that ends
-		 * an endless stream stops reading when it chooses (get -b N counts N): what its
-		 * kernel took but it had not read is dropped, so its count can be lower still. */
+		 * peer acknowledged is what was in flight, or still queued, at the end (and of it,
+		 * what had left for the wire). A client that ends an endless stream stops reading
+		 * when it chooses (get -b N counts N): what its kernel took but it had not read is
+		 * dropped, so its count can be lower still. */
 		if (c->acked < c->sent)
 			snprintf(why, sizeof(why), "; %s with the rest in flight%s%s",
 				 c->end == SERVER_CUT ? "the server cut it" :
 				 c->end == SERVER_CLIENT ? "the client closed" : "it ended",
-				 c->end == SERVER_CUT ? " or queued" : "",
+				 c->wire < c->sent ? " or queued" : "",
 				 c->end == SERVER_CLIENT ? " and dropped what it had not read" : "");
 		else if (c->end == SERVER_CLIENT)
 			snprintf(why, sizeof(why), "; the client closed when it chose and dropped what it had not read");
 		units_format_iec(r, sizeof(r), transfer_rate(&t));
+		if (c->wire < c->sent)
+			snprintf(wire, sizeof(wire), " (%llu B of it on the wire)", (unsigned long long)c->wire);
 		if (c->acked < c->sent)
-			fprintf(stderr, "ncpv serve: %s %s: sent %llu B, of which %llu B acknowledged, received %llu B in %.3f s (%s/s)%s%s\n",
-				c->peer, c->reason, (unsigned long long)c->sent, (unsigned long long)c->acked,
+			fprintf(stderr, "ncpv serve: %s %s: sent %llu B%s, of which %llu B acknowledged, received %llu B in %.3f s (%s/s)%s%s\n",
+				c->peer, c->reason, (unsigned long long)c->sent, wire, (unsigned long long)c->acked,
 				(unsigned long long)c->received, c->seconds, r, over, why);
 		else
 			fprintf(stderr, "ncpv serve: %s %s: %s%s%s\n", c->peer, c->reason,

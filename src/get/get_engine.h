@@ -37,6 +37,12 @@ struct get_opts {
 	/* Socket settings (congestion control, buffers, MSS, no-delay, TOS) applied before the
 	 * connect (borrowed); NULL: the kernel's defaults. The bind address and port are net's. */
 	const struct sockopt_want *sock;
+	double interval;	/* -i given: a record per interval through get_events.interval (0: none) */
+	double omit;		/* --omit: seconds at the start left out of the results (0: none) */
+	double rate;		/* --rate: bits/s that --send's socket is paced to, -P's total (0: none) */
+	double epoch;		/* -P: the clock_now() that every stream's intervals count from, so
+				 * that they share boundaries (0: each stream's own start) */
+	const struct get_interval_out *interval_out; /* -i: where records go (borrowed; NULL: none) */
 	/* The side channel's hello for this connection (get_side.h), sent first after the
 	 * connect and counted in no figure; NULL: none (every plain get). */
 	const char *hello;
@@ -84,6 +90,27 @@ enum get_tick {
 	GET_TICK_FAILED /* the transfer is over and failed */
 };
 
+/* One interval of one stream, or of -P's streams together (interval.c). Times are seconds
+ * from the stream's start; an interval that ends inside --omit is marked omitted. */
+struct get_interval {
+	long stream;		/* 1..N; 0 for the sum of -P's streams */
+	long index;		/* 0 for the first interval of the stream */
+	double start, end;
+	uint64_t bytes;		/* received, or sent with --send, in the interval */
+	int omitted;		/* inside --omit: not counted in the results */
+	int last;		/* the stream's last: it ends where the stream ended */
+	int have_tcp;		/* tcp: this end's TCP_INFO over the interval */
+	struct tcpstate_interval tcp;
+};
+
+/* With o->interval, as each interval ends: the n streams' records (n is 1 for one stream) and,
+ * for -P, their sum (NULL for one stream). Borrowed for the call only. Under -P it is called
+ * from the streams' threads, one call at a time. */
+struct get_interval_out {
+	void (*interval)(void *ctx, const struct get_interval *streams, long n, const struct get_interval *sum);
+	void *ctx;
+};
+
 /*
  * What the engine hands its caller while it runs (any member may be NULL):
  * say: a notice for stderr (no newline): --parallel capped by the open-file limit, a --count
@@ -96,6 +123,36 @@ struct get_events {
 	double (*tick)(void *ctx, const struct get_totals *t, enum get_tick when, double now);
 	void *ctx;
 };
+
+/* The interval clock of one stream (interval.c): where the last boundary was, and what the
+ * counters read there. Owned by the stream. */
+struct get_ival {
+	double start;		/* clock_now() that boundaries count from (the epoch) */
+	double every, omit;	/* o->interval (0: boundaries only at omit), o->omit */
+	double next;		/* clock_now() of the next boundary; 0: none */
+	double at;		/* the last boundary (or the stream's start), in seconds from start */
+	long index;		/* of the interval now running */
+	uint64_t bytes_at;
+	int have_tcp;
+	struct tcpstate tcp_at;
+};
+
+/* The boundary after rel seconds from the start: every `every` seconds through --omit, at
+ * omit itself, then every `every` seconds from omit (as iperf3 restarts after -O). 0 when there
+ * is none (every and omit 0, or rel past omit with every 0). Pure. */
+double get_ival_boundary(double rel, double every, double omit);
+
+/* Start the clock for a stream that starts at start, with the counters' first readings (tcp
+ * NULL: none). Boundaries count from o->epoch when set (a stream that starts late begins inside
+ * an interval, with that interval's index), else from start. */
+void get_ival_start(struct get_ival *iv, const struct get_opts *o, double start, uint64_t bytes,
+		    const struct tcpstate *tcp);
+
+/* Close the interval at now (a boundary, or the stream's end with last set), filling out, and
+ * start the next. Pure: tcp is the reading at now (NULL: none). Returns 1 when now is the end
+ * of --omit (the results start counting there), else 0. */
+int get_ival_close(struct get_ival *iv, double now, uint64_t bytes, const struct tcpstate *tcp, int last,
+		   struct get_interval *out);
 
 /* One stream's outcome. tls is the finished connection for the summary, NULL without --tls or
  * when the handshake failed; it and its context are owned by the result: get_result_free
@@ -114,6 +171,12 @@ struct get_result {
 	struct sockopt_got sock;
 	int have_tcp;		/* tcp: TCP's figures over the transfer (this end's view) */
 	struct tcpstate_interval tcp;
+	/* --omit: the start left out. bytes and seconds above are the whole stream's; the
+	 * results are bytes - omitted_bytes over seconds - omitted_seconds, and tcp is taken
+	 * from the end of the omitted time (omitted_seconds 0: the stream ended inside it). */
+	uint64_t omitted_bytes;
+	double omitted_seconds;
+	int paced;		/* --rate: SO_MAX_PACING_RATE was set on the socket */
 };
 
 /* One stream (o->count 0): connect, the TLS handshake, then receive into a sink (replacing
@@ -125,13 +188,15 @@ enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, s
 			char *err, size_t errlen);
 void get_result_free(struct get_result *r);
 
-/* -P N without --count: N streams at once to one server, each on a thread of its own and each
- * as get_stream runs it (no events: no progress line), -b split between them, -o refused by
- * the command. rs[0..n) get each stream's result (get_result_free each). Returns the first
- * failure (err: "stream I: why"), else the first stream's end. */
 /* get -P without --count: at most this many streams, a thread each. */
 #define GET_STREAMS_MAX 128
 
+/* -P N without --count: N streams at once to one server, each on a thread of its own and each
+ * as get_stream runs it (no events: no progress line), -b, -s and --rate split between them, -o
+ * refused by the command. With o->interval_out, each interval's records are gathered from the
+ * streams and handed on with their sum once every stream still running has closed it.
+ * rs[0..n) get each stream's result (get_result_free each). Returns the first failure (err:
+ * "stream I: why"), else the first stream's end. */
 enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *rs, char *err, size_t errlen);
 
 /* The --count batch's outcome. */

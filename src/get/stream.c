@@ -33,8 +33,11 @@ struct stream {
 	struct source *src;
 	void *scratch;	   /* --tls --send: TLS_CHUNK bytes of a file source's plaintext */
 	const char *peer;
-	int have_tcp0;	   /* tcp0: TCP's counters read at the connect */
+	int have_tcp0;	   /* tcp0: TCP's counters read at the connect (at --omit's end once past it) */
 	struct tcpstate tcp0;
+	struct get_result *r;
+	int ival_on;	   /* -i or --omit: iv runs */
+	struct get_ival iv;
 };
 
 const char *get_end_name(enum get_end end)
@@ -78,11 +81,38 @@ static int idle_timeout(const struct stream *s, double last_io, double now, char
 	return 1;
 }
 
-/* The live progress line's time has come. */
+/* Close the interval running at now: hand its record to -i's callback, and at --omit's end
+ * start the results there. */
+static void ival_take(struct stream *s, double now, int last)
+{
+	struct tcpstate tcp;
+	int have = s->have_tcp0 && s->sock >= 0 && tcpstate_read(s->sock, &tcp) == 0;
+	struct get_interval rec;
+
+	if (get_ival_close(&s->iv, now, s->t.bytes, have ? &tcp : NULL, last, &rec)) {
+		s->r->omitted_bytes = s->t.bytes;
+		s->r->omitted_seconds = rec.end;
+		if (have)
+			s->tcp0 = tcp;
+	}
+	rec.stream = 1;
+	if (s->o->interval > 0 && s->o->interval_out)
+		s->o->interval_out->interval(s->o->interval_out->ctx, &rec, 1, NULL);
+}
+
+/* The live progress line's time, or an interval's end, has come. */
 static void tick_due(struct stream *s, double now)
 {
 	if (s->next_tick > 0 && now >= s->next_tick)
 		tick(s, GET_TICK_LIVE, now);
+	if (s->ival_on && s->iv.next > 0 && now >= s->iv.next)
+		ival_take(s, now, 0);
+}
+
+/* When the waits must wake: the progress line's next time or the next interval's end. */
+static double next_wake(const struct stream *s)
+{
+	return s->ival_on ? earliest(s->next_tick, s->iv.next) : s->next_tick;
 }
 
 static enum get_end receive(struct stream *s, char *err, size_t errlen)
@@ -158,7 +188,7 @@ static enum get_end receive(struct stream *s, char *err, size_t errlen)
 		}
 		tick_due(s, now);
 		if (again) {
-			double until = earliest(earliest(s->next_tick, deadline), tls_hint_at);
+			double until = earliest(earliest(next_wake(s), deadline), tls_hint_at);
 
 			if (loop_spin_again(&spin, now))
 				continue;
@@ -243,6 +273,29 @@ static enum get_end await_close(struct stream *s, enum get_end end, char *err, s
 	return end;
 }
 
+/* --rate's burst: what may go ahead of the schedule, the most of one wake-up (64 KiB, or 5 ms
+ * at the rate). The kernel paces the packets (SO_MAX_PACING_RATE); this keeps the bytes handed
+ * to it on the same schedule, so that the counts (and -t's end) follow the rate rather than
+ * filling the socket buffer at the start and draining it after -t. */
+#define PACE_BURST_MIN 65536.0
+#define PACE_BURST_SECONDS 0.005
+
+/* How many bytes --rate lets go at now, after sent since start; 0 with *at set to when more
+ * may go. */
+static uint64_t pace_room(double start, double bits, uint64_t sent, double now, double *at)
+{
+	double rate = bits / 8, burst = rate * PACE_BURST_SECONDS;
+	double allowed = rate * (now - start) + (burst > PACE_BURST_MIN ? burst : PACE_BURST_MIN);
+
+	/* At least 2 ms of the rate (1 B to 16 KiB) a call: not a send per byte that comes due. */
+	double least = rate * 0.002 < 1 ? 1 : rate * 0.002 > 16384 ? 16384 : rate * 0.002;
+
+	if (allowed >= (double)sent + least)
+		return (uint64_t)(allowed - (double)sent);
+	*at = start + ((double)sent + least - (allowed - rate * (now - start))) / rate;
+	return 0;
+}
+
 static enum get_end upload(struct stream *s, char *err, size_t errlen)
 {
 	const struct get_opts *o = s->o;
@@ -264,6 +317,27 @@ static enum get_end upload(struct stream *s, char *err, size_t errlen)
 		ssize_t n;
 		double now;
 
+		if (o->rate > 0) {
+			double at = 0, t0 = clock_now();
+			uint64_t room = pace_room(s->t.start, o->rate, s->t.bytes, t0, &at);
+
+			if (room == 0) {
+				if (*o->cancel) {
+					end = GET_END_INTERRUPTED;
+					break;
+				}
+				if (deadline > 0 && t0 >= deadline) {
+					end = GET_END_TIME;
+					break;
+				}
+				tick_due(s, t0);
+				at = earliest(earliest(next_wake(s), deadline), at);
+				net_wait_cancel(s->sock, POLLIN, net_ms_until(at, t0), o->cancel);
+				continue;
+			}
+			if (room < want)
+				want = (size_t)room;
+		}
 		n = s->tls ? tls_source_send(s->tls, s->src, s->t.bytes, want, s->scratch, why, sizeof(why))
 			   : source_send(s->src, s->sock, s->t.bytes, want);
 		if (n == -1 && s->tls && errno == EPROTO) {
@@ -313,7 +387,7 @@ static enum get_end upload(struct stream *s, char *err, size_t errlen)
 			return GET_END_IDLE;
 		tick_due(s, now);
 		if (wait_fd >= 0) {
-			double until = earliest(s->next_tick, deadline);
+			double until = earliest(next_wake(s), deadline);
 
 			if (wait_fd == s->sock && o->timeout > 0)
 				until = earliest(until, last_io + o->timeout);
@@ -378,6 +452,27 @@ static void read_socket(struct stream *s, struct get_result *r)
 	s->have_tcp0 = tcpstate_read(s->sock, &s->tcp0) == 0;
 }
 
+/* --rate on an upload: the kernel paces the socket (SO_MAX_PACING_RATE, in bytes/s; TCP paces
+ * on its own since Linux 4.13, without the fq qdisc). */
+static int pace_socket(int fd, double bits, char *err, size_t errlen)
+{
+	double bytes = bits / 8;
+	int rc;
+
+	if (bytes < 4294967295.0) {
+		uint32_t v = bytes < 1 ? 1 : (uint32_t)bytes;
+
+		rc = setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v));
+	} else {
+		uint64_t v = (uint64_t)bytes;
+
+		rc = setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v));
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "--rate %.0f bit/s: SO_MAX_PACING_RATE refused: %s", bits, strerror(errno));
+	return rc;
+}
+
 /* Everything before the first byte: the source or the output, the connection, TLS. */
 static enum get_end open_stream(struct stream *s, struct get_result *r, char *err, size_t errlen)
 {
@@ -413,6 +508,11 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 	}
 	net_peer_name(s->sock, r->peer, sizeof(r->peer));
 	read_socket(s, r);
+	if (o->send && o->rate > 0) {
+		if (pace_socket(s->sock, o->rate, err, errlen) < 0)
+			return GET_END_FAILED;
+		r->paced = 1;
+	}
 	/* A fresh socket takes a line at once: a short send means it failed. */
 	if (o->hello && send(s->sock, o->hello, o->hello_len, MSG_NOSIGNAL) != (ssize_t)o->hello_len) {
 		snprintf(err, errlen, "send to %s: %s", r->peer, strerror(errno));
@@ -446,7 +546,7 @@ static uint64_t known_size(const struct stream *s)
 enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, struct get_result *r,
 			char *err, size_t errlen)
 {
-	struct stream s = { .o = o, .ev = ev, .sock = -1 };
+	struct stream s = { .o = o, .ev = ev, .sock = -1, .r = r };
 	enum get_end end;
 
 	memset(r, 0, sizeof(*r));
@@ -456,15 +556,24 @@ enum get_end get_stream(const struct get_opts *o, const struct get_events *ev, s
 		r->began = 1;
 		s.t.start = clock_now();
 		s.t.size = known_size(&s);
+		s.ival_on = o->interval > 0 || o->omit > 0;
+		if (s.ival_on)
+			get_ival_start(&s.iv, o, s.t.start, 0, s.have_tcp0 ? &s.tcp0 : NULL);
 		tick(&s, GET_TICK_START, s.t.start);
 		end = o->send ? upload(&s, err, errlen) : receive(&s, err, errlen);
 		r->bytes = s.t.bytes;
-		r->seconds = clock_now() - s.t.start;
+		{
+			double now = clock_now();
+
+			r->seconds = now - s.t.start;
+			if (s.ival_on)
+				ival_take(&s, now, 1);
+		}
 		if (s.have_tcp0 && s.sock >= 0) {
 			struct tcpstate last;
 
 			if (tcpstate_read(s.sock, &last) == 0) {
-				tcpstate_delta(&s.tcp0, &last, r->seconds, &r->tcp);
+				tcpstate_delta(&s.tcp0, &last, r->seconds - r->omitted_seconds, &r->tcp);
 				r->have_tcp = 1;
 			}
 		}

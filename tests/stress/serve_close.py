@@ -238,7 +238,7 @@ def check(cfg, clients, events, rc):
             if not e["acked"] <= out["n"] <= e["sent"]:
                 raise Failure(who + ": serve logged %d B acknowledged, %d B sent (%s, %s)" %
                               (e["acked"], e["sent"], e["reason"], e.get("end")))
-            STATS["reset_exact" if e["sent"] == out["n"] else "reset_in_flight"] += 1
+            STATS["reset_exact" if e["wire"] == out["n"] else "reset_in_flight"] += 1
         elif e["sent"] < out["n"]:
             raise Failure(who + ": serve logged only %d B sent" % e["sent"])
 

@@ -621,7 +621,7 @@ static void test_reports_sort_by_speed_on_a_linear_axis(void **state)
 		assert_true(p_at < second);
 	}
 	json = report_to_string(report_json, &t);
-	assert_non_null(strstr(json, "\"schema_version\":3"));
+	assert_non_null(strstr(json, "\"schema_version\":4"));
 	assert_non_null(strstr(json, "\"rtt_s\":5e-05"));
 	assert_null(strstr(json, "rtt_ms"));
 	free(html);

@@ -25,7 +25,7 @@ static const char *members(const struct transfer *t, enum transfer_shape shape, 
 
 static void test_json_shapes(void **state)
 {
-	struct transfer t = { .sent = 1000, .acked = 900, .received = 3000, .seconds = 2.0, .transfers = 5 };
+	struct transfer t = { .sent = 1000, .wire = 950, .acked = 900, .received = 3000, .seconds = 2.0, .transfers = 5 };
 	struct transfer one = { .received = 4096, .seconds = 0.5 };
 	char buf[512];
 
@@ -35,7 +35,7 @@ static void test_json_shapes(void **state)
 	assert_string_equal(members(&t, TRANSFER_BATCH, buf, sizeof(buf)),
 			    "{\"bytes\":4000,\"seconds\":2.000000,\"transfers_per_s\":2.5,\"rate\":2000}");
 	assert_string_equal(members(&t, TRANSFER_CONNECTION, buf, sizeof(buf)),
-			    "{\"sent\":1000,\"acked\":900,\"received\":3000,\"seconds\":2.000000,\"rate\":2000}");
+			    "{\"sent\":1000,\"wire\":950,\"acked\":900,\"received\":3000,\"seconds\":2.000000,\"rate\":2000}");
 	assert_string_equal(members(&t, TRANSFER_TWO_WAY, buf, sizeof(buf)),
 			    "{\"sent\":1000,\"received\":3000,\"bytes\":4000,\"seconds\":2.000000,\"rate\":2000}");
 }

@@ -39,13 +39,13 @@ path_with() {
 @test "stream: every method reports its fields, or is skipped with a reason" {
 	bench_json -T stream -d 0.3 -r 2
 	[ "$status" -eq 0 ]
-	jq -e '.tests | length == 1 and .[0].test == "stream" and .[0].duration == 0.3' "$SCRATCH/out.json"
+	jq -e '.tests | length == 1 and .[0].test == "stream" and .[0].duration_s == 0.3' "$SCRATCH/out.json"
 	jq -e '.tests[0].methods | length == 8' "$SCRATCH/out.json"
 	# Every method that ran: two runs, each with samples, bytes and a rate; a summary.
 	jq -e '[.tests[0].methods[] | select(.status != "skipped") |
-		(.runs | length == 2) and all(.runs[]; .ok and .bytes > 0 and .value > 0 and
-			(.samples | length > 1)) and .median > 0 and .min <= .median and
-			.median <= .max and .unit == "B/s" and (.command | length > 0) and
+		(.runs | length == 2) and all(.runs[]; .ok and .bytes > 0 and .bytes_per_s > 0 and
+			(.samples_s_bytes | length > 1)) and .median_bytes_per_s > 0 and .min_bytes_per_s <= .median_bytes_per_s and
+			.median_bytes_per_s <= .max_bytes_per_s and .unit == "B/s" and (.command | length > 0) and
 			(.verdict | length > 0) and (.ratio > 0)] | length > 0 and all' "$SCRATCH/out.json"
 	jq -e '[.tests[0].methods[] | select(.status == "skipped") | .reason | test("not found on PATH")] | all' \
 		"$SCRATCH/out.json"
@@ -65,16 +65,16 @@ path_with() {
 	bench_json -T stream -d 0.2 -r 1 -M ncpv,late --method 'late=sleep 1; {ncpv} get -q {host} {port}'
 	[ "$status" -eq 0 ]
 	jq -e '.tests[0].methods[] | select(.name == "late") | .status == "ok" and
-		(.runs[0] | .first_byte >= 1 and .seconds < 1 and .bytes > 0)' "$SCRATCH/out.json"
-	jq -e '.tests[0].methods[] | select(.name == "ncpv") | .runs[0].first_byte < 1' "$SCRATCH/out.json"
+		(.runs[0] | .first_byte_s >= 1 and .elapsed_s < 1 and .bytes > 0)' "$SCRATCH/out.json"
+	jq -e '.tests[0].methods[] | select(.name == "ncpv") | .runs[0].first_byte_s < 1' "$SCRATCH/out.json"
 }
 
 @test "files: each run's downloads are counted complete at the server" {
 	bench_json -T files -n 20 -s 1K -r 2 -M ncpv,cat-devtcp,bash-read
 	[ "$status" -eq 0 ]
-	jq -e '.tests[0].test == "files" and .tests[0].count == 20 and .tests[0].size == 1024' "$SCRATCH/out.json"
+	jq -e '.tests[0].test == "files" and .tests[0].count == 20 and .tests[0].size_bytes == 1024' "$SCRATCH/out.json"
 	jq -e '[.tests[0].methods[] | .status == "ok" and .unit == "transfers/s" and
-		all(.runs[]; .ok and .transfers == 20 and .bytes == 20480 and .value > 0)] | all' "$SCRATCH/out.json"
+		all(.runs[]; .ok and .transfers == 20 and .bytes == 20480 and .transfers_per_s > 0)] | all' "$SCRATCH/out.json"
 }
 
 # Issue 16: latency of small downloads, from the server's log of each one.
@@ -84,19 +84,19 @@ path_with() {
 	bench_json -T files -n 10 -s 1K -r 2 -M ncpv,lag \
 		--method "lag=bash -c 'exec 3<>/dev/tcp/\$0/\$1; sleep 0.05; cat <&3 >/dev/null' {host} {port}"
 	[ "$status" -eq 0 ]
-	jq -e '[.tests[0].methods[] | .latency as $l | .status == "ok" and $l.p50 > 0 and
-		$l.p50 <= $l.p90 and $l.p90 <= $l.p99 and ($l | has("unavailable") | not) and
-		all(.runs[]; .latency.p50 > 0 and .latency.p50 <= .latency.p90 and .latency.p90 <= .latency.p99)] |
+	jq -e '[.tests[0].methods[] | .latency as $l | .status == "ok" and $l.p50_s > 0 and
+		$l.p50_s <= $l.p90_s and $l.p90_s <= $l.p99_s and ($l | has("unavailable") | not) and
+		all(.runs[]; .latency.p50_s > 0 and .latency.p50_s <= .latency.p90_s and .latency.p90_s <= .latency.p99_s)] |
 		length == 2 and all' "$SCRATCH/out.json"
-	jq -e '[.tests[0].methods[] | {(.name): .latency.p50}] | add | .lag >= 0.05 and .lag > .ncpv' "$SCRATCH/out.json"
+	jq -e '[.tests[0].methods[] | {(.name): .latency.p50_s}] | add | .lag >= 0.05 and .lag > .ncpv' "$SCRATCH/out.json"
 	# The text report's second table, within 80 columns, and the CSV columns.
 	"$NCPV" bench -q -T files -n 5 -s 1K -r 1 -M ncpv --csv >"$SCRATCH/s.csv"
 	"$NCPV" bench -q -T files -n 5 -s 1K -r 1 -M ncpv --csv-runs >"$SCRATCH/r.csv"
 	run "$NCPV" bench -T files -n 5 -s 1K -r 1 -M ncpv
 	[ "$status" -eq 0 ]
 	printf '%s\n' "$output" | grep -A3 '^Latency per download (server side' | grep -E '^ncpv +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s) +[0-9.]+(us|ms|s) +[0-9]+ +[0-9.]+(us|ms|s)$'
-	head -1 "$SCRATCH/s.csv" | grep -q ',latency_p50,latency_p90,latency_p99,'
-	head -1 "$SCRATCH/r.csv" | grep -q ',latency_p50,latency_p90,latency_p99,'
+	head -1 "$SCRATCH/s.csv" | grep -q ',latency_p50_s,latency_p90_s,latency_p99_s,'
+	head -1 "$SCRATCH/r.csv" | grep -q ',latency_p50_s,latency_p90_s,latency_p99_s,'
 	# The files test has no latency probe: its columns empty, its counts 0.
 	sed -n 2p "$SCRATCH/r.csv" | grep -Eq ',0\.[0-9]{9},0\.[0-9]{9},0\.[0-9]{9},,0,,,,0,$'
 }
@@ -106,7 +106,7 @@ path_with() {
 	start_serve --size 1K
 	bench_json -T files -n 5 -r 1 -M ncpv --connect "127.0.0.1:$SERVE_PORT"
 	[ "$status" -eq 0 ]
-	jq -e '.tests[0].methods[0].latency | .p50 == -1 and .p99 == -1 and (.unavailable | test("--connect"))' \
+	jq -e '.tests[0].methods[0].latency | .p50_s == -1 and .p99_s == -1 and (.unavailable | test("--connect"))' \
 		"$SCRATCH/out.json"
 	# Nor TCP's view of the downloads, which comes from the same log.
 	jq -e '.tests[0].methods[0] | .retrans == -1 and .rtt_s == -1 and .runs[0].retrans == -1' "$SCRATCH/out.json"
@@ -135,12 +135,12 @@ path_with() {
 		--method 'spin=(while :; do :; done) & {ncpv} get -q -o - {host} {port} | {ncpv} pv -q -L 100k >/dev/null' \
 		--method 'loop=(i=0; while [ $i -lt 100000 ]; do i=$((i + 1)); done); {ncpv} get -q {host} {port}'
 	[ "$status" -eq 0 ]
-	jq -e '[.tests[].methods[] | .cpu > 0 and (.cpu_unit == "s/GiB" or .cpu_unit == "s/download") and
-		all(.runs[]; .cpu > 0)] | all' "$SCRATCH/out.json"
-	jq -e '.tests[0].methods[] | select(.name == "spin") | .runs[0].cpu > 0.1' "$SCRATCH/out.json"
+	jq -e '[.tests[].methods[] | (.cpu_s_per_gib // .cpu_s_per_download) > 0 and
+		all(.runs[]; .cpu_s > 0)] | all' "$SCRATCH/out.json"
+	jq -e '.tests[0].methods[] | select(.name == "spin") | .runs[0].cpu_s > 0.1' "$SCRATCH/out.json"
 	# In the files test each download runs a loop in a subshell of a sh of a bash loop.
-	jq -e '.tests[1].methods as $m | ($m[] | select(.name == "loop") | .cpu) > 0.02 and
-		($m[] | select(.name == "loop") | .cpu) > 10 * ($m[] | select(.name == "ncpv") | .cpu)' "$SCRATCH/out.json"
+	jq -e '.tests[1].methods as $m | ($m[] | select(.name == "loop") | .cpu_s_per_download) > 0.02 and
+		($m[] | select(.name == "loop") | .cpu_s_per_download) > 10 * ($m[] | select(.name == "ncpv") | .cpu_s_per_download)' "$SCRATCH/out.json"
 }
 
 @test "the table fits 80 columns" {
@@ -236,7 +236,7 @@ path_with() {
 	start_serve
 	bench_json --connect "127.0.0.1:$SERVE_PORT" -T stream -d 0.2 -r 1 -M ncpv
 	[ "$status" -eq 0 ]
-	jq -e '(.server | startswith("remote 127.0.0.1:")) and (.tests[0].methods[0] | .status == "ok" and .median > 0)' \
+	jq -e '(.server | startswith("remote 127.0.0.1:")) and (.tests[0].methods[0] | .status == "ok" and .median_bytes_per_s > 0)' \
 		"$SCRATCH/out.json"
 	# No echo server at the far end: no latency under load, and the report says why.
 	jq -e '.tests[0].methods[0].latency_under_load | .load.samples == 0 and (.unavailable | test("--connect"))' \
@@ -259,7 +259,7 @@ path_with() {
 	run "$NCPV" bench -q --csv -T stream -d 0.2 -r 1 -M ncpv,bash-read
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median,min,max,unit,median_bytes,ratio,p_value,cpu,cpu_unit,latency_p50,latency_p90,latency_p99,retrans,rtt_s,ping_idle_p50,ping_idle_samples,ping_load_p50,ping_load_p90,ping_load_p99,ping_load_samples,verdict,reason,command" ]
+	[ "${lines[0]}" = "test,method,status,runs,ok_runs,median_bytes_per_s,median_transfers_per_s,min_bytes_per_s,min_transfers_per_s,max_bytes_per_s,max_transfers_per_s,median_bytes,ratio,p_value,cpu_s_per_gib,cpu_s_per_download,latency_p50_s,latency_p90_s,latency_p99_s,retrans,rtt_s,ping_idle_p50_s,ping_idle_samples,ping_load_p50_s,ping_load_p90_s,ping_load_p99_s,ping_load_samples,verdict,reason,command" ]
 	[ "${#lines[@]}" -eq 3 ]
 	[[ "${lines[1]}" == stream,ncpv,ok,1,1,* ]]
 }
@@ -333,7 +333,7 @@ running_with() {
 	[ "$rc" -eq 0 ]
 	# 20 Mbit/s is 2.5 MB/s of IP packets; TCP carries 96.5% of that, so only the cap is tight.
 	jq -e --arg r "$rate" '(.path | startswith("link " + $r)) and (.tests[0].methods[0] |
-		.status == "ok" and .median > 1200000 and .median < 2450000)' "$SCRATCH/out.json"
+		.status == "ok" and .median_bytes_per_s > 1200000 and .median_bytes_per_s < 2450000)' "$SCRATCH/out.json"
 	# Nothing left behind: no delay line (a copy of the bench) outlives it.
 	[ -z "$(running_with "$rate")" ]
 }
@@ -346,7 +346,7 @@ running_with() {
 	# 40 ms no more than 12.5 a second, however fast the machine; on loopback ncpv makes
 	# thousands.
 	jq -e '(.path | startswith("link 20mbit,40ms,1%")) and (.tests[0].methods[0] |
-		.status == "ok" and .median > 0 and .median <= 12.5)' "$SCRATCH/out.json"
+		.status == "ok" and .median_transfers_per_s > 0 and .median_transfers_per_s <= 12.5)' "$SCRATCH/out.json"
 	# TCP's view of each download, as the server closed it: the link's 40 ms round trip.
 	jq -e '.tests[0].methods[0] | .retrans >= 0 and .rtt_s >= 0.035 and .runs[0].rtt_s >= 0.035' "$SCRATCH/out.json"
 }
@@ -384,11 +384,11 @@ running_with() {
 	need_netns
 	"$NCPV" bench -q --json -T stream -d 4 -r 1 -M ncpv --link 1mbit >"$SCRATCH/out.json"
 	# The figures, shown when an assertion fails: status, median, and the run's samples.
-	jq -c '.tests[0].methods[0] | {status, reason, median, runs: [.runs[] | {value, bytes, seconds,
-		first_byte, error, samples}]}' "$SCRATCH/out.json" >&2
-	jq -e '.tests[0].methods[0] | .status == "ok" and .median <= 120667 + 362 and .median > 60000' "$SCRATCH/out.json"
+	jq -c '.tests[0].methods[0] | {status, reason, median_bytes_per_s, runs: [.runs[] | {bytes_per_s, bytes, elapsed_s,
+		first_byte_s, error, samples_s_bytes}]}' "$SCRATCH/out.json" >&2
+	jq -e '.tests[0].methods[0] | .status == "ok" and .median_bytes_per_s <= 120667 + 362 and .median_bytes_per_s > 60000' "$SCRATCH/out.json"
 	# The latency probe slows down to take 1% of the link (120 bytes a round trip: 96 ms at 1 Mbit/s).
-	jq -e '.tests[0] | .probe_interval == 0.096 and .probe_idle == 0.5 and
+	jq -e '.tests[0] | .probe_interval_s == 0.096 and .probe_idle_s == 0.5 and
 		(.methods[0].latency_under_load | .load.samples > 0 and .load.samples <= 4 / 0.096 + 2 and
 		 .idle.samples <= 0.5 / 0.096 + 1)' "$SCRATCH/out.json"
 	# A run too short to move more than a few segments says so, with the duration it needs.
@@ -396,7 +396,7 @@ running_with() {
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "ncpv bench: --link 100kbit: a 0.5 s run moves only about 6250 bytes: use -d 3 or more for a rate this low" ]
 	# Below 480 kbit/s the probe would take more than 1% of the link: none, and the report says why.
-	printf '%s\n' "${lines[@]:1}" | jq -e '.tests[0] | .probe_interval == 0 and
+	printf '%s\n' "${lines[@]:1}" | jq -e '.tests[0] | .probe_interval_s == 0 and
 		(.methods[0].latency_under_load.unavailable | test("too slow"))'
 }
 
@@ -448,7 +448,7 @@ running_with() {
 	[ ! -e "$SCRATCH/PWNED2" ]
 	[ "$status" -eq 0 ]
 	# Every method that ran reached the server under that name.
-	jq -e '[.tests[0].methods[] | select(.status != "skipped") | .status == "ok" and .median > 0] |
+	jq -e '[.tests[0].methods[] | select(.status != "skipped") | .status == "ok" and .median_bytes_per_s > 0] |
 		length > 0 and all' "$SCRATCH/out.json"
 }
 
@@ -678,15 +678,15 @@ wait_all_gone() {
 @test "bench compare refuses hand-edited and newer runs, and names setups that differ" {
 	"$NCPV" bench -q --json -T stream,files -d 0.2 -n 3 -s 256 -r 2 -M ncpv >"$SCRATCH/a.json"
 	local edits=(
-		'.schema_version = 99|was written by a newer ncpv (schema_version 99; this one reads up to 3)'
+		'.schema_version = 99|was written by a newer ncpv (schema_version 99; this one reads up to 4)'
 		'.schema_version = "2"|is not the JSON of ncpv bench --json (schema_version is not 1, 2, ...)'
 		'.schema_version = 1.5|is not the JSON of ncpv bench --json (schema_version is not 1, 2, ...)'
 		'.tests[0].methods = {}|is not the JSON of ncpv bench --json (the stream test has no "methods" array)'
 		'.tests[1].test = "stream"|is not the JSON of ncpv bench --json (the stream test is there twice)'
 		'.tests[1].test = "udp"|is not the JSON of ncpv bench --json (tests[1] is neither the stream nor the files test)'
-		'.tests[0].methods[0].runs[1].value = "fast"|is not the JSON of ncpv bench --json (stream method ncpv run 2: "value" is not a rate of 0 or more)'
-		'del(.tests[1].methods[0].runs[0].value)|is not the JSON of ncpv bench --json (files method ncpv run 1: "value" is not a rate of 0 or more)'
-		'.tests[0].methods[0].runs[0].value = -5|is not the JSON of ncpv bench --json (stream method ncpv run 1: "value" is not a rate of 0 or more)'
+		'.tests[0].methods[0].runs[1].bytes_per_s = "fast"|is not the JSON of ncpv bench --json (stream method ncpv run 2: "bytes_per_s" is not a rate of 0 or more)'
+		'del(.tests[1].methods[0].runs[0].transfers_per_s)|is not the JSON of ncpv bench --json (files method ncpv run 1: "transfers_per_s" is not a rate of 0 or more)'
+		'.tests[0].methods[0].runs[0].bytes_per_s = -5|is not the JSON of ncpv bench --json (stream method ncpv run 1: "bytes_per_s" is not a rate of 0 or more)'
 		'.tests[0].methods[0].runs[0].ok = 1|is not the JSON of ncpv bench --json (stream method ncpv run 1: "ok" is not true or false)'
 		'.tests[1].methods[0].unit = "B/s"|is not the JSON of ncpv bench --json (files method ncpv: unit '"'B/s'"', expected transfers/s)'
 		'del(.tests[0].methods[0].name)|is not the JSON of ncpv bench --json (tests[0].methods[0] has no "name" or no "runs" array)'
@@ -713,7 +713,7 @@ wait_all_gone() {
 	[[ "$output" =~ $'\n'stream\ +ncpv\ +.*1\.000x\ +too\ few\ runs ]]
 	[[ "$output" != *"Not like for like"* ]]
 	# Different setups are named above the table, every one of them.
-	jq '.tests[0].duration = 0.5 | .tests[1].count = 7 | .tests[1].size = 1024 | .path = "a link"' \
+	jq '.tests[0].duration_s = 0.5 | .tests[1].count = 7 | .tests[1].size_bytes = 1024 | .path = "a link"' \
 		"$SCRATCH/a.json" >"$SCRATCH/b.json"
 	run "$NCPV" bench compare "$SCRATCH/a.json" "$SCRATCH/b.json"
 	[ "$status" -eq 0 ]
@@ -796,7 +796,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' "$NCPV" be
 	command -v nc >/dev/null && command -v pv >/dev/null || skip "nc and pv are needed"
 	bench_json -T stream -d 0.2 -r 1 -M ncpv,nc-pv
 	[ "$status" -eq 0 ]
-	jq -e --arg k "$(uname -r)" '.schema_version == 3 and (.environment |
+	jq -e --arg k "$(uname -r)" '.schema_version == 4 and (.environment |
 		(.date | test("^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9:]+Z$")) and (.kernel | contains($k)) and
 		(.cpu | length > 0) and .cpus >= 1 and (.load | length == 3) and
 		.command == "ncpv bench -q --json -T stream -d 0.2 -r 1 -M ncpv,nc-pv" and
@@ -826,7 +826,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)' "$NCPV" be
 	[ "${lines[-1]}" = "JSON:   $json" ]
 	[[ "$html" == "$SCRATCH"/ncpv-bench-*.html && "$json" == "${html%.html}.json" ]]
 	grep -q '<strong class="headline">For one big stream, ' "$html"
-	jq -e '.schema_version == 3 and (.headline | startswith("For one big stream, ")) and (.tests | length == 2)' "$json"
+	jq -e '.schema_version == 4 and (.headline | startswith("For one big stream, ")) and (.tests | length == 2)' "$json"
 }
 
 # -b NAME with -M leaving NAME out ran, and compared everything with the first method
@@ -866,7 +866,7 @@ as_table() {
 		# shellcheck disable=SC2206
 		fields=($rest)
 		jr=$(jq -r --arg n "$name" '.tests[0].methods[] | select(.name == $n) |
-			"\(.retrans) \(.rtt_s) \(.latency_under_load.idle.p50) \(.latency_under_load.load.p50) \(.latency_under_load.load.p90) \(.latency_under_load.load.p99) \(.latency_under_load.idle.samples)/\(.latency_under_load.load.samples)"' \
+			"\(.retrans) \(.rtt_s) \(.latency_under_load.idle.p50_s) \(.latency_under_load.load.p50_s) \(.latency_under_load.load.p90_s) \(.latency_under_load.load.p99_s) \(.latency_under_load.idle.samples)/\(.latency_under_load.load.samples)"' \
 			"$SCRATCH/r.json")
 		read -r -a want <<<"$jr"
 		echo "$name: table ${fields[*]} json ${want[*]}"
@@ -887,10 +887,10 @@ as_table() {
 	"$NCPV" bench -q -T stream -d 0.3 -r 2 $m --csv --html "$SCRATCH/c.html" >"$SCRATCH/c.csv"
 	while IFS=, read -r test name retrans rtt ip50 lp50 lp90 lp99; do
 		jq -e --arg n "$name" --argjson v "[$retrans,$rtt,$ip50,$lp50,$lp90,$lp99]" \
-			'.tests[0].methods[] | select(.name == $n) | [.retrans, .rtt_s, .latency_under_load.idle.p50,
-			 .latency_under_load.load.p50, .latency_under_load.load.p90, .latency_under_load.load.p99] == $v' \
+			'.tests[0].methods[] | select(.name == $n) | [.retrans, .rtt_s, .latency_under_load.idle.p50_s,
+			 .latency_under_load.load.p50_s, .latency_under_load.load.p90_s, .latency_under_load.load.p99_s] == $v' \
 			"$SCRATCH/c.json"
-	done < <(sed 1d "$SCRATCH/c.csv" | cut -d, -f1,2,18,19,20,22,23,24)
+	done < <(sed 1d "$SCRATCH/c.csv" | cut -d, -f1,2,20,21,22,24,25,26)
 }
 
 # The stream table's spread read "655Mi.. 757Mi": a rate of 3 digits kept its padding.
@@ -931,8 +931,8 @@ as_table() {
 	# Every run of every method that ran: idle round trips, near the link's own (no delay:
 	# a few ms), and a first byte soon after the start.
 	jq -e '[.tests[0].methods[] | select(.status == "ok") | .runs[] |
-		.latency_under_load.idle.samples >= 3 and .latency_under_load.idle.p50 < 0.02 and
-		.first_byte < 0.3] | length >= 4 and all' "$SCRATCH/out.json"
+		.latency_under_load.idle.samples >= 3 and .latency_under_load.idle.p50_s < 0.02 and
+		.first_byte_s < 0.3] | length >= 4 and all' "$SCRATCH/out.json"
 }
 
 # When the baseline itself was fastest the headline said only "(the baseline) was fastest.",
@@ -1055,7 +1055,7 @@ interrupt_bench() {
 	local m='-M ncpv,nc,cat-devtcp,bash-read,ncat,socat,nc-pv,pv-devtcp' a b c
 	run "$NCPV" bench -q --csv-runs -T files -n 1 -s 256 -r 4 $m --shuffle=42
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "test,method,round,position,ok,value,unit,bytes,seconds,transfers,cpu,first_byte,retrans,rtt_s,latency_p50,latency_p90,latency_p99,ping_idle_p50,ping_idle_samples,ping_load_p50,ping_load_p90,ping_load_p99,ping_load_samples,error" ]
+	[ "${lines[0]}" = "test,method,round,position,ok,bytes_per_s,transfers_per_s,bytes,elapsed_s,transfers,cpu_s,first_byte_s,retrans,rtt_s,latency_p50_s,latency_p90_s,latency_p99_s,ping_idle_p50_s,ping_idle_samples,ping_load_p50_s,ping_load_p90_s,ping_load_p99_s,ping_load_samples,error" ]
 	a=$(printf '%s\n' "${lines[@]:1}" | cut -d, -f2-4 | sort)
 	# Every round holds each position once.
 	[ -z "$(printf '%s\n' "${lines[@]:1}" | cut -d, -f3,4 | sort | uniq -d)" ]
@@ -1131,7 +1131,7 @@ interrupt_bench() {
 	jq -e '.tests[0].methods[0] | .retrans >= 0 and .rtt_s >= 0.001' "$SCRATCH/out.json"
 	# The probe crosses the link too: under load its round trips wait in the link's queue.
 	jq -e '.tests[0].methods[0].latency_under_load | .idle.samples > 0 and .load.samples > 0 and
-		.load.p50 >= .idle.min and .load.p99 > .idle.p50' "$SCRATCH/out.json"
+		.load.p50_s >= .idle.min_s and .load.p99_s > .idle.p50_s' "$SCRATCH/out.json"
 }
 
 # Issue 16: latency under load, as flent's RRUL measures it: a ping-pong over
@@ -1147,21 +1147,21 @@ interrupt_bench() {
 	# be (an idle VM wakes a sleeping CPU for each round trip, a loaded one has them awake).
 	jq -e --argjson d "$d" '[.tests[0].methods[] | select(.status == "ok") | .latency_under_load as $m |
 		($m | has("unavailable") | not) and $m.idle.samples > 0 and $m.load.samples > 0 and
-		all($m.idle, $m.load; .min > 0 and .min <= .p50 and .p50 <= .p90 and .p90 <= .p99) and
-		$m.load.p99 >= $m.idle.min and
+		all($m.idle, $m.load; .min_s > 0 and .min_s <= .p50_s and .p50_s <= .p90_s and .p90_s <= .p99_s) and
+		$m.load.p99_s >= $m.idle.min_s and
 		$m.idle.samples == ([.runs[].latency_under_load.idle.samples] | add) and
 		$m.load.samples == ([.runs[].latency_under_load.load.samples] | add) and
 		all(.runs[].latency_under_load; .idle.samples > 0 and .idle.samples <= 51 and
-			.load.samples > 0 and .load.samples <= $d / 0.01 + 3 and .load.p50 <= .load.p99)] |
+			.load.samples > 0 and .load.samples <= $d / 0.01 + 3 and .load.p50_s <= .load.p99_s)] |
 		length >= 1 and all' "$SCRATCH/out.json"
 	# The CSV columns hold the same figures; the text's second table has a row per method.
 	run "$NCPV" bench -q --csv -T stream -d 0.3 -r 1 -M ncpv
 	[ "$status" -eq 0 ]
-	printf '%s\n' "${lines[0]}" | grep -q ',ping_idle_p50,ping_idle_samples,ping_load_p50,ping_load_p90,ping_load_p99,ping_load_samples,verdict,'
+	printf '%s\n' "${lines[0]}" | grep -q ',ping_idle_p50_s,ping_idle_samples,ping_load_p50_s,ping_load_p90_s,ping_load_p99_s,ping_load_samples,verdict,'
 	printf '%s\n' "${lines[1]}" | awk -F, '{ h = "'"${lines[0]}"'"; n = split(h, col, ",")
 		for (k = 1; k <= n; k++) v[col[k]] = $k
-		exit !(v["ping_idle_samples"] > 0 && v["ping_load_samples"] > 0 && v["ping_load_p50"] > 0 &&
-		       v["ping_load_p50"] <= v["ping_load_p90"] && v["ping_load_p90"] <= v["ping_load_p99"] &&
+		exit !(v["ping_idle_samples"] > 0 && v["ping_load_samples"] > 0 && v["ping_load_p50_s"] > 0 &&
+		       v["ping_load_p50_s"] <= v["ping_load_p90_s"] && v["ping_load_p90_s"] <= v["ping_load_p99_s"] &&
 		       v["rtt_s"] > 0 && v["retrans"] != "") }'
 	run "$NCPV" bench -q -T stream -d 0.3 -r 1 -M ncpv --no-report
 	[ "$status" -eq 0 ]
@@ -1171,9 +1171,9 @@ interrupt_bench() {
 @test "--no-latency: no probe, and every report says why there are no figures" {
 	bench_json -T stream -d 0.3 -r 1 -M ncpv --no-latency
 	[ "$status" -eq 0 ]
-	jq -e '.tests[0].methods[0] | .status == "ok" and .median > 0 and
+	jq -e '.tests[0].methods[0] | .status == "ok" and .median_bytes_per_s > 0 and
 		(.latency_under_load | .unavailable == "--no-latency" and .idle.samples == 0 and .load.samples == 0 and
-		 .load.p50 == -1 and .idle.min == -1) and .runs[0].latency_under_load.unavailable == "--no-latency"' \
+		 .load.p50_s == -1 and .idle.min_s == -1) and .runs[0].latency_under_load.unavailable == "--no-latency"' \
 		"$SCRATCH/out.json"
 	run "$NCPV" bench -q -T stream -d 0.3 -r 1 -M ncpv --no-report --no-latency
 	[[ "$output" == *"latency unavailable: --no-latency"* ]]
@@ -1209,7 +1209,7 @@ interrupt_bench() {
 			.reason | test("not found on PATH")] | all' "$SCRATCH/out.json"
 	done
 	jq -e '[.tests[0].methods[] | select(.status != "skipped") |
-		all(.runs[]; .ok and .bytes > 0 and .value > 0)] | length > 0 and all' "$SCRATCH/out.json"
+		all(.runs[]; .ok and .bytes > 0 and .bytes_per_s > 0)] | length > 0 and all' "$SCRATCH/out.json"
 	# Each files run: all 4 downloads of exactly 20000 plaintext bytes, logged by the server.
 	jq -e '[.tests[1].methods[] | select(.status != "skipped") |
 		all(.runs[]; .ok and .transfers == 4 and .bytes == 80000)] | length > 0 and all' "$SCRATCH/out.json"

@@ -3,7 +3,8 @@
 # serve_get_side.bats - the side channel (docs/SIDECHANNEL.md) between get and one ordinary
 # serve: --bidir's and --reverse's figures against both ends' counts, serve's view in the
 # summary, and the hellos that are not one (every prefix, near misses, random bytes after the
-# NUL, an orphan flood), which must leave raw clients their ordinary behaviour.
+# NUL, an orphan flood), which must leave raw clients their ordinary behaviour. Sessions need
+# serve --threads 1 (its default is a loop per core, which refuses them: tested below).
 
 load ../lib/helpers
 bats_require_minimum_version 1.5.0
@@ -29,7 +30,7 @@ side_close() {
 @test "get --bidir: each direction's bytes match both ends' counts; the download is byte-exact" {
 	make_file "$SCRATCH/down.bin" 25165824
 	make_file "$SCRATCH/up.bin" 3000017
-	start_serve --json --source "$SCRATCH/down.bin"
+	start_serve --json --threads 1 --source "$SCRATCH/down.bin"
 	"$NCPV" get --bidir -o "$SCRATCH/out.bin" -S "$SCRATCH/up.bin" -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
 	[ "$(sha "$SCRATCH/out.bin")" = "$(sha "$SCRATCH/down.bin")" ]
 	jq -e '.direction == "bidir" and (.streams | length) == 2' "$SCRATCH/get.json"
@@ -45,7 +46,7 @@ side_close() {
 }
 
 @test "get --bidir -t: the two directions' figures are separate and each matches serve's log" {
-	start_serve --json
+	start_serve --json --threads 1
 	"$NCPV" get --bidir -t 0.5 -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
 	local down up
 	down=$(jq '.streams[0].bytes' "$SCRATCH/get.json")
@@ -63,7 +64,7 @@ side_close() {
 	local size=4194319 mode
 	make_file "$SCRATCH/up.bin" "$size"
 	for mode in "" --discard; do
-		start_serve --json $mode
+		start_serve --json --threads 1 $mode
 		"$NCPV" get -R -S "$SCRATCH/up.bin" -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
 		jq -e ".direction == \"send\" and .bytes == $size and .server.received == $size" "$SCRATCH/get.json"
 		[ "$(side_close up received)" = "$size" ]
@@ -73,7 +74,7 @@ side_close() {
 }
 
 @test "get --server-view: serve's sent, acked, cwnd and RTT reach get's summary and --json" {
-	start_serve --json
+	start_serve --json --threads 1
 	"$NCPV" get --server-view -b 8M -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json" 2>"$SCRATCH/get.err"
 	jq -e '.bytes == 8388608 and .server.acked >= 8388608 and .server.sent >= .server.acked' "$SCRATCH/get.json"
 	jq -e '.server.cwnd > 0 and .server.rtt_ms > 0' "$SCRATCH/get.json"
@@ -126,7 +127,7 @@ while got < 100000:
 }
 
 @test "10,000 orphan control hellos: bounded by --max-conns, serve stays up and serves get and get -R after" {
-	start_serve --json --max-conns 64
+	start_serve --json --threads 1 --max-conns 64
 	run peer orphans "$SERVE_PORT" 10000 100
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -152,7 +153,7 @@ while got < 100000:
 }
 
 @test "an orphan control hello (no data connection) is dropped after 10 s" {
-	start_serve --json
+	start_serve --json --threads 1
 	python3 -c '
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
@@ -224,7 +225,7 @@ while time.time() < end:
 }
 
 @test "get --bidir against serve --discard: the download half has nothing to receive, and get says why" {
-	start_serve --json --discard
+	start_serve --json --threads 1 --discard
 	run "$NCPV" get --bidir -t 0.3 "127.0.0.1:$SERVE_PORT"
 	[ "$status" -eq 1 ]
 	[[ $output == *"download: "*"(serve --discard sends nothing: --bidir and --server-view need a serve that sends)"* ]]
