@@ -36,9 +36,12 @@ void get_ival_start(struct get_ival *iv, const struct get_opts *o, double start,
 	iv->at = start - base;
 	iv->every = o->interval;
 	iv->omit = o->omit;
-	for (b = get_ival_boundary(0, iv->every, iv->omit); b > 0 && b <= iv->at + IVAL_SLACK;
-	     b = get_ival_boundary(b, iv->every, iv->omit))
-		iv->index++; /* the boundaries passed before this stream began */
+	/* The boundaries passed before this stream began (each is later than the last). */
+	b = get_ival_boundary(0, iv->every, iv->omit);
+	while (b > 0 && b <= iv->at + IVAL_SLACK) {
+		iv->index++;
+		b = get_ival_boundary(b, iv->every, iv->omit);
+	}
 	iv->bytes_at = bytes;
 	if (tcp) {
 		iv->have_tcp = 1;

@@ -127,7 +127,7 @@ last_draw() {
 			acked=$(sed -En 's/.*, of which ([0-9]+) B acknowledged, received 0 B in .*/\1/p' <<<"$line")
 			[ "$acked" -lt "$sent" ]
 			[ "$acked" -ge "$got" ]
-			[[ $line == *"; the client closed with the rest in flight and dropped what it had not read" ]]
+			[[ $line == *"; the client closed with the rest in flight"?(" or queued")" and dropped what it had not read" ]]
 			inflight=$((inflight + 1))
 		else
 			[[ $line == *"; the client closed when it chose and dropped what it had not read" ]]

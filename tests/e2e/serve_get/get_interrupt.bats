@@ -128,9 +128,11 @@ interrupt_get() {
 # sig_state PID: "ign cgt" bits of SIGHUP (1) and SIGINT (2) from /proc/PID/status, e.g. "1 0 0 1"
 # (HUP ignored, not caught; INT not ignored, caught).
 sig_state() {
-	local ign cgt
-	ign=$(sed -n 's/^SigIgn:\t//p' "/proc/$1/status" 2>/dev/null) || return 1
-	cgt=$(sed -n 's/^SigCgt:\t//p' "/proc/$1/status" 2>/dev/null) || return 1
+	local status ign cgt
+	# One read: the two masks of one moment.
+	status=$(cat "/proc/$1/status" 2>/dev/null) || return 1
+	ign=$(sed -n 's/^SigIgn:\t//p' <<<"$status")
+	cgt=$(sed -n 's/^SigCgt:\t//p' <<<"$status")
 	[ -n "$ign" ] && [ -n "$cgt" ] || return 1
 	echo $(((0x$ign >> 0) & 1)) $(((0x$cgt >> 0) & 1)) $(((0x$ign >> 1) & 1)) $(((0x$cgt >> 1) & 1))
 }
