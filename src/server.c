@@ -23,6 +23,7 @@
 #include "net.h"
 #include "recmap.h"
 #include "repbuf.h"
+#include "serve_side.h"
 
 /* How long a finished connection may go without the peer reading or
  * closing before we give up on it. */
@@ -45,7 +46,8 @@ enum conn_state {
 	CONN_SENDING,
 	CONN_DRAINING, /* all sent (or a limit met): half-closed, reading until the peer's FIN */
 	CONN_SETTLING, /* the FIN came: edge-triggered until the peer acknowledges every byte */
-	CONN_RECEIVING
+	CONN_RECEIVING,
+	CONN_CONTROL   /* a side channel's control connection: report lines only (serve_side.c) */
 };
 
 
@@ -79,6 +81,15 @@ struct conn {
 	uint8_t *tbuf;		/* plaintext taken from the source, not yet through TLS */
 	struct recmap *rmap;	/* with tbuf: the records written, to map the wire's counts to plaintext */
 	size_t toff, tlen;
+	/* The side channel (docs/SIDECHANNEL.md), looked at on a connection's reads until decided. */
+	int side_decided;	/* its first bytes were a hello or were not (or it is TLS) */
+	struct serve_side_acc *side_acc; /* a hello's beginning, while it comes */
+	int side_role;		/* 0: none; else 1 + enum side_role */
+	unsigned side_stream;	/* down/up: the stream's index in its session */
+	struct serve_side_session *sess; /* ctl: its session; down/up: theirs (NULL once it ended) */
+	int side_closing;	/* ctl: close once the queued lines are out (a refusal) */
+	const char *side_reason; /* ... with this reason */
+	int side_out_polled;	/* ctl: EPOLLOUT asked for */
 };
 
 struct server {
@@ -110,6 +121,7 @@ struct server {
 	uint8_t *tls_rbuf;	/* TLS_BUF bytes: where uploads over TLS are decrypted */
 	char tls_err[256];	/* why the last TLS call failed */
 	uint64_t tls_handshakes, ktls_connections;
+	struct serve_side_table sides; /* the side channel's sessions on this loop */
 };
 
 static const char *const end_names[SERVER_END_KINDS] = { "completed", "client", "limit", "reset", "cut" };
@@ -118,6 +130,8 @@ const char *server_end_name(enum server_end e)
 {
 	return end_names[e];
 }
+
+static const char *const side_role_names[] = { "ctl", "down", "up" };
 
 /* What a connection's log line says, read from its socket just before the close. */
 struct conn_tally {
@@ -135,6 +149,7 @@ static void report_close(struct server *s, struct conn *c, enum server_end kind,
 		.seconds = now - c->start,
 		.tls = c->tls && !c->handshaking ? c->tls : NULL,
 		.rtt_ms = t->rtt_ms, .retrans = t->retrans,
+		.side = c->side_role ? side_role_names[c->side_role - 1] : NULL,
 	};
 
 	s->bytes_sent += c->sent;
@@ -220,6 +235,8 @@ static void conn_tally(const struct conn *c, struct conn_tally *t)
 		t->acked = t->wire;
 }
 
+static void side_conn_ends(struct server *s, struct conn *c, uint64_t wire, uint64_t acked, double now);
+
 /*
  * Close c and log how it ended. A connection is closed cleanly once the
  * peer has acknowledged every byte and its input is read, and reset
@@ -239,6 +256,8 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	if (kind == SERVER_CUT)
 		net_reset_on_close(c->fd);
 	conn_tally(c, &t);
+	if (c->sess != NULL)
+		side_conn_ends(s, c, kind == SERVER_CUT ? c->sent : t.wire, t.acked, now);
 	loop_close(s->loop, c->fd);
 	s->ended[kind]++;
 	report_close(s, c, kind, reason, now, &t);
@@ -259,6 +278,7 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	if (s->o.conns_shared)
 		atomic_fetch_sub(s->o.conns_shared, 1);
 	tls_conn_free(c->tls);
+	free(c->side_acc);
 	free(c->tbuf);
 	free(c->rmap);
 	repbuf_put(c->rep);
@@ -649,6 +669,227 @@ static int conn_discard(struct conn *c, uint64_t cap)
 	return 0;
 }
 
+/* ---- the side channel (docs/SIDECHANNEL.md; the table and lines are serve_side.c's) ---- */
+
+/* Hand a control connection's queued lines to its socket, asking for EPOLLOUT while some wait.
+ * A refusal, once out, half-closes as a finished transfer does. Returns -1 when the socket
+ * failed (the caller closes c, or leaves it to its next event), else 0. */
+static int control_flush(struct server *s, struct conn *c)
+{
+	int more = 0;
+	long n = serve_side_flush(c->sess, c->fd, &more);
+
+	if (n < 0)
+		return -1;
+	c->sent += (uint64_t)n;
+	if (!more && c->side_closing) {
+		c->state = CONN_SENDING; /* conn_finish's drain, as after a transfer's last byte */
+		c->side_out_polled = 0;
+		conn_finish(s, c, SERVER_COMPLETE, c->side_reason, clock_now());
+		return 0;
+	}
+	if (more != c->side_out_polled && c->registered) {
+		c->side_out_polled = more;
+		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP | (more ? EPOLLOUT : 0));
+	}
+	return 0;
+}
+
+/* c stops being a data stream and carries lines only: the session's, or a refusal's. */
+static void control_enter(struct server *s, struct conn *c, struct serve_side_session *ss)
+{
+	if (c->waiting_source)
+		waiting_unlink(s, c);
+	c->state = CONN_CONTROL;
+	c->sess = ss;
+	c->side_role = 1 + SIDE_CTL;
+	c->deadline = 0; /* --max-time bounds sending; a session ends with its client */
+	conn_timed(s, c); /* the sweep sends its reports and drops it as an orphan */
+	if (control_flush(s, c) < 0)
+		conn_close(s, c, SERVER_RESET, strerror(errno), clock_now());
+}
+
+static void control_refuse(struct server *s, struct conn *c, const char *token, const char *why,
+			   const char *reason)
+{
+	struct serve_side_session *ss = serve_side_refusal(token, why, c);
+
+	if (ss == NULL) {
+		conn_close(s, c, SERVER_CUT, "side channel: out of memory", clock_now());
+		return;
+	}
+	c->side_closing = 1;
+	c->side_reason = reason;
+	control_enter(s, c, ss);
+}
+
+/* A data connection (down or up) ends: its last figures go to its session's control connection. */
+static void side_conn_ends(struct server *s, struct conn *c, uint64_t wire, uint64_t acked, double now)
+{
+	struct serve_side_session *ss = c->sess;
+	struct side_report r;
+
+	if (c->state == CONN_CONTROL || c->side_role == 1 + SIDE_CTL) {
+		/* The session ends: its data connections go on as ordinary ones. */
+		for (struct conn *d = s->conns; d != NULL; d = d->next)
+			if (d != c && d->sess == ss)
+				d->sess = NULL;
+		serve_side_close(&s->sides, ss);
+		c->sess = NULL;
+		return;
+	}
+	serve_side_fill(&r, c->fd, c->side_stream, ss, now, wire, acked, c->received);
+	r.final = 1;
+	c->sess = NULL;
+	/* A line the queue cannot take is lost, not the connection: the client waits for it
+	 * only as long as its own -w. A failed socket shows on the control's next event. */
+	if (serve_side_queue(ss, &r) == 0)
+		control_flush(s, ss->ctl);
+}
+
+/* The sweep's look at a control connection: the orphan's end, and the iv lines when due. */
+static void control_sweep(struct server *s, struct conn *c, double now)
+{
+	struct serve_side_session *ss = c->sess;
+
+	if (c->side_closing || ss == NULL)
+		return;
+	if (ss->orphan_until > 0 && now >= ss->orphan_until) {
+		conn_close(s, c, SERVER_CUT, "side channel: no data connection within 10 s", now);
+		return;
+	}
+	if (ss->interval_ms == 0 || now < ss->next_report)
+		return;
+	for (struct conn *d = s->conns; d != NULL; d = d->next) {
+		struct conn_tally t;
+		struct side_report r;
+
+		if (d == c || d->sess != ss)
+			continue;
+		conn_tally(d, &t);
+		serve_side_fill(&r, d->fd, d->side_stream, ss, now, t.wire, t.acked, d->received);
+		if (serve_side_queue(ss, &r) < 0) {
+			conn_close(s, c, SERVER_CUT, "side channel: reports not read", now);
+			return;
+		}
+	}
+	ss->next_report += ss->interval_ms / 1000.0;
+	if (ss->next_report < now)
+		ss->next_report = now + ss->interval_ms / 1000.0;
+	if (control_flush(s, c) < 0)
+		conn_close(s, c, SERVER_RESET, strerror(errno), now);
+}
+
+/* A control connection's event: the client says nothing more (what it sends is dropped); its
+ * close ends the session. */
+static void control_event(struct server *s, struct conn *c, uint32_t events)
+{
+	if (events & EPOLLIN) {
+		int rc = conn_discard(c, UINT64_MAX);
+
+		if (rc != 0) {
+			conn_close(s, c, rc == 1 ? SERVER_COMPLETE : SERVER_RESET,
+				   rc == 1 ? "side channel: session over" : strerror(errno), clock_now());
+			return;
+		}
+	}
+	if (events & (EPOLLERR | EPOLLHUP)) {
+		int e = net_socket_error(c->fd);
+
+		conn_close(s, c, SERVER_RESET, e ? strerror(e) : "side channel: closed", clock_now());
+		return;
+	}
+	if ((events & EPOLLOUT) && control_flush(s, c) < 0)
+		conn_close(s, c, SERVER_RESET, strerror(errno), clock_now());
+}
+
+/* A data connection joins its session: down goes on sending, up stops (our FIN tells the client
+ * to drop what was queued) and receives as --discard does. */
+static void side_join(struct server *s, struct conn *c, const struct side_hello *h)
+{
+	struct serve_side_session *ss = serve_side_find(&s->sides, h->token);
+
+	if (ss == NULL || h->version != SIDE_VERSION || h->stream >= ss->streams) {
+		conn_close(s, c, SERVER_CUT, ss == NULL ? "side channel: unknown token" : "side channel: bad stream",
+			   clock_now());
+		return;
+	}
+	if (h->role == SIDE_DOWN && s->o.discard) {
+		conn_close(s, c, SERVER_CUT, "side channel: serve --discard sends nothing", clock_now());
+		return;
+	}
+	c->sess = ss;
+	c->side_role = 1 + h->role;
+	c->side_stream = h->stream;
+	ss->orphan_until = 0;
+	if (h->role == SIDE_DOWN || c->state == CONN_RECEIVING)
+		return;
+	if (c->waiting_source)
+		waiting_unlink(s, c);
+	if (!c->shut)
+		c->shut = shutdown(c->fd, SHUT_WR) == 0;
+	c->state = CONN_RECEIVING;
+	c->finite = 0;
+	c->limit_reason = NULL;
+	if (c->registered)
+		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLRDHUP);
+}
+
+/* A hello came as c's first bytes. */
+static void side_hello(struct server *s, struct conn *c, const struct side_hello *h)
+{
+	const char *why = NULL;
+	struct serve_side_session *ss;
+
+	if (h->role != SIDE_CTL) {
+		side_join(s, c, h);
+		return;
+	}
+	if (c->shut)
+		return; /* our FIN is out (a whole small file): no answer can follow; it ends as it was */
+	if (h->version != SIDE_VERSION) {
+		control_refuse(s, c, h->token, "version", "side channel refused: version");
+		return;
+	}
+	if (s->o.side_refuse != NULL) {
+		control_refuse(s, c, h->token, s->o.side_refuse, "side channel refused: --threads");
+		return;
+	}
+	if ((ss = serve_side_open(&s->sides, h, c, clock_now(), &why)) == NULL) {
+		control_refuse(s, c, h->token, why ? why : "busy", why ? "side channel refused: token in use" :
+					"side channel refused: out of memory");
+		return;
+	}
+	control_enter(s, c, ss);
+}
+
+/* The first reads of a plain connection: is it a hello? Returns 1 when c was taken care of
+ * (a hello, or one still coming), 0 when the ordinary read goes on, 2 when the look found the
+ * peer's EOF, 3 its error (errno): the ordinary read would only find them again, or not at all. */
+static int side_look(struct server *s, struct conn *c)
+{
+	struct side_hello h;
+	uint64_t taken = 0;
+	int rc = serve_side_look(c->fd, &c->side_acc, &h, &taken), e = errno;
+
+	if (rc == SERVE_SIDE_WAIT)
+		return c->side_acc != NULL;
+	c->side_decided = 1;
+	free(c->side_acc);
+	c->side_acc = NULL;
+	if (rc < 0) {
+		c->received += taken;
+		errno = e;
+		return 3;
+	}
+	if (rc != SERVE_SIDE_HELLO) {
+		c->received += taken; /* a hello's look-alike was data after all */
+		return rc == SERVE_SIDE_EOF ? 2 : 0;
+	}
+	side_hello(s, c, &h);
+	return 1;
+}
+
 /* One step of a TLS handshake; once done, the connection starts its work. */
 static void conn_handshake(struct server *s, struct conn *c)
 {
@@ -686,7 +927,7 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	struct conn *c = ctx;
 	struct server *s = c->srv;
 	uint64_t cap = s->o.max_bytes && c->state == CONN_RECEIVING ? s->o.max_bytes : UINT64_MAX;
-	int rc;
+	int rc, looked = 0;
 
 	(void)l;
 	(void)fd;
@@ -698,8 +939,16 @@ static void on_event(struct loop *l, int fd, uint32_t events, void *ctx)
 		conn_handshake(s, c);
 		return;
 	}
+	if (c->state == CONN_CONTROL) {
+		control_event(s, c, events);
+		return;
+	}
+	/* A client that sends pays one peek, once; one that only closes finds its EOF there and
+	 * pays nothing more than the read that finds it. */
+	if ((events & EPOLLIN) && !c->side_decided && (looked = side_look(s, c)) == 1)
+		return;
 	if (events & EPOLLIN) {
-		rc = conn_discard(c, cap);
+		rc = looked == 2 ? 1 : looked == 3 ? -1 : conn_discard(c, cap);
 		if (rc < 0 && c->tls && errno == EPROTO) {
 			conn_close(s, c, SERVER_RESET, s->tls_err, clock_now());
 			return;
@@ -819,6 +1068,7 @@ static void accept_one(struct server *s, int fd, double now)
 	s->conns = c;
 	s->nconns++;
 	s->accepted++;
+	c->side_decided = c->tls != NULL; /* the side channel is plain TCP's */
 	if (c->tls) {
 		/* The client speaks first; its hello wakes us. */
 		c->handshaking = 1;
@@ -927,6 +1177,11 @@ static void sweep_draining(struct server *s, struct conn *c, double now)
  * goes); everything else is cut, so that no client takes it for whole. */
 static void conn_stop(struct server *s, struct conn *c, double now)
 {
+	if (c->state == CONN_CONTROL) {
+		control_flush(s, c); /* the end lines of the data connections stopped before it */
+		conn_close(s, c, SERVER_CUT, "server stopped", now);
+		return;
+	}
 	if (c->state == CONN_DRAINING && !c->peer_eof && conn_discard(c, UINT64_MAX) == 1)
 		c->peer_eof = 1;
 	if ((c->state == CONN_DRAINING || c->state == CONN_SETTLING) && conn_delivered(c) >= c->sent)
@@ -945,6 +1200,8 @@ static void sweep(struct server *s, double now)
 			conn_close(s, c, SERVER_CUT, "TLS handshake timed out", now);
 		else if (c->state == CONN_DRAINING || c->state == CONN_SETTLING)
 			sweep_draining(s, c, now);
+		else if (c->state == CONN_CONTROL)
+			control_sweep(s, c, now);
 		else if (c->deadline > 0 && now >= c->deadline)
 			conn_max_time(s, c, now);
 	}
@@ -1076,6 +1333,13 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 		}
 	}
 	stop_settle(s);
+	/* Data connections first, so that their end lines reach their control connections. */
+	for (struct conn *c = s->conns, *next; c != NULL; c = next) {
+		next = c->next;
+		/* Closing c may take a control connection's session, never another connection. */
+		if (c->state != CONN_CONTROL)
+			conn_stop(s, c, clock_now());
+	}
 	while (s->conns)
 		conn_stop(s, s->conns, clock_now());
 	s->cpu_seconds = clock_cpu_seconds(RUSAGE_THREAD); /* this loop's share, for the balance */

@@ -37,6 +37,9 @@ struct server_opts {
 	atomic_long *conns_shared;
 	int wakeable;	      /* server_wake may be called from another thread, and connections
 			       * handed over by server_share_accepts (one pipe more) */
+	/* The side channel: NULL answers a session's hello; else the word a control hello is
+	 * refused with ("threads": serve --threads N > 1, whose loops share no session table). */
+	const char *side_refuse;
 };
 
 /* One connection's end, for the caller's log. Everything is only valid during the call. */
@@ -54,6 +57,7 @@ struct server_close {
 	double rtt_ms;	  /* TCP's smoothed round trip at the end; -1 unknown */
 	long retrans;	  /* segments TCP sent again; -1 unknown */
 	const struct tls_conn *tls; /* its TLS, once the handshake is done; NULL otherwise */
+	const char *side;  /* the side channel's role: "ctl", "down", "up"; NULL: none */
 };
 
 struct server_stats {

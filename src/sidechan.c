@@ -53,6 +53,26 @@ static int number(const char *w, size_t n, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+#define KEY_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_"
+
+/* w[0..n) is made of chars only. */
+static int plain_word(const char *w, size_t n, const char *chars)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i] == '\0' || strchr(chars, w[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+/* w[0..n) is printable ASCII without a space. */
+static int printable(const char *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i] < 0x21 || w[i] > 0x7e)
+			return 0;
+	return 1;
+}
+
 static int is(const char *w, size_t n, const char *lit)
 {
 	return n == strlen(lit) && memcmp(w, lit, n) == 0;
@@ -138,6 +158,10 @@ int side_parse_hello(const void *vbuf, size_t len, struct side_hello *h)
 		if (wn == 0 || eq == NULL || eq == w)
 			return SIDE_MALFORMED;
 		size_t kn = (size_t)(eq - w), vn = wn - kn - 1;
+		/* A key is a word of lowercase letters, digits and '_', a value printable ASCII: the
+		 * random bytes of an upload that happens to begin like a hello are not a hello. */
+		if (!plain_word(w, kn, KEY_CHARS) || vn == 0 || !printable(eq + 1, vn))
+			return SIDE_MALFORMED;
 		if (is(w, kn, "interval")) {
 			if (have_interval++ || number(eq + 1, vn, 60000, &v) < 0 || (v != 0 && v < 10))
 				return SIDE_MALFORMED;

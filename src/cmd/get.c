@@ -499,7 +499,26 @@ int cmd_get(int argc, char **argv)
 	 * rather than dying with a core and no message. Not in main(): nc keeps nc's
 	 * behaviour, and devtcp's command would inherit the ignored signal. */
 	signal(SIGXFSZ, SIG_IGN);
+	if (a.side)
+		return get_side_command(&a);
 	if (a.run.count)
 		return run_batch(&a);
 	return a.run.parallel > 1 ? run_parallel(&a) : run_stream(&a);
+}
+
+/* ---- for get_side.c: the same summary, JSON pieces and exit codes ------------------------ */
+
+int get_exit_code(enum get_end end, int net_error, int tls_error)
+{
+	return exit_code(end, net_error, tls_error);
+}
+
+void get_print_summary(const struct get_args *a, const struct get_result *r, enum get_end end)
+{
+	print_summary(a, r, end);
+}
+
+void get_socket_json(struct json *j, const struct get_result *r)
+{
+	socket_json(j, r);
 }

@@ -9,6 +9,7 @@
 #include "cmd.h"
 #include "tls_cmd.h"
 #include "../get/get_engine.h"
+#include "../get/get_side.h"
 #include "../net.h"
 
 /* Parsed once by get_parse_options; read-only afterwards. */
@@ -19,7 +20,16 @@ struct get_args {
 	int force, quiet, json;
 	struct sockopt_want sock; /* run.sock points here once a socket setting is given */
 	int list_cc;	       /* --congestion list */
+	int side;	       /* 0: no side channel; else 1 + enum get_side_mode (-R, --bidir, --server-view) */
 };
+
+/* get.c's summary and exit codes, for get_side.c's runs (defined in get.c). */
+int get_exit_code(enum get_end end, int net_error, int tls_error);
+void get_print_summary(const struct get_args *a, const struct get_result *r, enum get_end end);
+void get_socket_json(struct json *j, const struct get_result *r);
+
+/* --reverse, --bidir, --server-view: a run with a side-channel session (get_side.c). */
+int get_side_command(const struct get_args *a);
 
 /*
  * Parse argv into a (the commands' contract, cmd.h), having printed help or a one-line error;

@@ -27,6 +27,8 @@
 #define OPT_CPORT (OPT_BUSY_POLL + 4)
 #define OPT_OMIT (OPT_BUSY_POLL + 5)
 #define OPT_RATE (OPT_BUSY_POLL + 6)
+#define OPT_BIDIR (OPT_BUSY_POLL + 7)
+#define OPT_SERVER_VIEW (OPT_BUSY_POLL + 8)
 
 static void usage(FILE *f)
 {
@@ -48,6 +50,10 @@ static void usage(FILE *f)
 		"                       serve --discard)\n"
 		"  -S, --source SRC     what --send sends: random (default), urandom, zero or\n"
 		"                       a FILE\n"
+		"  -R, --reverse        the server receives, get sends --source (any ncpv serve)\n"
+		"      --bidir          download and upload at once, on two connections\n"
+		"      --server-view    add the sender's figures from ncpv serve (retransmits,\n"
+		"                       cwnd, RTT) to the summary; -R and --bidir always do\n"
 		"  -n, --count N        make N transfers (each until the server closes)\n"
 		"  -P, --parallel P     without --count: P streams at once, one thread each,\n"
 		"                       with a line per stream and their sum (-b is their\n"
@@ -109,6 +115,9 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 		{ "size", required_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "send", no_argument, NULL, 'U' },
+		{ "reverse", no_argument, NULL, 'R' },
+		{ "bidir", no_argument, NULL, OPT_BIDIR },
+		{ "server-view", no_argument, NULL, OPT_SERVER_VIEW },
 		{ "source", required_argument, NULL, 'S' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "parallel", required_argument, NULL, 'P' },
@@ -146,7 +155,7 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 	sockopt_init(&a->sock);
 	opterr = 0;
 	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
-	while ((c = getopt_long(argc, argv, ":w:t:b:s:o:uS:n:P:i:fqj46hC:M:N", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":w:t:b:s:o:uS:n:P:i:fqj46hC:M:NR", longopts, NULL)) != -1) {
 		uint64_t n;
 		long l;
 
@@ -174,6 +183,20 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 		case 'U':
 			o->send = 1;
 			break;
+		case 'R':
+		case OPT_BIDIR:
+		case OPT_SERVER_VIEW: {
+			int mode = 1 + (c == 'R' ? GET_SIDE_REVERSE : c == OPT_BIDIR ? GET_SIDE_BIDIR : GET_SIDE_VIEW);
+
+			/* --server-view goes with either direction; the two directions do not go together. */
+			if (a->side > 1 + GET_SIDE_VIEW && mode > 1 + GET_SIDE_VIEW && a->side != mode) {
+				cmd_error("get", "--reverse and --bidir conflict: --bidir already sends");
+				return CMD_PARSE_USAGE;
+			}
+			if (mode > a->side)
+				a->side = mode;
+			break;
+		}
 		case 'u': /* never reached: cmd_get hands -u to the UDP test first */
 			cmd_error("get", "-u must be a word of its own (try 'ncpv get -u --help')");
 			return CMD_PARSE_USAGE;
@@ -352,6 +375,24 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 		o->interval = a->interval; /* -i's lines; --count keeps -i as the refresh alone */
 	if (o->send && o->output) {
 		cmd_error("get", "--send and --output conflict: an upload writes nothing");
+		return CMD_PARSE_USAGE;
+	}
+	if (a->side && (o->send || o->count || o->parallel > 1 || a->tls.on)) {
+		cmd_error("get", "%s does not combine with %s%s", a->side == 1 + GET_SIDE_REVERSE ? "--reverse" :
+			  a->side == 1 + GET_SIDE_BIDIR ? "--bidir" : "--server-view",
+			  o->send ? "--send" : o->count ? "--count" : o->parallel > 1 ? "--parallel" : "--tls",
+			  o->send ? " (it uploads already)" : a->tls.on ? " (the side channel is plain TCP's)" : " yet");
+		return CMD_PARSE_USAGE;
+	}
+	if (a->side && o->interval > 0) {
+		/* serve's iv lines reach the engine (get_side_events.report); not yet these lines. */
+		cmd_error("get", "%s does not combine with -i yet: its summary has both ends' figures",
+			  a->side == 1 + GET_SIDE_REVERSE ? "--reverse" : a->side == 1 + GET_SIDE_BIDIR ? "--bidir" :
+			  "--server-view");
+		return CMD_PARSE_USAGE;
+	}
+	if (a->side == 1 + GET_SIDE_REVERSE && o->output) {
+		cmd_error("get", "--reverse and --output conflict: an upload writes nothing");
 		return CMD_PARSE_USAGE;
 	}
 	if (!o->parallel)

@@ -33,6 +33,8 @@ void serve_log_close(void *ctx, const struct server_close *c)
 		json_string(&j, "peer", c->peer);
 		json_string(&j, "reason", c->reason);
 		json_string(&j, "end", server_end_name(c->end));
+		if (c->side)
+			json_string(&j, "side", c->side);
 		transfer_json(&j, &t, TRANSFER_CONNECTION);
 		if (c->retrans >= 0) {
 			json_fixed(&j, "rtt_ms", c->rtt_ms, 3);

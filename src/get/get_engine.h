@@ -43,6 +43,10 @@ struct get_opts {
 	double epoch;		/* -P: the clock_now() that every stream's intervals count from, so
 				 * that they share boundaries (0: each stream's own start) */
 	const struct get_interval_out *interval_out; /* -i: where records go (borrowed; NULL: none) */
+	/* The side channel's hello for this connection (get_side.h), sent first after the
+	 * connect and counted in no figure; NULL: none (every plain get). */
+	const char *hello;
+	size_t hello_len;
 };
 
 /* How a run ended. The first five leave a summary to show; the rest are failures whose reason

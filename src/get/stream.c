@@ -513,6 +513,11 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 			return GET_END_FAILED;
 		r->paced = 1;
 	}
+	/* A fresh socket takes a line at once: a short send means it failed. */
+	if (o->hello && send(s->sock, o->hello, o->hello_len, MSG_NOSIGNAL) != (ssize_t)o->hello_len) {
+		snprintf(err, errlen, "send to %s: %s", r->peer, strerror(errno));
+		return GET_END_FAILED;
+	}
 	if (o->tls && (end = start_tls(s, r, err, errlen)) != GET_END_EOF)
 		return end;
 	if (sink_connected(s->sink, s->sock) < 0) {

@@ -158,6 +158,11 @@ static void test_bad_hellos(void **state)
 		"1 ctl %sA\n",		      /* token too long */
 		"1 ctl %.31s\n",	      /* token too short */
 		"x ctl %s\n",
+		"1 ctl %s Key=1\n",	      /* a key not a plain word (upper case) */
+		"1 ctl %s k\xe4y=1\n",	      /* ... or not ASCII: random upload bytes */
+		"1 ctl %s k-y=1\n",	      /* ... or with punctuation */
+		"1 ctl %s key=v\x01\n",	      /* a value not printable */
+		"1 ctl %s key=\xff\n",	      /* ... or not ASCII */
 	};
 
 	(void)state;

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: ISC */
+/* get_side.h - get's half of the side channel (docs/SIDECHANNEL.md): a session with an ordinary
+ * serve on its data port, through which get learns the sender's figures (--server-view) and
+ * asks serve to receive (--reverse) or to do both at once (--bidir). Never prints, never exits. */
+#ifndef NCPV_GET_SIDE_H
+#define NCPV_GET_SIDE_H
+
+#include "get_engine.h"
+#include "../sidechan.h"
+
+enum get_side_mode {
+	GET_SIDE_VIEW,	  /* one download, with serve's view of it */
+	GET_SIDE_REVERSE, /* one upload: serve receives */
+	GET_SIDE_BIDIR	  /* a download and an upload at once, on two connections */
+};
+
+/*
+ * report: every line serve sends on the control connection, as it arrives: the iv lines of
+ * interval_ms (0: none) and each stream's end line (stream 0: the download, or the upload
+ * with --reverse; stream 1: --bidir's upload). Called on the session's own thread, so the
+ * callee takes its own lock; r is only valid during the call. May be NULL.
+ */
+struct get_side_events {
+	void (*report)(void *ctx, const struct side_report *r);
+	void *ctx;
+};
+
+/* Each direction's outcome, from both ends. */
+struct get_side_dir {
+	int ran;		 /* this direction was asked for */
+	enum get_end end;
+	struct get_result r;	 /* this end's, as get_stream gives it (get_result_free: get_side_free) */
+	char err[256];		 /* r's failure, when get_end_failed(end) */
+	int have_server;	 /* server: serve's end line for this connection came */
+	struct side_report server;
+};
+
+struct get_side_result {
+	struct get_side_dir down, up;
+	int net_error;		 /* GET_END_NET on the control connection: the net_* code */
+	char peer[64];
+};
+
+/*
+ * Run mode against o->at: the control connection (its hello, then serve's answer, read past
+ * whatever serve had queued, within -w or 10 s), then the data connections with their hellos:
+ * on this thread with ev for one direction, or on two threads without events for --bidir.
+ * o->send and o->output are the command's; each direction takes its own copy. After the
+ * streams, serve's end lines are awaited for -w (10 s without it). Returns the run's end: a
+ * failure of the session itself (err says why), else the first direction's failure, else
+ * the first direction's end. Free r with get_side_free.
+ */
+enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, unsigned interval_ms,
+			  const struct get_events *ev, const struct get_side_events *sev, struct get_side_result *r,
+			  char *err, size_t errlen);
+void get_side_free(struct get_side_result *r);
+
+#endif

@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: ISC */
+/* side.c - get's half of the side channel: the control connection, its reader thread, and the
+ * data connections of --server-view, --reverse and --bidir run through get_stream. */
+#include "get_side.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../clock.h"
+
+/* What is read of the control connection at once while looking for serve's answer. */
+#define ANSWER_CHUNK ((size_t)256 * 1024)
+/* How long the answer and the end lines are waited for without -w. */
+#define SIDE_WAIT_SECONDS 10.0
+
+struct session {
+	int fd;
+	char token[SIDE_TOKEN_LEN + 1];
+	const struct get_side_events *sev;
+	const volatile sig_atomic_t *cancel;
+	pthread_t tid;
+	int started;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	int stop, closed;		/* stop: asked by the run; closed: serve's EOF or an error */
+	struct side_report ends[2];
+	int have_end[2];
+	char line[SIDE_LINE_MAX];	/* a report line's beginning */
+	size_t len;
+};
+
+static int make_token(char out[SIDE_TOKEN_LEN + 1])
+{
+	unsigned char raw[SIDE_TOKEN_LEN / 2];
+	size_t got = 0;
+
+	while (got < sizeof(raw)) {
+		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+/* Send all of buf on a non-blocking socket, waiting for room until the deadline. */
+static int send_all(int fd, const char *buf, size_t len, double until, const volatile sig_atomic_t *cancel)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n > 0) {
+			buf += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return -1;
+		if (*cancel || clock_now() >= until) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		net_wait_cancel(fd, POLLOUT, net_ms_until(until, clock_now()), cancel);
+	}
+	return 0;
+}
+
+/* Take the report lines in ss->line[0..len): each parsed one goes to the callee and, if final,
+ * into ends. A line that does not parse is skipped (a newer serve's). */
+static void take_lines(struct session *ss)
+{
+	size_t off = 0;
+
+	for (;;) {
+		struct side_report r;
+		char *nl = memchr(ss->line + off, '\n', ss->len - off);
+
+		if (nl == NULL)
+			break;
+		if (side_parse_report(ss->line + off, (size_t)(nl - ss->line) + 1 - off, &r) > 0) {
+			if (ss->sev && ss->sev->report)
+				ss->sev->report(ss->sev->ctx, &r);
+			if (r.final && r.stream < 2) {
+				pthread_mutex_lock(&ss->lock);
+				ss->ends[r.stream] = r;
+				ss->have_end[r.stream] = 1;
+				pthread_cond_broadcast(&ss->changed);
+				pthread_mutex_unlock(&ss->lock);
+			}
+		}
+		off = (size_t)(nl - ss->line) + 1;
+	}
+	memmove(ss->line, ss->line + off, ss->len - off);
+	ss->len -= off;
+	if (ss->len == sizeof(ss->line))
+		ss->len = 0; /* no newline in a whole line's room: not a line of ours */
+}
+
+/* The reader thread: the control connection's lines until the run stops or serve closes. */
+static void *reader_main(void *arg)
+{
+	struct session *ss = arg;
+
+	for (;;) {
+		ssize_t n;
+		int stop;
+
+		pthread_mutex_lock(&ss->lock);
+		stop = ss->stop;
+		pthread_mutex_unlock(&ss->lock);
+		if (stop)
+			break;
+		n = recv(ss->fd, ss->line + ss->len, sizeof(ss->line) - ss->len, 0);
+		if (n > 0) {
+			ss->len += (size_t)n;
+			take_lines(ss);
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			struct pollfd p = { .fd = ss->fd, .events = POLLIN };
+
+			poll(&p, 1, 50); /* short: the stop flag is looked at between waits */
+			continue;
+		}
+		break;
+	}
+	pthread_mutex_lock(&ss->lock);
+	ss->closed = 1;
+	pthread_cond_broadcast(&ss->changed);
+	pthread_mutex_unlock(&ss->lock);
+	return NULL;
+}
+
+/* Find serve's answer in what the control connection brings: whatever serve had queued before
+ * the hello comes first and is dropped; the answer is found by the token. 0 with the bytes
+ * after it kept as the start of the report lines, or -1 with err. */
+static int await_answer(struct session *ss, const struct get_opts *o, double until, const char *peer, char *err,
+			size_t errlen)
+{
+	size_t keep = SIDE_LINE_MAX, have = 0;
+	char *buf = malloc(ANSWER_CHUNK + keep);
+
+	if (buf == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (;;) {
+		ssize_t n = recv(ss->fd, buf + have, ANSWER_CHUNK, 0);
+		char *at;
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			snprintf(err, errlen, "%s did not answer the side channel%s%s: is it ncpv serve, still "
+				 "sending when the hello came (an endless stream, or a file larger than a socket buffer)?",
+				 peer, n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+			break;
+		}
+		if (n < 0) {
+			double now = clock_now();
+
+			if (*o->cancel || now >= until) {
+				snprintf(err, errlen, "%s did not answer the side channel within %g s: is it ncpv serve?",
+					 peer, o->timeout > 0 ? o->timeout : SIDE_WAIT_SECONDS);
+				break;
+			}
+			net_wait_cancel(ss->fd, POLLIN, net_ms_until(until, now), o->cancel);
+			continue;
+		}
+		have += (size_t)n;
+		at = memmem(buf, have, ss->token, SIDE_TOKEN_LEN);
+		/* The line starts a little before its token: "\0ncpv-side 1 ok " */
+		if (at != NULL && at - buf >= SIDE_MAGIC_LEN + 5) {
+			struct side_answer a;
+			char *start = at;
+			int rc = SIDE_MALFORMED;
+
+			for (int back = 0; back < 24 && start > buf; back++)
+				if (*--start == '\0' && (rc = side_parse_answer(start, have - (size_t)(start - buf), &a)) != SIDE_MALFORMED)
+					break;
+			if (rc == SIDE_PARTIAL)
+				continue;
+			if (rc > 0 && a.ok) {
+				size_t rest = have - (size_t)(start - buf) - (size_t)rc;
+
+				if (rest > sizeof(ss->line))
+					rest = sizeof(ss->line);
+				memcpy(ss->line, start + rc, rest);
+				ss->len = rest;
+				free(buf);
+				return 0;
+			}
+			if (rc > 0) {
+				snprintf(err, errlen, "%s refused the side channel: %s", peer,
+					 strcmp(a.reason, "threads") == 0 ? "it runs serve --threads N > 1 (sessions need --threads 1)" :
+					 strcmp(a.reason, "version") == 0 ? "it speaks another version of it" : a.reason);
+				break;
+			}
+		}
+		/* Keep only a tail that may hold the answer's beginning. */
+		if (have > keep) {
+			memmove(buf, buf + have - keep, keep);
+			have = keep;
+		}
+	}
+	free(buf);
+	return -1;
+}
+
+/* Connect the control connection and say hello; 0 or an end with err (r->net_error). */
+static enum get_end open_session(struct session *ss, const struct get_opts *o, unsigned streams,
+				 unsigned interval_ms, struct get_side_result *r, char *err, size_t errlen)
+{
+	struct side_hello h = { .version = SIDE_VERSION, .role = SIDE_CTL, .interval_ms = interval_ms,
+				.streams = streams };
+	double until = clock_now() + (o->timeout > 0 ? o->timeout : SIDE_WAIT_SECONDS);
+	char line[SIDE_LINE_MAX];
+	int n;
+
+	if (make_token(ss->token) < 0) {
+		snprintf(err, errlen, "cannot make the side channel's token: %s", strerror(errno));
+		return GET_END_FAILED;
+	}
+	memcpy(h.token, ss->token, sizeof(h.token));
+	n = side_format_hello(line, sizeof(line), &h);
+	ss->fd = net_connect(o->at.host, o->at.port, &o->net, err, errlen);
+	if (ss->fd < 0) {
+		r->net_error = ss->fd;
+		return GET_END_NET;
+	}
+	net_peer_name(ss->fd, r->peer, sizeof(r->peer));
+	if (n < 0 || send_all(ss->fd, line, (size_t)n, until, o->cancel) < 0) {
+		snprintf(err, errlen, "side channel to %s: %s", r->peer, n < 0 ? "bad hello" : strerror(errno));
+		return GET_END_FAILED;
+	}
+	if (await_answer(ss, o, until, r->peer, err, errlen) < 0)
+		return *o->cancel ? GET_END_INTERRUPTED : GET_END_FAILED;
+	take_lines(ss); /* lines that came with the answer */
+	return GET_END_EOF;
+}
+
+/* One direction: its own options, with the hello sent first on its connection. */
+struct lane {
+	struct get_opts o;
+	char hello[SIDE_LINE_MAX];
+	const struct get_events *ev;
+	struct get_side_dir *d;
+};
+
+static int lane_init(struct lane *l, const struct get_opts *o, const struct session *ss, enum side_role role,
+		     unsigned stream)
+{
+	struct side_hello h = { .version = SIDE_VERSION, .role = role, .streams = 1, .stream = stream };
+	int n;
+
+	memcpy(h.token, ss->token, sizeof(h.token));
+	if ((n = side_format_hello(l->hello, sizeof(l->hello), &h)) < 0)
+		return -1;
+	l->o = *o;
+	l->o.hello = l->hello;
+	l->o.hello_len = (size_t)n;
+	l->o.send = role == SIDE_UP;
+	if (role == SIDE_UP)
+		l->o.output = NULL; /* an upload writes nothing */
+	l->d->ran = 1;
+	return 0;
+}
+
+static void lane_run(struct lane *l)
+{
+	l->d->end = get_stream(&l->o, l->ev, &l->d->r, l->d->err, sizeof(l->d->err));
+}
+
+static void *lane_main(void *arg)
+{
+	lane_run(arg);
+	return NULL;
+}
+
+/* After the streams: serve's end lines, for -w (10 s without it) at most. */
+static void await_ends(struct session *ss, const struct get_opts *o, struct get_side_result *r)
+{
+	double until = clock_now() + (o->timeout > 0 ? o->timeout : SIDE_WAIT_SECONDS);
+	struct get_side_dir *dirs[2] = { r->down.ran ? &r->down : &r->up, r->down.ran && r->up.ran ? &r->up : NULL };
+
+	pthread_mutex_lock(&ss->lock);
+	for (;;) {
+		int want = 0;
+		struct timespec ts;
+		double t;
+
+		for (int i = 0; i < 2; i++)
+			want += dirs[i] != NULL && !get_end_failed(dirs[i]->end) && !ss->have_end[i];
+		if (want == 0 || ss->closed || *o->cancel || (t = clock_now()) >= until)
+			break;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 50 * 1000000L; /* short: a signal's flag is looked at between waits */
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&ss->changed, &ss->lock, &ts);
+	}
+	for (int i = 0; i < 2; i++)
+		if (dirs[i] != NULL && ss->have_end[i]) {
+			dirs[i]->server = ss->ends[i];
+			dirs[i]->have_server = 1;
+		}
+	ss->stop = 1;
+	pthread_mutex_unlock(&ss->lock);
+}
+
+enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, unsigned interval_ms,
+			  const struct get_events *ev, const struct get_side_events *sev, struct get_side_result *r,
+			  char *err, size_t errlen)
+{
+	struct session ss = { .fd = -1, .sev = sev, .cancel = o->cancel };
+	struct lane lanes[2] = { { .d = &r->down }, { .d = &r->up } };
+	unsigned streams = mode == GET_SIDE_BIDIR ? 2 : 1;
+	enum get_end end;
+
+	memset(r, 0, sizeof(*r));
+	pthread_mutex_init(&ss.lock, NULL);
+	pthread_cond_init(&ss.changed, NULL);
+	end = open_session(&ss, o, streams, interval_ms, r, err, errlen);
+	if (end == GET_END_EOF && pthread_create(&ss.tid, NULL, reader_main, &ss) == 0)
+		ss.started = 1;
+	else if (end == GET_END_EOF) {
+		snprintf(err, errlen, "cannot start the side channel's reader");
+		end = GET_END_FAILED;
+	}
+	if (end == GET_END_EOF) {
+		/* Stream 0: the download (or --reverse's upload); stream 1: --bidir's upload. */
+		int down = mode != GET_SIDE_REVERSE, up = mode != GET_SIDE_VIEW;
+		struct lane *first = down ? &lanes[0] : &lanes[1];
+		pthread_t other;
+		int threaded = 0;
+
+		if ((down && lane_init(&lanes[0], o, &ss, SIDE_DOWN, 0) < 0) ||
+		    (up && lane_init(&lanes[1], o, &ss, SIDE_UP, down ? 1 : 0) < 0)) {
+			snprintf(err, errlen, "side channel: bad hello");
+			end = GET_END_FAILED;
+		} else if (down && up) {
+			/* Both at once: the upload on a thread of its own, neither with progress events. */
+			threaded = pthread_create(&other, NULL, lane_main, &lanes[1]) == 0;
+			if (!threaded) {
+				snprintf(err, errlen, "cannot start --bidir's upload");
+				end = GET_END_FAILED;
+				lanes[1].d->ran = 0;
+			}
+			lane_run(&lanes[0]);
+			if (threaded)
+				pthread_join(other, NULL);
+		} else {
+			first->ev = ev;
+			lane_run(first);
+		}
+		if (end == GET_END_EOF) {
+			struct get_side_dir *d[2] = { &r->down, &r->up };
+
+			/* The first direction that failed is the run's failure, else the first's end. */
+			end = first->d->end;
+			for (int i = 1; i >= 0; i--)
+				if (d[i]->ran && get_end_failed(d[i]->end)) {
+					end = d[i]->end;
+					/* serve --discard closes a download's connection at its hello. */
+					snprintf(err, errlen, "%s%s%s", down && up ? (i ? "upload: " : "download: ") : "",
+						 d[i]->err, i == 0 && d[i]->r.bytes == 0 && d[i]->r.began ?
+						 " (serve --discard sends nothing: --bidir and --server-view need a serve that sends)" : "");
+				}
+			await_ends(&ss, o, r);
+		}
+	}
+	if (ss.started) {
+		pthread_mutex_lock(&ss.lock);
+		ss.stop = 1;
+		pthread_mutex_unlock(&ss.lock);
+		pthread_join(ss.tid, NULL);
+	}
+	if (ss.fd >= 0)
+		close(ss.fd);
+	pthread_mutex_destroy(&ss.lock);
+	pthread_cond_destroy(&ss.changed);
+	return end;
+}
+
+void get_side_free(struct get_side_result *r)
+{
+	get_result_free(&r->down.r);
+	get_result_free(&r->up.r);
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: ISC
+# side_peer.py - hostile and near-miss side-channel hellos (docs/SIDECHANNEL.md) against ncpv
+# serve, for serve_get_side.bats. Loopback only; every wait is bounded.
+#   side_peer.py near-miss PORT send SEED       each case's bytes, then serve must go on sending
+#   side_peer.py near-miss PORT discard SEED LOG each case's bytes + filler uploaded to serve
+#                                               --discard: its -j LOG must count every byte
+#   side_peer.py orphans PORT N HOLD            N control hellos that never open a data
+#                                               connection, at most HOLD open at once
+import json
+import os
+import random
+import socket
+import sys
+import time
+
+MAGIC = b"\0ncpv-side "
+TOKEN = b"0123456789abcdef0123456789abcdef"
+GOOD = MAGIC + b"1 ctl " + TOKEN + b" interval=0 streams=1\n"
+
+
+def cases(seed):
+    """The generated table: (name, first bytes). None of them is a hello serve may answer."""
+    rng = random.Random(seed)
+    out = [("prefix%d" % n, GOOD[:n]) for n in range(1, len(GOOD))]
+    out += [
+        ("text", b"hello, world\n"),
+        ("http", b"GET / HTTP/1.0\r\nHost: x\r\n\r\n"),
+        ("tls", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"),
+        ("nuls", b"\0\0\0\0"),
+        ("version0", MAGIC + b"0 ctl " + TOKEN + b"\n"),
+        ("versionx", MAGIC + b"x ctl " + TOKEN + b"\n"),
+        ("overlong", MAGIC + b"1 ctl " + TOKEN + b" " + b"k=v " * 150 + b"\n"),
+        ("nonewline", MAGIC + b"1 ctl " + TOKEN + b" " + b"x" * 600),
+        ("token31", MAGIC + b"1 ctl " + TOKEN[:31] + b"\n"),
+        ("token33", MAGIC + b"1 ctl " + TOKEN + b"0\n"),
+        ("tokenupper", MAGIC + b"1 ctl " + TOKEN.upper().replace(b"0", b"A") + b"\n"),
+        ("tokennonhex", MAGIC + b"1 ctl " + b"g" * 32 + b"\n"),
+        ("role", MAGIC + b"1 side " + TOKEN + b"\n"),
+        ("notoken", MAGIC + b"1 ctl\n"),
+        ("trailingspace", MAGIC + b"1 ctl " + TOKEN + b" \n"),
+        ("ninepairs", MAGIC + b"1 ctl " + TOKEN + b"".join(b" k%d=1" % i for i in range(9)) + b"\n"),
+        ("interval5", MAGIC + b"1 ctl " + TOKEN + b" interval=5\n"),
+        ("streams0", MAGIC + b"1 ctl " + TOKEN + b" streams=0\n"),
+        ("streams129", MAGIC + b"1 ctl " + TOKEN + b" streams=129\n"),
+        ("magicx", b"\0ncpv-sidX 1 ctl " + TOKEN + b"\n"),
+    ]
+    for i in range(20):
+        out.append(("random%d" % i, b"\0" + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 700)))))
+    return out
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.settimeout(5)
+    return s
+
+
+# More than serve sends at accept (four 256 KiB sends) and the sockets' buffers hold: only a
+# serve that goes on sending after it looked at the bytes gets this far.
+STILL = 8 << 20
+
+
+def still_sends(port, name, data):
+    """serve must go on with the stream it sends, and answer nothing."""
+    s = connect(port)
+    s.sendall(data)
+    got, end = b"", time.time() + 5
+    while len(got) < STILL and time.time() < end:
+        d = s.recv(1 << 20)
+        if not d:
+            break
+        got += d
+    s.close()
+    if len(got) < STILL:
+        return "%s: serve sent %d bytes, then stopped" % (name, len(got))
+    if MAGIC + b"1 " in got:
+        return "%s: serve answered a near-miss hello" % name
+    return None
+
+
+def uploaded(port, name, data, filler, split):
+    """serve --discard must count every byte, the near-miss's included. Returns (port, bytes).
+    split: the first bytes go alone, and the rest 20 ms later (no Nagle), so that serve sees a
+    hello's beginning on one read and what breaks it on a later one; a schedule, not a wait."""
+    s = connect(port)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if split:
+        s.sendall(data)
+        time.sleep(0.02)
+        s.sendall(filler)
+    else:
+        s.sendall(data + filler)
+    s.shutdown(socket.SHUT_WR)
+    while s.recv(65536):
+        pass
+    lport = s.getsockname()[1]
+    s.close()
+    return lport, len(data) + len(filler)
+
+
+def near_miss(argv):
+    port, mode, seed = int(argv[0]), argv[1], int(argv[2])
+    print("seed %d" % seed)
+    bad = []
+    sent = {}
+    rng = random.Random(seed + 1)
+    for name, data in cases(seed):
+        if mode == "send":
+            why = still_sends(port, name, data)
+            if why:
+                bad.append(why)
+        else:
+            # A third of the cases end at the near-miss (its EOF decides), the rest go on.
+            size = 0 if rng.randrange(3) == 0 else rng.randrange(1, 5000)
+            filler = bytes(rng.randrange(256) for _ in range(size))
+            lport, n = uploaded(port, name, data, filler, rng.randrange(2) == 0)
+            sent[lport] = (name, n)
+    if mode == "discard":
+        logged, end = {}, time.time() + 5
+        while len(logged) < len(sent) and time.time() < end:
+            with open(argv[3]) as f:
+                for line in f:
+                    ev = json.loads(line)
+                    if ev.get("event") == "close":
+                        logged[int(ev["peer"].rsplit(":", 1)[1])] = ev
+            time.sleep(0.05)
+        for lport, (name, n) in sent.items():
+            ev = logged.get(lport)
+            if ev is None:
+                bad.append("%s: no close line" % name)
+            elif ev["received"] != n or "side" in ev:
+                bad.append("%s: sent %d, serve counted %d (%s)" % (name, n, ev["received"], ev.get("side", "")))
+    for b in bad:
+        print(b)
+    print("%d cases, %d failed" % (len(cases(seed)), len(bad)))
+    return 1 if bad else 0
+
+
+def orphans(argv):
+    """N control hellos, none followed by a data connection; the oldest is dropped (unread: a
+    reset) once HOLD are open. serve's log says which it answered."""
+    port, n, hold = int(argv[0]), int(argv[1]), int(argv[2])
+    open_socks, failed = [], 0
+    end = time.time() + 60
+    for i in range(n):
+        if time.time() > end:
+            print("gave up after %d" % i)
+            return 1
+        tok = b"%032x" % random.getrandbits(128)
+        try:
+            s = connect(port)
+            s.sendall(MAGIC + b"1 ctl " + tok + b" interval=10 streams=2\n")
+            open_socks.append((s, tok))
+        except OSError:
+            failed += 1
+        if len(open_socks) > hold:
+            open_socks.pop(0)[0].close()
+    # The last HOLD, all open at once: each is answered (its token comes after whatever serve
+    # had queued) or refused (a reset); more than --max-conns cannot all be answered.
+    answered = refused = 0
+    t_end = time.time() + 20
+    for s, tok in open_socks:
+        got = b""
+        try:
+            s.settimeout(max(0.1, t_end - time.time()))
+            while tok not in got:
+                d = s.recv(1 << 20)
+                if not d:
+                    break
+                got = got[-100:] + d
+        except OSError:
+            pass
+        answered += tok in got
+        refused += tok not in got
+        s.close()
+    print("orphans %d, connect or send failed %d; of the last %d: answered %d, refused %d"
+          % (n, failed, len(open_socks), answered, refused))
+    return 0
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    sys.exit(near_miss(sys.argv[2:]) if cmd == "near-miss" else orphans(sys.argv[2:]))

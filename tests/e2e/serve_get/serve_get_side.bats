@@ -1,0 +1,233 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: ISC
+# serve_get_side.bats - the side channel (docs/SIDECHANNEL.md) between get and one ordinary
+# serve: --bidir's and --reverse's figures against both ends' counts, serve's view in the
+# summary, and the hellos that are not one (every prefix, near misses, random bytes after the
+# NUL, an orphan flood), which must leave raw clients their ordinary behaviour. Sessions need
+# serve --threads 1 (its default is a loop per core, which refuses them: tested below).
+
+load ../lib/helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	common_setup
+}
+
+teardown() {
+	common_teardown
+}
+
+peer() {
+	"$BATS_TEST_DIRNAME/../lib/side_peer.py" "$@"
+}
+
+# side_close ROLE KEY: KEY of serve's -j close line for the connection in ROLE (ctl/down/up).
+side_close() {
+	wait_for "$SERVE_LOG" "\"side\":\"$1\"" 5
+	grep "\"side\":\"$1\"" "$SERVE_LOG" | tail -1 | jq -r ".$2"
+}
+
+@test "get --bidir: each direction's bytes match both ends' counts; the download is byte-exact" {
+	make_file "$SCRATCH/down.bin" 25165824
+	make_file "$SCRATCH/up.bin" 3000017
+	start_serve --json --threads 1 --source "$SCRATCH/down.bin"
+	"$NCPV" get --bidir -o "$SCRATCH/out.bin" -S "$SCRATCH/up.bin" -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
+	[ "$(sha "$SCRATCH/out.bin")" = "$(sha "$SCRATCH/down.bin")" ]
+	jq -e '.direction == "bidir" and (.streams | length) == 2' "$SCRATCH/get.json"
+	# The download: get's count, serve's end line and serve's log all say the file's size.
+	jq -e '.streams[0].direction == "receive" and .streams[0].bytes == 25165824' "$SCRATCH/get.json"
+	jq -e '.streams[0].server.sent == 25165824 and .streams[0].server.acked == 25165824' "$SCRATCH/get.json"
+	[ "$(side_close down sent)" = 25165824 ]
+	# The upload: get's sent count against what serve received, in its end line and its log.
+	jq -e '.streams[1].direction == "send" and .streams[1].bytes == 3000017' "$SCRATCH/get.json"
+	jq -e '.streams[1].server.received == 3000017' "$SCRATCH/get.json"
+	[ "$(side_close up received)" = 3000017 ]
+	[ "$(side_close ctl end)" = completed ]
+}
+
+@test "get --bidir -t: the two directions' figures are separate and each matches serve's log" {
+	start_serve --json --threads 1
+	"$NCPV" get --bidir -t 0.5 -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
+	local down up
+	down=$(jq '.streams[0].bytes' "$SCRATCH/get.json")
+	up=$(jq '.streams[1].bytes' "$SCRATCH/get.json")
+	[ "$down" -gt 0 ]
+	[ "$up" -gt 0 ]
+	# serve acknowledged at least what get read (its kernel may have taken more, unread).
+	[ "$(side_close down acked)" -ge "$down" ]
+	[ "$(jq '.streams[0].server.acked' "$SCRATCH/get.json")" -ge "$down" ]
+	[ "$(side_close up received)" = "$up" ]
+	[ "$(jq '.streams[1].server.received' "$SCRATCH/get.json")" = "$up" ]
+}
+
+@test "get --reverse: the upload is counted byte-exact by serve, ordinary and --discard alike" {
+	local size=4194319 mode
+	make_file "$SCRATCH/up.bin" "$size"
+	for mode in "" --discard; do
+		start_serve --json --threads 1 $mode
+		"$NCPV" get -R -S "$SCRATCH/up.bin" -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
+		jq -e ".direction == \"send\" and .bytes == $size and .server.received == $size" "$SCRATCH/get.json"
+		[ "$(side_close up received)" = "$size" ]
+		[ "$(side_close up end)" = completed ]
+		stop_pid "$SERVE_PID"
+	done
+}
+
+@test "get --server-view: serve's sent, acked, cwnd and RTT reach get's summary and --json" {
+	start_serve --json --threads 1
+	"$NCPV" get --server-view -b 8M -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json" 2>"$SCRATCH/get.err"
+	jq -e '.bytes == 8388608 and .server.acked >= 8388608 and .server.sent >= .server.acked' "$SCRATCH/get.json"
+	jq -e '.server.cwnd > 0 and .server.rtt_ms > 0' "$SCRATCH/get.json"
+	[ "$(jq '.server.sent' "$SCRATCH/get.json")" = "$(side_close down sent)" ]
+	"$NCPV" get --server-view -b 1M "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/get.err"
+	unwrapped "$SCRATCH/get.err" | grep -Eq '^server: sent [0-9]+ B, [0-9]+ B acknowledged; retrans [0-9]+, cwnd [1-9][0-9]*, rtt '
+	[ "$(wc -L <"$SCRATCH/get.err")" -le 80 ] # laid out for 80 columns, as every summary
+	"$NCPV" get --bidir -t 0.2 "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/bidir.err"
+	unwrapped "$SCRATCH/bidir.err" | grep -Eq '^\[down\] received [0-9]+ B .* from 127'
+	unwrapped "$SCRATCH/bidir.err" | grep -Eq '^\[up\] sent [0-9]+ B .* to 127'
+	[ "$(wc -L <"$SCRATCH/bidir.err")" -le 80 ]
+}
+
+@test "plain get and a raw upload never meet the side channel: no session in serve's log" {
+	start_serve --json
+	"$NCPV" get -q -b 1M "127.0.0.1:$SERVE_PORT"
+	python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET / HTTP/1.0\r\n\r\n")
+got = 0
+while got < 100000:
+    got += len(s.recv(65536))
+' "$SERVE_PORT"
+	# The request was read as an ordinary client's bytes are: counted and dropped.
+	wait_for "$SERVE_LOG" '"received":18,' 5
+	run ! grep -q '"side"' "$SERVE_LOG"
+}
+
+@test "near-miss hellos, generated (every prefix, bad version, token, role, overlong, random after NUL): serve goes on sending" {
+	local seed
+	for seed in 7 $((RANDOM)); do # 7: a seed that once found the parser taking binary keys
+		start_serve --json
+		run peer near-miss "$SERVE_PORT" send "$seed"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		stop_pid "$SERVE_PID"
+	done
+}
+
+@test "near-miss hellos uploaded to serve --discard: every byte counted as data, none a session" {
+	local seed
+	for seed in 7 $((RANDOM)); do
+		start_serve --json --discard
+		run peer near-miss "$SERVE_PORT" discard "$seed" "$SERVE_LOG"
+		echo "$output"
+		[ "$status" -eq 0 ]
+		stop_pid "$SERVE_PID"
+	done
+}
+
+@test "10,000 orphan control hellos: bounded by --max-conns, serve stays up and serves get and get -R after" {
+	start_serve --json --threads 1 --max-conns 64
+	run peer orphans "$SERVE_PORT" 10000 100
+	echo "$output"
+	[ "$status" -eq 0 ]
+	kill -0 "$SERVE_PID"
+	# Its last 100 were open at once: never more than 64 sessions, the rest refused.
+	local answered refused
+	answered=$(sed -n 's/.*answered \([0-9]*\), refused \([0-9]*\)/\1/p' <<<"$output")
+	refused=$(sed -n 's/.*answered \([0-9]*\), refused \([0-9]*\)/\2/p' <<<"$output")
+	[ "$answered" -ge 1 ]
+	[ "$answered" -le 64 ]
+	[ "$refused" -ge 36 ]
+	local rss
+	rss=$(ps -o rss= -p "$SERVE_PID")
+	[ "$rss" -lt 65536 ]
+	# Each orphan's reset ends its session; afterwards both kinds of client are served.
+	local i
+	for ((i = 0; i < 100; i++)); do
+		"$NCPV" get -q -b 1M "127.0.0.1:$SERVE_PORT" 2>/dev/null && break
+		sleep 0.05
+	done
+	"$NCPV" get -q -b 1M "127.0.0.1:$SERVE_PORT"
+	"$NCPV" get -R -q -b 1M "127.0.0.1:$SERVE_PORT"
+}
+
+@test "an orphan control hello (no data connection) is dropped after 10 s" {
+	start_serve --json --threads 1
+	python3 -c '
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"\0ncpv-side 1 ctl " + b"ab" * 16 + b" interval=0 streams=1\n")
+end = time.time() + 14
+s.settimeout(1)
+while time.time() < end:
+    try:
+        if not s.recv(1 << 20): break
+    except socket.timeout: pass
+    except OSError: break
+' "$SERVE_PORT"
+	wait_for "$SERVE_LOG" 'no data connection within 10 s' 2
+}
+
+@test "serve --threads 2 refuses a session cleanly: get -R fails with why, plain get still works" {
+	start_serve --json --threads 2
+	run "$NCPV" get -R -b 1M "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 1 ]
+	[[ $output == *"refused the side channel: it runs serve --threads N > 1"* ]]
+	"$NCPV" get -q -b 1M "127.0.0.1:$SERVE_PORT"
+}
+
+@test "get -R against a server that cannot answer (serve --size 1K already closed): exit 1 with why" {
+	start_serve --size 1K
+	run "$NCPV" get -R -w 2 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 1 ]
+	[[ $output == *"did not answer the side channel"* ]]
+}
+
+@test "--reverse, --bidir, --server-view: the options they do not combine with are refused (exit 2)" {
+	local row opts
+	while IFS='|' read -r opts; do
+		run "$NCPV" get $opts 127.0.0.1:9
+		echo "$opts -> $status $output"
+		[ "$status" -eq 2 ]
+		[[ $output == "ncpv get: "* ]]
+	done <<-'ROWS'
+		-R --send
+		--bidir --send
+		-R --bidir
+		--bidir -R
+		-R --count 2
+		--server-view --count 2
+		--bidir -P 2
+		-R --tls --insecure
+		-R -o out.bin
+	ROWS
+}
+
+@test "a download client that never sends costs serve one read per file, its EOF's, as before the side channel (strace)" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "counts the plain binary's system calls"
+	strace -f -qq -e trace=recvfrom,recvmsg,read -o "$SCRATCH/trace" "$NCPV" serve --size 1K 127.0.0.1:0 \
+		2>"$SCRATCH/serve.log" &
+	local tracer=$! serve port reads
+	STARTED_PIDS+=("$tracer")
+	wait_for "$SCRATCH/serve.log" 'listening on' 10
+	port=$(sed -En 's/.*listening on .*:([0-9]+).*/\1/p' "$SCRATCH/serve.log" | head -1)
+	"$NCPV" get -q --count 300 -P 4 "127.0.0.1:$port"
+	serve=$(pgrep -P "$tracer")
+	stop_pid "$serve"
+	wait_gone "$tracer" 5
+	# One recvfrom per connection finds its client's EOF; a second look would double it.
+	reads=$(grep -c 'recvfrom(' "$SCRATCH/trace")
+	echo "recvfrom calls: $reads for 300 transfers"
+	[ "$reads" -ge 300 ]
+	[ "$reads" -le 330 ]
+}
+
+@test "get --bidir against serve --discard: the download half has nothing to receive, and get says why" {
+	start_serve --json --threads 1 --discard
+	run "$NCPV" get --bidir -t 0.3 "127.0.0.1:$SERVE_PORT"
+	[ "$status" -eq 1 ]
+	[[ $output == *"download: "*"(serve --discard sends nothing: --bidir and --server-view need a serve that sends)"* ]]
+	wait_for "$SERVE_LOG" 'serve --discard sends nothing' 5
+}
