@@ -90,6 +90,7 @@ struct conn {
 	int side_closing;	/* ctl: close once the queued lines are out (a refusal) */
 	const char *side_reason; /* ... with this reason */
 	int side_out_polled;	/* ctl: EPOLLOUT asked for */
+	struct side_hello *moved_hello; /* on its way to the side channel's loop, with its hello */
 };
 
 struct server {
@@ -105,6 +106,8 @@ struct server {
 	 * from server_wake. A pipe because it is both the queue and the wakeup, writes of an int
 	 * are atomic (under PIPE_BUF), and no lock is shared between loops. -1s when unused. */
 	int inbox[2];
+	int moved[2];		   /* connections moved here with a side channel hello (pointers) */
+	struct server *side_home;  /* with several loops: the one that holds every session */
 	struct server **peers; /* server_share_accepts: the loops to hand connections to (borrowed) */
 	long npeers;
 	unsigned long next_peer;
@@ -237,6 +240,38 @@ static void conn_tally(const struct conn *c, struct conn_tally *t)
 
 static void side_conn_ends(struct server *s, struct conn *c, uint64_t wire, uint64_t acked, double now);
 
+/* Take c off s's lists and counts (not the count shared by the loops). */
+static void conn_unlink(struct server *s, struct conn *c)
+{
+	if (c->waiting_source)
+		waiting_unlink(s, c);
+	if (c->timed)
+		s->ndeadlines--;
+	/* The list's invariant, stated for readers and for the static analyzer. */
+	assert((c->prev == NULL) == (s->conns == c));
+	assert(c->next == NULL || c->next->prev == c);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	c->prev = c->next = NULL;
+	s->nconns--;
+}
+
+/* Put c on s's list and count (its deadline and the count shared by the loops are the
+ * caller's). */
+static void conn_link(struct server *s, struct conn *c)
+{
+	c->srv = s;
+	c->next = s->conns;
+	if (s->conns)
+		s->conns->prev = c;
+	s->conns = c;
+	s->nconns++;
+}
+
 /*
  * Close c and log how it ended. A connection is closed cleanly once the
  * peer has acknowledged every byte and its input is read, and reset
@@ -261,24 +296,12 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	loop_close(s->loop, c->fd);
 	s->ended[kind]++;
 	report_close(s, c, kind, reason, now, &t);
-	if (c->waiting_source)
-		waiting_unlink(s, c);
-	if (c->timed)
-		s->ndeadlines--;
-	/* The list's invariant, stated for readers and for the static analyzer. */
-	assert((c->prev == NULL) == (s->conns == c));
-	assert(c->next == NULL || c->next->prev == c);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		s->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	s->nconns--;
+	conn_unlink(s, c);
 	if (s->o.conns_shared)
 		atomic_fetch_sub(s->o.conns_shared, 1);
 	tls_conn_free(c->tls);
 	free(c->side_acc);
+	free(c->moved_hello);
 	free(c->tbuf);
 	free(c->rmap);
 	repbuf_put(c->rep);
@@ -836,11 +859,89 @@ static void side_join(struct server *s, struct conn *c, const struct side_hello 
 }
 
 /* A hello came as c's first bytes. */
+/*
+ * With loops on several threads, every session lives on one of them (side_home), so that a
+ * test's control and data connections, handed to any loops, meet in one table. A connection
+ * whose first bytes were a hello on another loop moves there whole: off this loop's epoll and
+ * lists, its pointer through the home's pipe, never touched here again. Returns 0 once it is
+ * on its way, -1 (errno) when it stays here.
+ */
+static int side_move_home(struct server *s, struct conn *c, const struct side_hello *h)
+{
+	struct server *home = s->side_home;
+	struct side_hello *copy = malloc(sizeof(*copy));
+
+	if (copy == NULL)
+		return -1;
+	*copy = *h;
+	if (loop_del(s->loop, c->fd) < 0) {
+		free(copy);
+		return -1;
+	}
+	c->registered = 0;
+	conn_unlink(s, c);
+	repbuf_put(c->rep); /* this loop's copies: the home takes its own */
+	c->rep = NULL;
+	c->moved_hello = copy;
+	if (write(home->moved[1], &c, sizeof(c)) == (ssize_t)sizeof(c))
+		return 0;
+	/* The home's pipe is full (thousands in flight): it stays, and is cut here. */
+	c->moved_hello = NULL;
+	free(copy);
+	conn_link(s, c);
+	if (c->timed)
+		s->ndeadlines++;
+	conn_close(s, c, SERVER_CUT, "side channel: too many at once", clock_now());
+	return 0;
+}
+
+static void side_hello(struct server *s, struct conn *c, const struct side_hello *h);
+static void on_event(struct loop *l, int fd, uint32_t events, void *ctx);
+
+/* A connection moved here by side_move_home: on this loop's lists and epoll, then its hello
+ * answered as if it had come here. */
+static void side_adopt(struct server *s, struct conn *c)
+{
+	struct side_hello *h = c->moved_hello;
+	uint32_t interest = c->state == CONN_SENDING ? sending_interest(c) : EPOLLIN | EPOLLRDHUP;
+
+	c->moved_hello = NULL;
+	c->waiting_source = 0; /* the pump parks it again on this loop's source if need be */
+	conn_link(s, c);
+	if (c->timed)
+		s->ndeadlines++;
+	if (!s->o.discard && source_kind(s->src) == SOURCE_FILE && c->fsize > 0 && c->fsize < REPBUF_SMALL &&
+	    c->limit > c->fsize)
+		c->rep = repbuf_get(&s->rep_cache, source_fd(s->src), c->fsize);
+	if (loop_add(s->loop, c->fd, interest, on_event, c) < 0) {
+		free(h);
+		conn_close(s, c, SERVER_CUT, strerror(errno), clock_now());
+		return;
+	}
+	c->registered = 1;
+	side_hello(s, c, h);
+	free(h);
+}
+
+static void on_moved(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct server *s = ctx;
+	struct conn *cs[64];
+	ssize_t n = read(fd, cs, sizeof(cs));
+
+	(void)l;
+	(void)events;
+	for (ssize_t i = 0; i < n / (ssize_t)sizeof(cs[0]); i++)
+		side_adopt(s, cs[i]);
+}
+
 static void side_hello(struct server *s, struct conn *c, const struct side_hello *h)
 {
 	const char *why = NULL;
 	struct serve_side_session *ss;
 
+	if (s->side_home != NULL && s->side_home != s && side_move_home(s, c, h) == 0)
+		return;
 	if (h->role != SIDE_CTL) {
 		side_join(s, c, h);
 		return;
@@ -1062,11 +1163,7 @@ static void accept_one(struct server *s, int fd, double now)
 		refuse(s, fd, s->tls_err);
 		return;
 	}
-	c->next = s->conns;
-	if (s->conns)
-		s->conns->prev = c;
-	s->conns = c;
-	s->nconns++;
+	conn_link(s, c);
 	s->accepted++;
 	c->side_decided = c->tls != NULL; /* the side channel is plain TCP's */
 	if (c->tls) {
@@ -1241,6 +1338,8 @@ void server_share_accepts(struct server *s, struct server **loops, long n)
 {
 	s->peers = loops;
 	s->npeers = n;
+	for (long i = 0; i < n; i++)
+		loops[i]->side_home = s; /* the side channel's sessions all live on the first loop */
 }
 
 struct server *server_new(const struct server_opts *o, int lfd, server_close_fn *on_close,
@@ -1251,6 +1350,7 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 	if (s == NULL)
 		return NULL;
 	s->inbox[0] = s->inbox[1] = -1;
+	s->moved[0] = s->moved[1] = -1;
 	s->o = *o;
 	s->src = o->src;
 	s->lfd = lfd;
@@ -1273,7 +1373,9 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 		return NULL;
 	}
 	if (o->wakeable && (pipe2(s->inbox, O_NONBLOCK | O_CLOEXEC) < 0 ||
-			    loop_add(s->loop, s->inbox[0], EPOLLIN, on_inbox, s) < 0)) {
+			    loop_add(s->loop, s->inbox[0], EPOLLIN, on_inbox, s) < 0 ||
+			    pipe2(s->moved, O_NONBLOCK | O_CLOEXEC) < 0 ||
+			    loop_add(s->loop, s->moved[0], EPOLLIN, on_moved, s) < 0)) {
 		int e = errno;
 
 		server_free(s);
@@ -1363,6 +1465,20 @@ void server_free(struct server *s)
 {
 	if (s == NULL)
 		return;
+	/* Connections moved here after this loop stopped: cut with the rest. */
+	if (s->moved[0] >= 0) {
+		struct conn *c;
+
+		while (read(s->moved[0], &c, sizeof(c)) == (ssize_t)sizeof(c)) {
+			free(c->moved_hello);
+			c->moved_hello = NULL;
+			conn_link(s, c);
+			if (c->timed)
+				s->ndeadlines++;
+		}
+		close(s->moved[0]);
+		close(s->moved[1]);
+	}
 	while (s->conns)
 		conn_close(s, s->conns, SERVER_CUT, "server stopped", clock_now());
 	/* Connections handed over after this loop stopped: reset, and counted as refused. */

@@ -292,7 +292,6 @@ static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ct
 
 		so.conns_shared = &conns;
 		so.wakeable = 1;
-		so.side_refuse = "threads"; /* each loop has its own session table: see SIDECHANNEL.md */
 		t[i].failed = &failed;
 		t[i].s = loops[i] = server_new(&so, i == 0 ? lfd : -1, serve_log_close, serve_log_refuse, o);
 		if (t[i].s == NULL) {

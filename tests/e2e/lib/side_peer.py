@@ -173,6 +173,9 @@ def orphans(argv):
             pass
         answered += tok in got
         refused += tok not in got
+    # Closed only once all are read: a slot freed while later ones still wait in the kernel's
+    # accept queue would let serve answer one more than --max-conns at once.
+    for s, _ in open_socks:
         s.close()
     print("orphans %d, connect or send failed %d; of the last %d: answered %d, refused %d"
           % (n, failed, len(open_socks), answered, refused))
