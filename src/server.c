@@ -228,7 +228,9 @@ static void conn_tally(const struct conn *c, struct conn_tally *t)
 		uint64_t acked = unacked < written ? written - unacked : 0;
 
 		t->acked = recmap_at_least(c->rmap, acked, written, c->sent);
-		t->wire = recmap_at_most(c->rmap, unsent < written ? written - unsent : 0, c->sent);
+		/* What left for the wire, as the peer can read it: whole records only (a
+		 * stalled reader decrypts exactly these; "sent" is the bound). */
+		t->wire = recmap_at_least(c->rmap, unsent < written ? written - unsent : 0, written, c->sent);
 	} else {
 		/* Plaintext never outnumbers the records that carry it. */
 		t->acked = unacked < c->sent ? c->sent - unacked : 0;

@@ -18,6 +18,18 @@ double transfer_rate(const struct transfer *t)
 	return t->seconds > 0 ? (double)transfer_bytes(t) / t->seconds : 0;
 }
 
+double transfer_connection_rate(const struct transfer *t)
+{
+	return t->seconds > 0 ? (double)(t->wire + t->received) / t->seconds : 0;
+}
+
+/* A connection's rate counts what left for the wire: what was only handed to the kernel
+ * of a cut transfer never reached its client. */
+static double shape_rate(const struct transfer *t, enum transfer_shape shape)
+{
+	return shape == TRANSFER_CONNECTION ? transfer_connection_rate(t) : transfer_rate(t);
+}
+
 void transfer_json(struct json *j, const struct transfer *t, enum transfer_shape shape)
 {
 	if (shape == TRANSFER_CONNECTION || shape == TRANSFER_TWO_WAY) {
@@ -33,12 +45,12 @@ void transfer_json(struct json *j, const struct transfer *t, enum transfer_shape
 	json_fixed(j, "seconds", t->seconds, 6);
 	if (shape == TRANSFER_BATCH)
 		json_fixed(j, "transfers_per_s", t->seconds > 0 ? t->transfers / t->seconds : 0, 1);
-	json_fixed(j, "rate", transfer_rate(t), 0);
+	json_fixed(j, "rate", shape_rate(t, shape), 0);
 }
 
 void transfer_parts(struct transfer_parts *p, const struct transfer *t, enum transfer_shape shape)
 {
-	double rate = transfer_rate(t);
+	double rate = shape_rate(t, shape);
 	char amount[64], r[32];
 
 	units_format_iec(r, sizeof(r), rate);

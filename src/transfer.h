@@ -27,7 +27,8 @@ struct transfer {
  * CONNECTION  serve:       "sent", "wire", "acked", "received", "seconds", "rate";
  *                          "sent N B, received N B in S s (R/s)"
  * TWO_WAY     nc:          "sent", "received", "bytes", "seconds", "rate"; text as CONNECTION
- * "seconds" has six decimals, "rate" (bytes per second) none, "transfers_per_s" one. */
+ * "seconds" has six decimals, "rate" (bytes per second) none, "transfers_per_s" one;
+ * CONNECTION's rate counts wire, not sent (transfer_connection_rate). */
 enum transfer_shape { TRANSFER_ONE_WAY, TRANSFER_BATCH, TRANSFER_CONNECTION, TRANSFER_TWO_WAY };
 
 /* sent + received. */
@@ -35,6 +36,10 @@ uint64_t transfer_bytes(const struct transfer *t);
 
 /* Bytes per second over t->seconds; 0 when no time passed. */
 double transfer_rate(const struct transfer *t);
+
+/* A serve connection's rate: what left for the wire (wire) and what came (received), per
+ * second; the "rate" of TRANSFER_CONNECTION's JSON and text. */
+double transfer_connection_rate(const struct transfer *t);
 
 /* The shape's members, written into the object j is in. */
 void transfer_json(struct json *j, const struct transfer *t, enum transfer_shape shape);

@@ -220,7 +220,7 @@ static int sent_by_process(int code)
 static int wait_near_listens(const struct link_opts *o, int diag, pid_t near, const sigset_t *mask)
 {
 	const struct timespec step = { 0, 5000000L }; /* a server listens within ms of its start */
-	double now = clock_now(), deadline = now + o->near_wait, loopback_since = 0;
+	double deadline = clock_now() + o->near_wait;
 	siginfo_t si;
 	int status, n, lport = 0;
 
@@ -232,16 +232,8 @@ static int wait_near_listens(const struct link_opts *o, int diag, pid_t near, co
 		if (n > 0)
 			return 0;
 		/* A server on the near end's own loopback (ncpv serve's default) is out of
-		 * COMMAND's reach: say so after a second, rather than start a client that
-		 * can only be refused (or wait out --near-wait). */
-		now = clock_now();
-		if (lport > 0 && loopback_since == 0)
-			loopback_since = now;
-		if (lport > 0 && now - loopback_since >= 1.0) {
-			cmd_error("link", "the --near command listens on loopback only (port %d), which COMMAND "
-				  "cannot reach: listen on %s (NCPV_LINK_NEAR) or 0.0.0.0", lport, LINK_NEAR_ADDR);
-			return LINK_EXIT_WRAPPER;
-		}
+		 * COMMAND's reach: not ready. Waited out to --near-wait (a server may open a
+		 * loopback port before its real one), then said so instead of "did not listen". */
 		if (waitpid(near, &status, WNOHANG) == near) {
 			if (WIFEXITED(status))
 				cmd_error("link", "the --near command exited with status %d before it listened on a TCP port "
@@ -249,6 +241,11 @@ static int wait_near_listens(const struct link_opts *o, int diag, pid_t near, co
 			else
 				cmd_error("link", "the --near command was killed by signal %d before it listened on a TCP port",
 					  WTERMSIG(status));
+			return LINK_EXIT_WRAPPER;
+		}
+		if (clock_now() >= deadline && lport > 0) {
+			cmd_error("link", "the --near command listens on loopback only (port %d), which COMMAND "
+				  "cannot reach: listen on %s (NCPV_LINK_NEAR) or 0.0.0.0", lport, LINK_NEAR_ADDR);
 			return LINK_EXIT_WRAPPER;
 		}
 		if (clock_now() >= deadline) {

@@ -65,7 +65,7 @@ void serve_log_close(void *ctx, const struct server_close *c)
 				 c->end == SERVER_CLIENT ? " and dropped what it had not read" : "");
 		else if (c->end == SERVER_CLIENT)
 			snprintf(why, sizeof(why), "; the client closed when it chose and dropped what it had not read");
-		units_format_iec(r, sizeof(r), transfer_rate(&t));
+		units_format_iec(r, sizeof(r), transfer_connection_rate(&t));
 		if (c->wire < c->sent)
 			snprintf(wire, sizeof(wire), " (%llu B of it on the wire)", (unsigned long long)c->wire);
 		if (c->acked < c->sent)

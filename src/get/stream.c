@@ -273,19 +273,19 @@ static enum get_end await_close(struct stream *s, enum get_end end, char *err, s
 	return end;
 }
 
-/* --rate's burst: what may go ahead of the schedule, the most of one wake-up (64 KiB, or 5 ms
- * at the rate). The kernel paces the packets (SO_MAX_PACING_RATE); this keeps the bytes handed
- * to it on the same schedule, so that the counts (and -t's end) follow the rate rather than
- * filling the socket buffer at the start and draining it after -t. */
-#define PACE_BURST_MIN 65536.0
+/* --rate's burst: what may go ahead of the schedule, the most of one wake-up (5 ms at the
+ * rate; a fixed 64 KiB sent 8 s' worth at once at 8 kbit/s). The kernel paces the packets
+ * (SO_MAX_PACING_RATE); this keeps the bytes handed to it on the same schedule, so that the
+ * counts (and -t's end) follow the rate rather than filling the socket buffer at the start and
+ * draining it after -t. */
 #define PACE_BURST_SECONDS 0.005
 
 /* How many bytes --rate lets go at now, after sent since start; 0 with *at set to when more
  * may go. */
 static uint64_t pace_room(double start, double bits, uint64_t sent, double now, double *at)
 {
-	double rate = bits / 8, burst = rate * PACE_BURST_SECONDS;
-	double allowed = rate * (now - start) + (burst > PACE_BURST_MIN ? burst : PACE_BURST_MIN);
+	double rate = bits / 8;
+	double allowed = rate * (now - start) + rate * PACE_BURST_SECONDS;
 
 	/* At least 2 ms of the rate (1 B to 16 KiB) a call: not a send per byte that comes due. */
 	double least = rate * 0.002 < 1 ? 1 : rate * 0.002 > 16384 ? 16384 : rate * 0.002;

@@ -48,10 +48,11 @@ HINT="cannot reach the host's addresses (127.0.0.1 is the namespace's own loopba
 	[[ "$output" == *"$HINT"* ]]
 }
 
-@test "--near: a server on the near end's loopback is out of COMMAND's reach; link says so at once" {
+@test "--near: a server on the near end's loopback is out of COMMAND's reach; link says so when --near-wait is out" {
 	# Generated over where the near server listens: only addresses COMMAND can reach count as
-	# "listening"; a loopback-only server gets link's error within a few seconds (not the
-	# 10 s of --near-wait), exit 125, and COMMAND never runs.
+	# "listening"; a loopback-only server gets link's error once --near-wait is out (not
+	# "did not listen"), exit 125, and COMMAND never runs. A server that opens a loopback port
+	# first and its reachable one a second later is ready then (the attack's case).
 	local at want
 	# (IPv6 is not set up in link's namespace: [::1] cannot even be bound there.)
 	for at in 127.0.0.1:6666 127.0.0.9:6666 10.231.0.1:6666 0.0.0.0:6666; do
@@ -60,13 +61,17 @@ HINT="cannot reach the host's addresses (127.0.0.1 is the namespace's own loopba
 		*) want=0 ;;
 		esac
 		SECONDS=0
-		run timeout 60 "$NCPV" link --near "$NCPV serve -q $at" -- "$NCPV" get -q -b 1K 10.231.0.1:6666
+		run timeout 60 "$NCPV" link --near-wait 2 --near "$NCPV serve -q $at" -- "$NCPV" get -q -b 1K 10.231.0.1:6666
 		echo "$at: status $status in ${SECONDS}s: $output"
 		[ "$status" -eq "$want" ]
 		if [ "$want" -eq 125 ]; then
-			[ "$SECONDS" -le 6 ]
+			[ "$SECONDS" -le 8 ]
 			[[ "$output" == *"ncpv link: the --near command listens on loopback only (port 6666), which COMMAND cannot reach: listen on 10.231.0.1 (NCPV_LINK_NEAR) or 0.0.0.0"* ]]
 			[[ "$output" != *"ncpv get"* ]]
 		fi
 	done
+	run timeout 60 "$NCPV" link --near-wait 5 --near "$NCPV serve -q 127.0.0.1:7000 & sleep 1.5; exec $NCPV serve -q 10.231.0.1:6666" \
+		-- "$NCPV" get -q -b 1K 10.231.0.1:6666
+	echo "loopback first, then reachable: status $status: $output"
+	[ "$status" -eq 0 ]
 }

@@ -126,6 +126,22 @@ adds_up() {
 	jq -e '.bytes * 8 / .seconds > 100e6' "$SCRATCH/free.json"
 }
 
+@test "get --send --rate at low rates: what reaches serve is the rate's, from the first interval on" {
+	# The attack's case: a fixed 64 KiB burst at the start sent 8 s' worth at 8 kbit/s, and
+	# the first interval showed 1 Mbit/s. Table of rates: serve's count within 15% of the
+	# rate's bytes for 2 s, and no interval above twice the rate.
+	start_serve -q --json --discard
+	local r bits
+	for r in 8K 100K 1M; do
+		bits=$(numfmt --from=si "$r")
+		"$NCPV" get -j -i 0.5 --send --rate "$r" -t 2 "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
+		jq -s -e --argjson b "$bits" '.[-1] as $s | (map(select(.event == "interval"))) as $iv |
+			($s.bytes * 8 / 2) as $bps | $bps > $b * 0.85 and $bps < $b * 1.15 and
+			all($iv[]; .bits_per_second < $b * 2)' "$SCRATCH/get.json" ||
+			{ echo "--rate $r:"; cat "$SCRATCH/get.json"; return 1; }
+	done
+}
+
 @test "get --rate on a download is a usage error that names --send; a bad --rate is refused" {
 	run "$NCPV" get --rate 10M 127.0.0.1:1
 	[ "$status" -eq 2 ]
