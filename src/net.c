@@ -146,8 +146,9 @@ static int bind_source(int fd, const struct sockaddr *sa, const struct net_opts 
 	hints.ai_family = sa->sa_family;
 	hints.ai_socktype = o->socktype ? o->socktype : SOCK_STREAM;
 	hints.ai_flags = AI_PASSIVE | (o->numeric ? AI_NUMERICHOST : 0);
-	if (getaddrinfo(o->bind_host, o->bind_port, &hints, &res) != 0) {
-		errno = EADDRNOTAVAIL;
+	if ((rc = getaddrinfo(o->bind_host, o->bind_port, &hints, &res)) != 0) {
+		/* A name that resolves in no family, or one with no address in sa's. */
+		errno = rc == EAI_NONAME || rc == EAI_FAIL ? ENXIO : EADDRNOTAVAIL;
 		return -1;
 	}
 	if (!o->bind_exclusive)
@@ -240,7 +241,8 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 		/* No address could even be tried from the source asked for. */
 		snprintf(err, errlen, "cannot connect from %s%s%s: %s", o->bind_host ? o->bind_host : "port ",
 			 o->bind_host && o->bind_port ? " port " : "", o->bind_port ? o->bind_port : "",
-			 bind_saved == EADDRNOTAVAIL ? "not an address of this host for this destination's family" : strerror(bind_saved));
+			 bind_saved == EADDRNOTAVAIL ? "not an address of this host for this destination's family" :
+			 bind_saved == ENXIO ? "the name does not resolve" : strerror(bind_saved));
 		errno = bind_saved;
 		return NET_EBIND;
 	}
