@@ -1340,8 +1340,19 @@ void server_share_accepts(struct server *s, struct server **loops, long n)
 {
 	s->peers = loops;
 	s->npeers = n;
+	/* The side channel's sessions all live on this loop, which takes the connections of the
+	 * others' hellos through a pipe (two descriptors, on this loop only). Without it each
+	 * loop keeps its own sessions: a test whose connections land on two loops then fails. */
+	if (n < 2 || pipe2(s->moved, O_NONBLOCK | O_CLOEXEC) < 0)
+		return;
+	if (loop_add(s->loop, s->moved[0], EPOLLIN, on_moved, s) < 0) {
+		close(s->moved[0]);
+		close(s->moved[1]);
+		s->moved[0] = s->moved[1] = -1;
+		return;
+	}
 	for (long i = 0; i < n; i++)
-		loops[i]->side_home = s; /* the side channel's sessions all live on the first loop */
+		loops[i]->side_home = s;
 }
 
 struct server *server_new(const struct server_opts *o, int lfd, server_close_fn *on_close,
@@ -1375,9 +1386,7 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 		return NULL;
 	}
 	if (o->wakeable && (pipe2(s->inbox, O_NONBLOCK | O_CLOEXEC) < 0 ||
-			    loop_add(s->loop, s->inbox[0], EPOLLIN, on_inbox, s) < 0 ||
-			    pipe2(s->moved, O_NONBLOCK | O_CLOEXEC) < 0 ||
-			    loop_add(s->loop, s->moved[0], EPOLLIN, on_moved, s) < 0)) {
+			    loop_add(s->loop, s->inbox[0], EPOLLIN, on_inbox, s) < 0)) {
 		int e = errno;
 
 		server_free(s);

@@ -249,7 +249,8 @@ print(hashlib.sha256((d * 3)[:15000]).hexdigest())' "$SCRATCH/src")" ]
 		make_file "$SCRATCH/src" "$f"
 		for n in $((f * 2 + 1)) 1048577; do
 			for tls in 0 1; do
-				local args=(--source "$SCRATCH/src" --size "$n")
+				# One loop: strace's lines of one thread are whole (no "<unfinished ...>").
+				local args=(--threads 1 --source "$SCRATCH/src" --size "$n")
 				[ "$tls" -eq 1 ] && args+=(--tls --cert "$SCRATCH/cert.pem" --key "$SCRATCH/key.pem")
 				SERVE_LOG=$SCRATCH/serve.log
 				strace -f -qq -e trace=sendfile,sendto,write -o "$SCRATCH/trace" \
