@@ -333,6 +333,7 @@ static void conn_timed(struct server *s, struct conn *c)
 }
 
 static void conn_failed(struct server *s, struct conn *c, int e);
+static int conn_discard(struct conn *c, uint64_t cap);
 
 /* A settling connection: closed once the peer has acknowledged every byte, or as reset once
  * the peer reset it (closed with our bytes unread). Returns -1 once c is closed, else 0. */
@@ -411,6 +412,10 @@ static void conn_failed(struct server *s, struct conn *c, int e)
 	} else if (!c->finite && c->state == CONN_SENDING && (e == 0 || e == ECONNRESET || e == EPIPE)) {
 		kind = SERVER_CLIENT; /* how a reader ends an endless stream */
 	}
+	/* What the peer sent before it went is still readable (a request, then a reset found by
+	 * a send): counted, so that the log says it came. Bounded: one call's worth of rounds. */
+	if (!c->tls && !c->peer_eof && c->state != CONN_CONTROL)
+		(void)conn_discard(c, s->o.max_bytes && c->state == CONN_RECEIVING ? s->o.max_bytes : UINT64_MAX);
 	conn_close(s, c, kind, reason, clock_now());
 }
 
