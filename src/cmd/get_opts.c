@@ -384,13 +384,6 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 			  o->send ? " (it uploads already)" : a->tls.on ? " (the side channel is plain TCP's)" : " yet");
 		return CMD_PARSE_USAGE;
 	}
-	if (a->side && o->interval > 0) {
-		/* serve's iv lines reach the engine (get_side_events.report); not yet these lines. */
-		cmd_error("get", "%s does not combine with -i yet: its summary has both ends' figures",
-			  a->side == 1 + GET_SIDE_REVERSE ? "--reverse" : a->side == 1 + GET_SIDE_BIDIR ? "--bidir" :
-			  "--server-view");
-		return CMD_PARSE_USAGE;
-	}
 	if (a->side == 1 + GET_SIDE_REVERSE && o->output) {
 		cmd_error("get", "--reverse and --output conflict: an upload writes nothing");
 		return CMD_PARSE_USAGE;
