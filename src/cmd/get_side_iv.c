@@ -141,15 +141,11 @@ void side_iv_server(void *ctx, const struct side_report *r)
 	s = &x->s[r->stream];
 	side_iv_delta(&s->prev, r, s->upload, s->got++, &iv);
 	s->prev = *r;
-	if (iv.index < s->shown && s->qn == 0) {
-		put_server(x, (int)r->stream, &iv, r->final); /* get's line went out: this one is late */
-	} else {
-		if (s->qn == SIDE_IV_QUEUE)
-			release(x, (int)r->stream, s->q[0].index + 1); /* serve is ahead: the oldest goes alone */
-		s->q[s->qn] = iv;
-		s->final[s->qn++] = r->final;
-		release(x, (int)r->stream, s->shown);
-	}
+	if (s->qn == SIDE_IV_QUEUE)
+		release(x, (int)r->stream, s->q[0].index + 1); /* serve is ahead: the oldest goes alone */
+	s->q[s->qn] = iv;
+	s->final[s->qn++] = r->final;
+	release(x, (int)r->stream, s->shown); /* get's line is out (this one is late): it goes now */
 	pthread_mutex_unlock(&x->mu);
 }
 
