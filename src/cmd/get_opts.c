@@ -53,7 +53,8 @@ static void usage(FILE *f)
 		"  -R, --reverse        the server receives, get sends --source (any ncpv serve)\n"
 		"      --bidir          download and upload at once, on two connections\n"
 		"      --server-view    add the sender's figures from ncpv serve (retransmits,\n"
-		"                       cwnd, RTT) to the summary; -R and --bidir always do\n"
+		"                       cwnd, RTT) to the summary and to -i's lines (a [srv]\n"
+		"                       line after each); -R and --bidir always do\n"
 		"  -n, --count N        make N transfers (each until the server closes)\n"
 		"  -P, --parallel P     without --count: P streams at once, one thread each,\n"
 		"                       with a line per stream and their sum (-b is their\n"
@@ -382,13 +383,6 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 			  a->side == 1 + GET_SIDE_BIDIR ? "--bidir" : "--server-view",
 			  o->send ? "--send" : o->count ? "--count" : o->parallel > 1 ? "--parallel" : "--tls",
 			  o->send ? " (it uploads already)" : a->tls.on ? " (the side channel is plain TCP's)" : " yet");
-		return CMD_PARSE_USAGE;
-	}
-	if (a->side && o->interval > 0) {
-		/* serve's iv lines reach the engine (get_side_events.report); not yet these lines. */
-		cmd_error("get", "%s does not combine with -i yet: its summary has both ends' figures",
-			  a->side == 1 + GET_SIDE_REVERSE ? "--reverse" : a->side == 1 + GET_SIDE_BIDIR ? "--bidir" :
-			  "--server-view");
 		return CMD_PARSE_USAGE;
 	}
 	if (a->side == 1 + GET_SIDE_REVERSE && o->output) {

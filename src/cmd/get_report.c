@@ -97,7 +97,7 @@ char *get_report_line(char *line, size_t len, const char *label, const struct ge
 }
 
 /* One record's members, as every JSON interval object and stream entry has them. */
-static void interval_json(struct json *j, const struct get_interval *iv)
+void get_report_interval_json(struct json *j, const struct get_interval *iv)
 {
 	double b;
 
@@ -136,13 +136,13 @@ static void interval_json_line(const struct get_report *rp, const struct get_int
 	json_string(&j, "event", "interval");
 	json_string(&j, "direction", rp->send ? "send" : "receive");
 	json_int(&j, "index", top->index);
-	interval_json(&j, top);
+	get_report_interval_json(&j, top);
 	if (sum) {
 		json_array(&j, "streams");
 		for (long i = 0; i < n; i++) {
 			json_object(&j, NULL);
 			json_int(&j, "stream", streams[i].stream);
-			interval_json(&j, &streams[i]);
+			get_report_interval_json(&j, &streams[i]);
 			json_end(&j);
 		}
 		json_end(&j);

@@ -24,6 +24,11 @@ void get_report_interval(void *ctx, const struct get_interval *streams, long n, 
 /* The text line of one record (80 columns), label "  1" or "SUM". Returns line. */
 char *get_report_line(char *line, size_t len, const char *label, const struct get_interval *iv);
 
+/* One record's members in a JSON object (start, end, seconds, bytes, bits_per_second, omitted,
+ * retransmits, cwnd_segments, rtt_us, rttvar_us, pacing and delivery): what every interval
+ * object holds. */
+void get_report_interval_json(struct json *j, const struct get_interval *iv);
+
 /* The header over get_report_line's columns. */
 const char *get_report_header(void);
 

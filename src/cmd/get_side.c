@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "get_cmd.h"
+#include "get_side_iv.h"
 #include "progress.h"
 #include "../json.h"
 #include "../transfer.h"
@@ -35,7 +36,9 @@ static double side_tick(void *ctx, const struct get_totals *t, enum get_tick whe
 	const struct get_args *a = v->a;
 
 	if (when == GET_TICK_START) {
-		progress_init(&v->p, !a->quiet && (a->force || isatty(STDERR_FILENO)), a->interval, t->size,
+		/* With -i the table scrolls instead (serve's lines come from another thread). */
+		progress_init(&v->p, !a->quiet && a->run.interval <= 0 && (a->force || isatty(STDERR_FILENO)),
+			      a->interval, t->size,
 			      t->start);
 		return v->p.show ? v->p.next : 0;
 	}
@@ -118,6 +121,8 @@ static void print_one(const struct get_args *a, const struct get_side_dir *d, in
 
 		json_init_grow(&j);
 		json_object(&j, NULL);
+		if (a->run.interval > 0)
+			json_string(&j, "event", "summary"); /* after the "interval" lines */
 		json_string(&j, "peer", d->r.peer);
 		dir_json(&j, d, upload);
 		json_end(&j);
@@ -143,6 +148,8 @@ static void print_bidir(const struct get_args *a, const struct get_side_result *
 
 		json_init_grow(&j);
 		json_object(&j, NULL);
+		if (a->run.interval > 0)
+			json_string(&j, "event", "summary");
 		json_string(&j, "direction", "bidir");
 		json_string(&j, "peer", r->peer);
 		json_array(&j, "streams");
@@ -182,9 +189,23 @@ int get_side_command(const struct get_args *a)
 	const struct get_events ev = { side_say, side_tick, &v };
 	struct get_side_result r;
 	char err[1024] = "";
-	enum get_end end = get_side_run(&a->run, mode, 0, &ev, NULL, &r, err, sizeof(err));
+	struct get_opts o = a->run;
+	struct get_report rp = { .json = a->json, .quiet = a->quiet, .text_out = stderr,
+				 .json_out = o.output && strcmp(o.output, "-") == 0 ? stderr : stdout };
+	struct side_iv iv;
+	const struct get_interval_out out = { side_iv_get, &iv };
+	const struct get_side_events sev = { side_iv_server, &iv };
+	/* -i: serve reports every SEC too (its iv lines), shown beside get's own. */
+	unsigned interval_ms = o.interval > 0 ? (unsigned)(o.interval * 1000 + 0.5) : 0;
 	const struct get_side_dir *one = mode == GET_SIDE_REVERSE ? &r.up : &r.down;
+	enum get_end end;
 	int rc;
+
+	side_iv_init(&iv, &rp, mode == GET_SIDE_BIDIR, mode == GET_SIDE_REVERSE);
+	o.interval_out = interval_ms ? &out : NULL;
+	end = get_side_run(&o, mode, interval_ms, &ev, interval_ms ? &sev : NULL, &r, err, sizeof(err));
+	side_iv_flush(&iv);
+	side_iv_free(&iv);
 
 	if (end == GET_END_NET)
 		rc = cmd_net_exit(r.net_error);

@@ -42,6 +42,9 @@ struct get_side_result {
 };
 
 /*
+ * With o->interval and o->interval_out, each direction's records go there with stream set to
+ * its side-channel stream + 1 (1: the download, or --reverse's upload; 2: --bidir's upload),
+ * from the direction's own thread (--bidir: two threads at once; the callee locks).
  * Run mode against o->at: the control connection (its hello, then serve's answer, read past
  * whatever serve had queued, within -w or 10 s), then the data connections with their hellos:
  * on this thread with ev for one direction, or on two threads without events for --bidir.

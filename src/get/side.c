@@ -251,10 +251,25 @@ static enum get_end open_session(struct session *ss, const struct get_opts *o, u
 /* One direction: its own options, with the hello sent first on its connection. */
 struct lane {
 	struct get_opts o;
+	struct get_interval_out out;	 /* -i: the records, marked with this lane's stream */
+	const struct get_interval_out *caller_out;
+	long stream;
 	char hello[SIDE_LINE_MAX];
 	const struct get_events *ev;
 	struct get_side_dir *d;
 };
+
+/* A record of this lane's: its stream is the side channel's stream + 1. */
+static void lane_interval(void *ctx, const struct get_interval *streams, long n, const struct get_interval *sum)
+{
+	struct lane *l = ctx;
+	struct get_interval rec = streams[0];
+
+	(void)n;
+	(void)sum;
+	rec.stream = l->stream + 1;
+	l->caller_out->interval(l->caller_out->ctx, &rec, 1, NULL);
+}
 
 static int lane_init(struct lane *l, const struct get_opts *o, const struct session *ss, enum side_role role,
 		     unsigned stream)
@@ -269,6 +284,10 @@ static int lane_init(struct lane *l, const struct get_opts *o, const struct sess
 	l->o.hello = l->hello;
 	l->o.hello_len = (size_t)n;
 	l->o.send = role == SIDE_UP;
+	l->stream = (long)stream;
+	l->caller_out = o->interval_out;
+	l->out = (struct get_interval_out){ lane_interval, l };
+	l->o.interval_out = o->interval_out ? &l->out : NULL;
 	if (role == SIDE_UP)
 		l->o.output = NULL; /* an upload writes nothing */
 	l->d->ran = 1;

@@ -23,9 +23,7 @@ static unsigned seed_once(void)
 	static unsigned seed;
 
 	if (seed == 0) {
-		const char *env = getenv("NCPV_TEST_SEED");
-
-		seed = env ? (unsigned)strtoul(env, NULL, 10) : (unsigned)time(NULL);
+		seed = test_seed_env();
 		print_message("seed %u (NCPV_TEST_SEED=%u reruns it)\n", seed, seed);
 	}
 	return seed;

@@ -5,6 +5,8 @@
 #define NCPV_TEST_RANDOM_H
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
 
 static uint32_t test_random_state = 1;
 
@@ -23,6 +25,14 @@ static inline int test_rand(void)
 	x ^= x << 5;
 	test_random_state = x;
 	return (int)(x & 0x7fffffffu);
+}
+
+/* The seed to use once per binary: NCPV_TEST_SEED if set (to rerun a failure), else the time. */
+static inline unsigned test_seed_env(void)
+{
+	const char *env = getenv("NCPV_TEST_SEED");
+
+	return env ? (unsigned)strtoul(env, NULL, 10) : (unsigned)time(NULL);
 }
 
 #endif

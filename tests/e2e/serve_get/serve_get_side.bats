@@ -90,6 +90,76 @@ side_close() {
 	[ "$(wc -L <"$SCRATCH/bidir.err")" -le 80 ]
 }
 
+# side_ivals FILE STREAM FIELD: serve's "server_interval" lines of STREAM in FILE (every line must
+# parse) are numbered 0, 1, ... in order, each ends where it starts or later, the last is its
+# end line's remainder, and their bytes are printed summed (FIELD: the summary's member they
+# must add up to, checked too).
+side_ivals() {
+	jq -e . "$1" >/dev/null
+	jq -s -e --argjson k "$2" '[.[] | select(.event == "server_interval" and .stream == $k)] as $sv |
+		($sv | length) >= 1 and ([$sv[].index] == [range(0; $sv | length)]) and $sv[-1].final and
+		all($sv[]; .end >= .start and .bytes >= 0)' "$1" >/dev/null
+	jq -s --argjson k "$2" '[.[] | select(.event == "server_interval" and .stream == $k) | .bytes] | add' "$1"
+}
+
+@test "get --server-view -i: serve's per-interval bytes and retransmits add up to its end figures, and to >= what get received" {
+	start_serve --json
+	"$NCPV" get --server-view -j -i 0.2 -t 1 "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json" 2>"$SCRATCH/get.err"
+	cat "$SCRATCH/get.json"
+	local sum
+	sum=$(side_ivals "$SCRATCH/get.json" 0)
+	jq -s -e --argjson sum "$sum" '.[-1] as $s | [.[] | select(.event == "server_interval")] as $sv |
+		$s.event == "summary" and ($sv | length) >= 4 and $sum == $s.server.sent and $sum >= $s.bytes and
+		([$sv[].retransmits] | add) == $s.server.retrans and
+		([.[] | select(.event == "interval") | .bytes] | add) == $s.bytes and
+		all($sv[]; .direction == "receive")' "$SCRATCH/get.json"
+	# serve's close log may count a last write after its end line (under -t): never fewer.
+	[ "$sum" -le "$(side_close down sent)" ]
+	# The table: each of get's lines and then serve's, within 80 columns.
+	"$NCPV" get --server-view -i 0.25 -t 1 "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/get.err"
+	cat "$SCRATCH/get.err"
+	[ "$(grep -c '^\[  1\]  *[0-9.]*-[0-9.]* ' "$SCRATCH/get.err")" -ge 4 ]
+	[ "$(grep -c '^\[srv\]  *[0-9.]*-[0-9.]* ' "$SCRATCH/get.err")" -ge 4 ]
+	[ "$(wc -L <"$SCRATCH/get.err")" -le 80 ]
+}
+
+@test "get -R -i: serve's received per interval adds up to the upload's size, byte-exact and under -t" {
+	local size=8388625
+	make_file "$SCRATCH/up.bin" "$size"
+	start_serve --json
+	"$NCPV" get -R -S "$SCRATCH/up.bin" -j -i 0.05 "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
+	cat "$SCRATCH/get.json"
+	[ "$(side_ivals "$SCRATCH/get.json" 0)" = "$size" ]
+	jq -s -e '.[-1].bytes == 8388625 and all(.[] | select(.event == "server_interval"); .direction == "send")' \
+		"$SCRATCH/get.json"
+	"$NCPV" get -R -t 1 -j -i 0.2 "127.0.0.1:$SERVE_PORT" >"$SCRATCH/t.json"
+	local sum
+	sum=$(side_ivals "$SCRATCH/t.json" 0)
+	jq -s -e --argjson sum "$sum" '.[-1] as $s | $sum == $s.bytes and $sum == $s.server.received and
+		([.[] | select(.event == "server_interval")] | length) >= 4' "$SCRATCH/t.json"
+}
+
+@test "get --bidir -i: serve's lines for each direction add up to its end figures; the table keeps 80 columns" {
+	start_serve --json
+	"$NCPV" get --bidir -j -i 0.2 -t 1 "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
+	cat "$SCRATCH/get.json"
+	local down up
+	down=$(side_ivals "$SCRATCH/get.json" 0)
+	up=$(side_ivals "$SCRATCH/get.json" 1)
+	jq -s -e --argjson d "$down" --argjson u "$up" '.[-1] as $s | $s.event == "summary" and
+		$d == $s.streams[0].server.sent and $d >= $s.streams[0].bytes and
+		$u == $s.streams[1].server.received and $u == $s.streams[1].bytes and
+		([.[] | select(.event == "interval" and .direction == "send") | .bytes] | add) == $s.streams[1].bytes' \
+		"$SCRATCH/get.json"
+	"$NCPV" get --bidir -i 0.25 -t 1 "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/get.err"
+	cat "$SCRATCH/get.err"
+	local l
+	for l in ' dn' ' up' sdn sup; do
+		[ "$(grep -c "^\[$l\]  *[0-9.]*-[0-9.]* " "$SCRATCH/get.err")" -ge 4 ]
+	done
+	[ "$(wc -L <"$SCRATCH/get.err")" -le 80 ]
+}
+
 @test "plain get and a raw upload never meet the side channel: no session in serve's log" {
 	start_serve --json
 	"$NCPV" get -q -b 1M "127.0.0.1:$SERVE_PORT"
