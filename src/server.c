@@ -890,7 +890,8 @@ static int side_move_home(struct server *s, struct conn *c, const struct side_he
 	repbuf_put(c->rep); /* this loop's copies: the home takes its own */
 	c->rep = NULL;
 	c->moved_hello = copy;
-	if (write(home->moved[1], &c, sizeof(c)) == (ssize_t)sizeof(c))
+	/* The pipe carries the pointer: one write of its bytes, atomic (under PIPE_BUF). */
+	if (write(home->moved[1], &c, sizeof(void *)) == (ssize_t)sizeof(void *))
 		return 0;
 	/* The home's pipe is full (thousands in flight): it stays, and is cut here. */
 	c->moved_hello = NULL;
@@ -938,7 +939,7 @@ static void on_moved(struct loop *l, int fd, uint32_t events, void *ctx)
 
 	(void)l;
 	(void)events;
-	for (ssize_t i = 0; i < n / (ssize_t)sizeof(cs[0]); i++)
+	for (ssize_t i = 0; i < n / (ssize_t)sizeof(void *); i++)
 		side_adopt(s, cs[i]);
 }
 
@@ -1485,7 +1486,7 @@ void server_free(struct server *s)
 	if (s->moved[0] >= 0) {
 		struct conn *c;
 
-		while (read(s->moved[0], &c, sizeof(c)) == (ssize_t)sizeof(c)) {
+		while (read(s->moved[0], &c, sizeof(void *)) == (ssize_t)sizeof(void *)) {
 			free(c->moved_hello);
 			c->moved_hello = NULL;
 			conn_link(s, c);

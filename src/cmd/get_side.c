@@ -187,7 +187,7 @@ int get_side_command(const struct get_args *a)
 	enum get_side_mode mode = (enum get_side_mode)(a->side - 1);
 	struct side_view v = { .a = a };
 	const struct get_events ev = { side_say, side_tick, &v };
-	struct get_side_result r;
+	struct get_side_result r = { 0 };
 	char err[1024] = "";
 	struct get_opts o = a->run;
 	struct get_report rp = { .json = a->json, .quiet = a->quiet, .text_out = stderr,

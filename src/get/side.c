@@ -315,11 +315,10 @@ static void await_ends(struct session *ss, const struct get_opts *o, struct get_
 	for (;;) {
 		int want = 0;
 		struct timespec ts;
-		double t;
 
 		for (int i = 0; i < 2; i++)
 			want += dirs[i] != NULL && !get_end_failed(dirs[i]->end) && !ss->have_end[i];
-		if (want == 0 || ss->closed || *o->cancel || (t = clock_now()) >= until)
+		if (want == 0 || ss->closed || *o->cancel || clock_now() >= until)
 			break;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 50 * 1000000L; /* short: a signal's flag is looked at between waits */
