@@ -504,7 +504,13 @@ alive() {
 # stop; sets BENCH_PID and KIDS (every process below it) once all run.
 start_stream_bench() {
 	local i d=""
-	(ulimit -c 0; exec "$NCPV" bench -q "$@" -T stream -d 60 -r 1 -M hold \
+	# SIGQUIT set to its default and unblocked first: a runner may have left it ignored or
+	# blocked (both inherited across exec), and the SIGQUIT test would then kill nothing (CI
+	# once showed the bench alive 20 s after it).
+	(ulimit -c 0; exec python3 -c 'import os, signal, sys
+signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGQUIT})
+os.execv(sys.argv[1], sys.argv[1:])' "$NCPV" bench -q "$@" -T stream -d 60 -r 1 -M hold \
 		--method 'hold=sleep 600 & {ncpv} get -q {host} {port}') >/dev/null 2>"$SCRATCH/bench.err" &
 	BENCH_PID=$!
 	STARTED_PIDS+=("$BENCH_PID")
@@ -550,6 +556,7 @@ wait_all_gone() {
 
 @test "a bench killed by SIGQUIT takes its server and methods with it" {
 	start_stream_bench
+	grep -E '^Sig(Ign|Blk)' "/proc/$BENCH_PID/status" >&2 || true
 	kill -QUIT "$BENCH_PID"
 	wait_all_gone 20 "${KIDS[@]}"
 }
