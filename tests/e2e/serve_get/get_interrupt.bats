@@ -137,10 +137,21 @@ sig_state() {
 	echo $(((0x$ign >> 0) & 1)) $(((0x$cgt >> 0) & 1)) $(((0x$ign >> 1) & 1)) $(((0x$cgt >> 1) & 1))
 }
 
+# handlers_set PID: sig_state once PID catches SIGINT (its handlers are set), at most 5 s.
+handlers_set() {
+	local i state=""
+	for ((i = 0; i < 250; i++)); do
+		state=$(sig_state "$1") || state=""
+		[[ $state == *" 1" ]] && break
+		sleep 0.02
+	done
+	echo "$state"
+}
+
 @test "under nohup (SIGHUP ignored) get and bench go on through a hangup, as pv does" {
 	# nohup sets SIGHUP to ignored before exec; get keeps it so, and a hangup after the
 	# connection is up does not end the download: it completes, byte-exact.
-	local pid i state="" fifo=$SCRATCH/fifo
+	local pid state="" fifo=$SCRATCH/fifo
 	make_file "$SCRATCH/src" 8388608
 	start_serve --source "$SCRATCH/src"
 	mkfifo "$fifo"
@@ -160,11 +171,7 @@ print(h.hexdigest(), n)' "$fifo" >"$SCRATCH/sum" &
 	pid=$!
 	STARTED_PIDS+=("$pid")
 	# Its handlers are set once SIGINT is caught; then SIGHUP must still be ignored.
-	for ((i = 0; i < 250; i++)); do
-		state=$(sig_state "$pid") || state=""
-		[[ $state == *" 1" ]] && break
-		sleep 0.02
-	done
+	state=$(handlers_set "$pid")
 	echo "get: SIGHUP ignored/caught, SIGINT ignored/caught: $state" >&2
 	[ "$state" = "1 0 0 1" ]
 	kill -HUP "$pid"
@@ -177,11 +184,7 @@ print(h.hexdigest(), n)' "$fifo" >"$SCRATCH/sum" &
 	nohup "$NCPV" bench --duration 30 >/dev/null 2>&1 </dev/null &
 	pid=$!
 	STARTED_PIDS+=("$pid")
-	for ((i = 0; i < 250; i++)); do
-		state=$(sig_state "$pid") || state=""
-		[[ $state == *" 1" ]] && break
-		sleep 0.02
-	done
+	state=$(handlers_set "$pid")
 	kill -TERM "$pid"
 	wait_gone "$pid" 20
 	echo "bench: $state" >&2
