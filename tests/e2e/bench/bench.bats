@@ -331,9 +331,12 @@ running_with() {
 	pid=$!
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 0 ]
-	# 20 Mbit/s is 2.5 MB/s of IP packets; TCP carries 96.5% of that, so only the cap is tight.
+	# 20 Mbit/s is 2.5 MB/s of IP packets; TCP carries 96.5% of that. The cap is checked at
+	# the link's raw rate + 3%: a 1 s run can count a late wakeup's catch-up burst (a CI
+	# rehearsal measured just over 2.45 MB/s); unshaped, loopback gives 1000x more.
 	jq -e --arg r "$rate" '(.path | startswith("link " + $r)) and (.tests[0].methods[0] |
-		.status == "ok" and .median_bytes_per_s > 1200000 and .median_bytes_per_s < 2450000)' "$SCRATCH/out.json"
+		.status == "ok" and .median_bytes_per_s > 1200000 and .median_bytes_per_s < 2575000)' "$SCRATCH/out.json" ||
+		{ jq -c '.tests[0].methods[0] | {status, median_bytes_per_s}' "$SCRATCH/out.json"; false; }
 	# Nothing left behind: no delay line (a copy of the bench) outlives it.
 	[ -z "$(running_with "$rate")" ]
 }
