@@ -16,6 +16,17 @@
 #include "../units.h"
 #include "../wrap.h"
 
+/* A JSON log line's first members, the same for every event about one peer. */
+static void event_head(struct json *j, char *line, size_t len, const char *event, const char *peer,
+		       const char *reason)
+{
+	json_init(j, line, len);
+	json_object(j, NULL);
+	json_string(j, "event", event);
+	json_string(j, "peer", peer);
+	json_string(j, "reason", reason);
+}
+
 void serve_log_close(void *ctx, const struct server_close *c)
 {
 	const struct serve_opts *o = ctx;
@@ -27,11 +38,7 @@ void serve_log_close(void *ctx, const struct server_close *c)
 	if (o->quiet)
 		return;
 	if (o->json) {
-		json_init(&j, line, sizeof(line));
-		json_object(&j, NULL);
-		json_string(&j, "event", "close");
-		json_string(&j, "peer", c->peer);
-		json_string(&j, "reason", c->reason);
+		event_head(&j, line, sizeof(line), "close", c->peer, c->reason);
 		json_string(&j, "end", server_end_name(c->end));
 		if (c->side)
 			json_string(&j, "side", c->side);
@@ -87,11 +94,7 @@ void serve_log_refuse(void *ctx, const char *peer, const char *why)
 	if (o->quiet)
 		return;
 	if (o->json) {
-		json_init(&j, line, sizeof(line));
-		json_object(&j, NULL);
-		json_string(&j, "event", "refuse");
-		json_string(&j, "peer", peer);
-		json_string(&j, "reason", why);
+		event_head(&j, line, sizeof(line), "refuse", peer, why);
 		json_end(&j);
 		fprintf(stderr, "%s\n", json_text(&j));
 	} else
