@@ -387,6 +387,34 @@ time.sleep(1.5)' "$SERVE_PORT" &
 	[ "$status" -eq 0 ]
 }
 
+@test "a client that arrives while the fd table is full waits and is served once an fd comes free" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind itself cannot start with 16 descriptors"
+	SERVE_LOG=$SCRATCH/serve.log
+	bash -c 'ulimit -n 16; exec "$0" serve --max-conns 1000 --size 64K 127.0.0.1:0' "$NCPV" 2>"$SERVE_LOG" &
+	SERVE_PID=$!
+	STARTED_PIDS+=("$SERVE_PID")
+	wait_for "$SERVE_LOG" 'listening on' 5
+	SERVE_PORT=$(sed -En 's/.*listening on .*:([0-9]+) .*/\1/p' "$SERVE_LOG")
+	# 40 clients fill the table and the queue; a 41st comes while it is full, then the 40
+	# go away at once: their closes free fds, and the 41st is served whole, never reset.
+	run timeout 10 python3 -c '
+import socket, sys
+addr = ("127.0.0.1", int(sys.argv[1]))
+holders = [socket.create_connection(addr) for _ in range(40)]
+late = socket.create_connection(addr)
+for h in holders:
+	h.close()
+got = 0
+while True:
+	b = late.recv(65536)
+	if not b:
+		break
+	got += len(b)
+print(got)' "$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[ "$output" = 65536 ]
+}
+
 @test "--busy-poll 0 on both sides still moves every byte" {
 	make_file "$SCRATCH/in" 1048577
 	start_serve --busy-poll 0 --source "$SCRATCH/in"
