@@ -300,6 +300,20 @@ assert d["bytes"] == 65536 and d["direction"] == "receive" and d["ended"] == "eo
 assert d["seconds"] > 0 and d["rate"] > 0, d'
 }
 
+@test "get -o - --json: stderr holds the JSON summary alone, whatever -i and -f say" {
+	start_serve --size 64K
+	for extra in "" "-f" "-i 0.05" "-f -i 0.05"; do
+		# shellcheck disable=SC2086
+		"$NCPV" get --json $extra -o - "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" >"$SCRATCH/out"
+		[ "$(stat -c %s "$SCRATCH/out")" -eq 65536 ]
+		python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+objs = [json.loads(l) for l in lines]
+assert objs and objs[-1]["bytes"] == 65536 and objs[-1]["ended"] == "eof", lines' "$SCRATCH/err"
+	done
+}
+
 @test "get --count reports transfers/s and latency percentiles" {
 	start_serve --quiet --size 4K
 	run "$NCPV" get -q --json --count 200 --parallel 8 "127.0.0.1:$SERVE_PORT"
