@@ -1449,6 +1449,28 @@ static void stop_settle(struct server *s)
 	}
 }
 
+/* The earliest interval report due on a session asking for them more often than the sweep
+ * runs (get -i below 0.1 s); 0 when none. */
+static double side_reports_due(const struct server *s)
+{
+	double due = 0;
+
+	for (const struct serve_side_session *ss = s->sides.head; ss != NULL; ss = ss->next)
+		if (ss->interval_ms > 0 && ss->interval_ms < SWEEP_MS && (due == 0 || ss->next_report < due))
+			due = ss->next_report;
+	return due;
+}
+
+/* Those sessions' reports, between sweeps. */
+static void side_reports(struct server *s, double now)
+{
+	for (struct serve_side_session *ss = s->sides.head, *next; ss != NULL; ss = next) {
+		next = ss->next; /* the report may end this session, never another */
+		if (ss->interval_ms > 0 && ss->interval_ms < SWEEP_MS && now >= ss->next_report)
+			control_sweep(s, ss->ctl, now);
+	}
+}
+
 int server_run(struct server *s, const volatile sig_atomic_t *stop)
 {
 	double next_sweep = 0;
@@ -1457,9 +1479,18 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 	while (!*stop) {
 		/* A counter, not a walk over every connection on each wakeup. */
 		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
+		double due = s->sides.head ? side_reports_due(s) : 0;
 
+		if (due > 0) {
+			double ms = (due - clock_now()) * 1000 + 1; /* whole ms, never early */
+			int wait = ms < 0 ? 0 : ms > SWEEP_MS ? SWEEP_MS : (int)ms;
+
+			timeout = timeout < 0 || wait < timeout ? wait : timeout;
+		}
 		if (loop_poll(s->loop, timeout) < 0)
 			return -1;
+		if (due > 0 && clock_now() >= due)
+			side_reports(s, clock_now());
 		/* At most one walk over the connections per SWEEP_MS, however
 		 * many wakeups the traffic causes. */
 		if (timeout >= 0 && clock_now() >= next_sweep) {
