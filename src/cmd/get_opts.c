@@ -67,9 +67,11 @@ static void usage(FILE *f)
 		"                       (default 1 s), which is all it does with --count\n"
 		"      --omit SEC       leave the first SEC seconds out of the results (slow\n"
 		"                       start)\n"
-		"      --rate RATE      with --send: pace the upload to RATE bits per second\n"
-		"                       (K, M, G: SI; all -P streams together),\n"
-		"                       SO_MAX_PACING_RATE\n"
+		"      --rate RATE      pace each stream to RATE bits per second (K, M, G:\n"
+		"                       SI; per -P stream, as iperf3 -b): an upload here, a\n"
+		"                       download by ncpv serve, asked through the side\n"
+		"                       channel (a server that cannot is an error, exit 1);\n"
+		"                       SO_MAX_PACING_RATE where the kernel has it\n"
 		"      --busy-poll USEC\n"
 		"                       while data comes this fast, poll instead of sleeping\n"
 		"                       (default 50 microseconds; 0: always sleep)\n"
@@ -367,9 +369,14 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 			  o->omit > 0 ? "--omit" : "--rate");
 		return CMD_PARSE_USAGE;
 	}
-	if (rate_arg && !o->send) {
-		cmd_error("get", "--rate %s paces the sender, and a download's sender is the server: use --send "
-			  "to pace an upload (or -u for a paced UDP test)", rate_arg);
+	/* A download's sender is the server: ncpv serve paces it, asked through the side channel,
+	 * which is plain TCP's and, for now, a session of its own. */
+	if (rate_arg && o->rate > 0 && !o->send && (a->tls.on || a->side)) {
+		cmd_error("get", "--rate %s on a download does not combine with %s%s", rate_arg,
+			  a->tls.on ? "--tls" : a->side == 1 + GET_SIDE_REVERSE ? "--reverse" :
+			  a->side == 1 + GET_SIDE_BIDIR ? "--bidir" : "--server-view",
+			  a->tls.on ? " (serve is asked to pace through the side channel, which is plain TCP's)" :
+			  " yet (use --send --rate to pace an upload)");
 		return CMD_PARSE_USAGE;
 	}
 	if (interval_given && !o->count)
