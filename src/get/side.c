@@ -4,6 +4,7 @@
 #include "get_side.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -192,8 +193,12 @@ static int await_answer(struct session *ss, const struct get_opts *o, uint64_t r
 			if (rc > 0 && a.ok && a.rate_bps != rate) {
 				/* A serve from before rate= skips the key and answers a bare ok: it would
 				 * send unpaced, and the run would measure something else than asked. */
-				snprintf(err, errlen, "%s does not pace downloads (get --rate): it is an ncpv serve "
-					 "older than that, or it paces at %llu bit/s", peer, (unsigned long long)a.rate_bps);
+				if (a.rate_bps == 0)
+					snprintf(err, errlen, "%s does not pace downloads (get --rate): it is an ncpv "
+						 "serve older than that", peer);
+				else
+					snprintf(err, errlen, "%s would pace at %llu bit/s, not the %llu asked", peer,
+						 (unsigned long long)a.rate_bps, (unsigned long long)rate);
 				break;
 			}
 			if (rc > 0 && a.ok) {
@@ -444,7 +449,7 @@ enum get_end get_side_paced(const struct get_opts *o, long n, const struct get_e
 	const char **hellos = NULL;
 	size_t *lens = NULL;
 	enum get_end end;
-	uint64_t rate = o->rate >= (double)SIDE_RATE_MAX ? SIDE_RATE_MAX : (uint64_t)(o->rate + 0.5);
+	uint64_t rate = o->rate >= (double)SIDE_RATE_MAX ? SIDE_RATE_MAX : (uint64_t)llround(o->rate);
 
 	memset(&side, 0, sizeof(side));
 	memset(rs, 0, sizeof(*rs));
