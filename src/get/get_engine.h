@@ -31,6 +31,7 @@ struct get_opts {
 	long count, parallel;	/* --count (0: one stream), --parallel */
 	const char *output;	/* -o FILE, "-" for stdout, NULL to discard */
 	const char *source;	/* --source: what --send sends */
+	int zerocopy;		/* -Z: instead, SOURCE_REPEAT_BLOCK random bytes over and over (sendfile) */
 	const struct tls_config *tls; /* --tls: the client's settings (borrowed); NULL: plain TCP */
 	const char *tls_name;	/* the name sent and verified (--sni, or the host) */
 	const volatile sig_atomic_t *cancel; /* set by a signal: stop (borrowed, never NULL) */

@@ -237,7 +237,9 @@ static enum get_end open_session(struct session *ss, const struct get_opts *o, u
 	struct side_hello h = { .version = SIDE_VERSION, .role = SIDE_CTL, .interval_ms = interval_ms,
 				.streams = streams, .rate_bps = rate };
 	double until = clock_now() + (o->timeout > 0 ? o->timeout : SIDE_WAIT_SECONDS);
+	struct net_opts net = o->net;
 	char line[SIDE_LINE_MAX];
+	size_t early = 0;
 	int n;
 
 	if (make_token(ss->token) < 0) {
@@ -246,13 +248,22 @@ static enum get_end open_session(struct session *ss, const struct get_opts *o, u
 	}
 	memcpy(h.token, ss->token, sizeof(h.token));
 	n = side_format_hello(line, sizeof(line), &h);
-	ss->fd = net_connect(o->at.host, o->at.port, &o->net, err, errlen);
+	/* The hello goes as early as it can, at the connect: serve sends from its accept on, and a
+	 * file it hands its kernel whole (FIN included) before it reads the hello gets no answer
+	 * (a 3 MB file on loopback, 19 times in 20 when the hello went after the connect's wait;
+	 * 1 to 3 in 20 now). */
+	if (n > 0) {
+		net.early = line;
+		net.early_len = (size_t)n;
+		net.early_sent = &early;
+	}
+	ss->fd = net_connect(o->at.host, o->at.port, &net, err, errlen);
 	if (ss->fd < 0) {
 		r->net_error = ss->fd;
 		return GET_END_NET;
 	}
 	net_peer_name(ss->fd, r->peer, sizeof(r->peer));
-	if (n < 0 || send_all(ss->fd, line, (size_t)n, until, o->cancel) < 0) {
+	if (n < 0 || send_all(ss->fd, line + early, (size_t)n - early, until, o->cancel) < 0) {
 		snprintf(err, errlen, "side channel to %s: %s", r->peer, n < 0 ? "bad hello" : strerror(errno));
 		return GET_END_FAILED;
 	}

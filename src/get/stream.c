@@ -444,7 +444,8 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 		snprintf(err, errlen, "out of memory");
 		return GET_END_FAILED;
 	}
-	if (o->send && (s->src = source_open(o->source, err, errlen)) == NULL)
+	if (o->send && (s->src = o->zerocopy ? source_open_repeat(SOURCE_REPEAT_BLOCK, err, errlen) :
+					     source_open(o->source, err, errlen)) == NULL)
 		return GET_END_FILE;
 	/* An upload reads nothing but the server's close: a discarding sink. */
 	if ((s->sink = sink_open(o->send ? NULL : o->output, o->cancel, err, errlen)) == NULL)
