@@ -29,6 +29,7 @@
 /* How long a finished connection may go without the peer reading or
  * closing before we give up on it. */
 #define DRAIN_SECONDS 10.0
+#define FDS_WAIT_SECONDS 1.0 /* a full fd table this long with nothing freed: reset the queue */
 /* Largest single send; sockets on loopback take about this much at once. */
 #define SEND_CHUNK ((size_t)256 * 1024)
 /* Sends per wakeup, so that one fast reader cannot starve the others. */
@@ -111,6 +112,7 @@ struct server {
 	struct source *src;
 	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
 	int lfd, spare_fd, accept_paused;
+	double fds_out_since; /* when accept first met a full fd table with nothing freed since; 0 */
 	/* wakeable: a pipe of ints: an accepted fd handed over by the loop that listens, or -1
 	 * from server_wake. A pipe because it is both the queue and the wakeup, writes of an int
 	 * are atomic (under PIPE_BUF), and no lock is shared between loops. -1s when unused. */
@@ -380,6 +382,7 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	free(c->rmap);
 	repbuf_put(c->rep);
 	free(c);
+	s->fds_out_since = 0; /* an fd came free */
 	if (s->accept_paused && s->nconns < s->o.max_conns) {
 		/* Freed fds let a paused accept go on. */
 		s->accept_paused = 0;
@@ -1319,6 +1322,30 @@ static void dispatch(struct server *s, int fd, double now)
 	accept_one(s, fd, now);
 }
 
+/* accept met a full fd table. Closes on their way often free fds within a moment (a client
+ * that went away is reaped on this very wakeup), so the listener first pauses: the clients wait
+ * in the queue, and the next close or sweep tries again. Only when no fd has come free for
+ * FDS_WAIT_SECONDS is the queue reset, each client taken off with the spare descriptor, so that
+ * no client waits on a server that cannot serve it and the listener never spins. */
+static void fds_exhausted(struct server *s, int lfd, double now)
+{
+	int fd = -1;
+
+	if (s->fds_out_since == 0)
+		s->fds_out_since = now;
+	for (int i = 0; i < 64 && s->spare_fd >= 0 && now - s->fds_out_since >= FDS_WAIT_SECONDS; i++) {
+		close(s->spare_fd);
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			refuse(s, fd, "out of file descriptors");
+		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			break; /* the queue is empty */
+	}
+	s->accept_paused = 1;
+	loop_mod(s->loop, lfd, 0);
+}
+
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
@@ -1330,23 +1357,12 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd >= 0) {
+			s->fds_out_since = 0;
 			dispatch(s, fd, now);
 			continue;
 		}
 		if (errno == EMFILE || errno == ENFILE) {
-			/* Out of fds: spend the spare one to take the client off the
-			 * queue and reset it, rather than spin on a readable listener. */
-			if (s->spare_fd >= 0) {
-				close(s->spare_fd);
-				fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-				if (fd >= 0)
-					refuse(s, fd, "out of file descriptors");
-				s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-			}
-			if (s->spare_fd < 0 || fd < 0) {
-				s->accept_paused = 1;
-				loop_mod(s->loop, lfd, 0);
-			}
+			fds_exhausted(s, lfd, now);
 			return;
 		}
 		if (errno != EINTR && errno != ECONNABORTED)
@@ -1584,6 +1600,28 @@ static void pace_wake(struct server *s, double now)
 	}
 }
 
+/* The earliest interval report due on a session asking for them more often than the sweep
+ * runs (get -i below 0.1 s); 0 when none. */
+static double side_reports_due(const struct server *s)
+{
+	double due = 0;
+
+	for (const struct serve_side_session *ss = s->sides.head; ss != NULL; ss = ss->next)
+		if (ss->interval_ms > 0 && ss->interval_ms < SWEEP_MS && (due == 0 || ss->next_report < due))
+			due = ss->next_report;
+	return due;
+}
+
+/* Those sessions' reports, between sweeps. */
+static void side_reports(struct server *s, double now)
+{
+	for (struct serve_side_session *ss = s->sides.head, *next; ss != NULL; ss = next) {
+		next = ss->next; /* the report may end this session, never another */
+		if (ss->interval_ms > 0 && ss->interval_ms < SWEEP_MS && now >= ss->next_report)
+			control_sweep(s, ss->ctl, now);
+	}
+}
+
 int server_run(struct server *s, const volatile sig_atomic_t *stop)
 {
 	double next_sweep = 0;
@@ -1592,13 +1630,22 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 	while (!*stop) {
 		/* A counter, not a walk over every connection on each wakeup. */
 		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
+		double due = s->sides.head ? side_reports_due(s) : 0;
 
+		if (due > 0) {
+			double ms = (due - clock_now()) * 1000 + 1; /* whole ms, never early */
+			int wait = ms < 0 ? 0 : ms > SWEEP_MS ? SWEEP_MS : (int)ms;
+
+			timeout = timeout < 0 || wait < timeout ? wait : timeout;
+		}
 		if (s->paced != NULL)
 			timeout = pace_timeout(s, clock_now(), timeout);
 		if (loop_poll(s->loop, timeout) < 0)
 			return -1;
 		if (s->paced != NULL)
 			pace_wake(s, clock_now());
+		if (due > 0 && clock_now() >= due)
+			side_reports(s, clock_now());
 		/* At most one walk over the connections per SWEEP_MS, however
 		 * many wakeups the traffic causes. */
 		if (timeout >= 0 && clock_now() >= next_sweep) {

@@ -123,6 +123,18 @@ side_ivals() {
 	[ "$(wc -L <"$SCRATCH/get.err")" -le 80 ]
 }
 
+@test "get --server-view -i below the sweep (0.02 to 0.08 s): serve reports each interval as get does" {
+	start_serve --json
+	local iv
+	for iv in 0.02 0.05 0.08; do
+		"$NCPV" get --server-view -j -i "$iv" -t 0.8 "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
+		# serve's lines are timed by its own clock (a late wakeup under load may merge two):
+		# at 0.02 and 0.05 s far more than the 8 that a 100 ms sweep allows in 0.8 s.
+		jq -s -e '[.[] | select(.event == "interval")] as $g | [.[] | select(.event == "server_interval")] as $v |
+			($g | length) >= 8 and ($v | length) >= ($g | length) * 0.7' "$SCRATCH/get.json"
+	done
+}
+
 @test "get -R -i: serve's received per interval adds up to the upload's size, byte-exact and under -t" {
 	local size=8388625
 	make_file "$SCRATCH/up.bin" "$size"
