@@ -218,6 +218,11 @@ $(BUILD)/bench/source-speed: bench/source-speed.c $(BUILD)/libncpv.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Isrc $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libncpv.a $(LDLIBS)
 
+# bench/zerocopy.sh's question about MSG_ZEROCOPY (docs/BENCHMARKS.md): a standalone sender.
+$(BUILD)/bench/msg-zerocopy: bench/msg-zerocopy.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $<
+
 perf: ncpv $(BUILD)/bench/source-speed
 	SOURCE_SPEED=$(abspath $(BUILD)/bench/source-speed) bench/perf.sh $(PERF_ARGS)
 

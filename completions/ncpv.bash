@@ -8,8 +8,8 @@ _ncpv_global_options='-h --help -V --version'
 # _ncpv_options CMD: the options of ncpv CMD.
 _ncpv_options() {
 	case $1 in
-	serve) echo '-S --source -s --size -d --discard -c --max-conns -t --max-time -b --max-bytes --busy-poll -T --threads -4 -6 --tls --cert --key -q --quiet -j --json -u --udp -h --help' ;;
-	get) echo '-w --timeout -t --time -b --bytes -s --size -o --output --send -S --source -R --reverse --bidir --server-view -n --count -P --parallel -i --interval --omit --rate --busy-poll -f --force -q --quiet -j --json -4 -6 --tls --cacert --insecure --pin --sni --alpn -C --congestion --window -M --mss -N --no-delay --tos --bind --cport -u --udp -h --help' ;;
+	serve) echo '-S --source -s --size -Z --zerocopy -d --discard -c --max-conns -t --max-time -b --max-bytes --busy-poll -T --threads -4 -6 --tls --cert --key -q --quiet -j --json -u --udp -h --help' ;;
+	get) echo '-w --timeout -t --time -b --bytes -s --size -o --output --send -S --source -Z --zerocopy -R --reverse --bidir --server-view -n --count -P --parallel -i --interval --omit --rate --busy-poll -f --force -q --quiet -j --json -4 -6 --tls --cacert --insecure --pin --sni --alpn -C --congestion --window -M --mss -N --no-delay --tos --bind --cport -u --udp -h --help' ;;
 	nc) echo '-4 -6 -b -C -D -d -F -h -I -i -k -l -M -m -N -n -O -P -p -q -r -s -T -t -U -u -v -W -w -X -x -z --progress --json --ssl --ssl-cert --ssl-key --ssl-verify --ssl-trustfile --ssl-servername --ssl-alpn' ;;
 	pv) echo '-p --progress -t --timer -e --eta -I --fineta -r --rate -a --average-rate -b --bytes -T --buffer-percent -8 --bits -k --si -A --last-written -F --format -n --numeric -q --quiet -v --stats -c --cursor -g --gauge -x --extra-display -d --watchfd -R --remote -Q --query -W --wait -D --delay-start -s --size -l --line-mode -0 --null -i --interval -m --average-rate-window -w --width -H --height -N --name -f --force -L --rate-limit -B --buffer-size -C --no-splice -E --skip-errors -Z --error-skip-block -O --sparse -K --direct-io -U --store-and-forward -S --stop-at-size -Y --sync -X --discard -o --output -P --pidfile -h --help -V --version' ;;
 	devtcp) echo '-t --timeout -v --verbose -h --help' ;;

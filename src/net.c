@@ -209,6 +209,18 @@ int net_connect(const char *host, const char *port, const struct net_opts *o,
 			saved = errno;
 			continue;
 		}
+		if (o->early != NULL) {
+			ssize_t n = send(fd, o->early, o->early_len, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+			*o->early_sent = n > 0 ? (size_t)n : 0;
+			/* A refusal already in (loopback): this send took the socket's error, which
+			 * the wait below would no longer find. */
+			if (n < 0 && errno != EAGAIN && errno != ENOTCONN && errno != EINTR) {
+				saved = errno;
+				close(fd);
+				continue;
+			}
+		}
 		if (deadline > 0) {
 			left = (int)(deadline - clock_now_ms());
 			if (left < 1)

@@ -39,6 +39,13 @@ struct net_opts {
 	/* connect: give up (NET_ESYS, errno EINTR) once *cancel is set by a
 	 * signal handler; NULL waits through signals. Borrowed. */
 	const volatile sig_atomic_t *cancel;
+	/* connect: bytes to send the moment connect() has started, before its wait, so that they
+	 * leave with the handshake where the kernel can take them at once (loopback); the count
+	 * taken goes to *early_sent (0 when the socket was not ready: the caller sends them after
+	 * net_connect, as it would have). Borrowed; NULL: none. */
+	const void *early;
+	size_t early_len;
+	size_t *early_sent;
 };
 
 /* Resolve, bind and listen; the socket is non-blocking and close-on-exec.

@@ -105,6 +105,8 @@ struct serve_side_session *serve_side_open(struct serve_side_table *t, const str
 	memcpy(ans.token, h->token, sizeof(ans.token));
 	ss->interval_ms = h->interval_ms;
 	ss->streams = h->streams;
+	ss->rate_bps = ans.rate_bps = h->rate_bps;
+	ss->pace_waiting = h->rate_bps > 0 ? h->streams : 0;
 	ss->start = now;
 	ss->orphan_until = now + SERVE_SIDE_ORPHAN_SECONDS;
 	ss->next_report = now + h->interval_ms / 1000.0;

@@ -46,6 +46,9 @@ struct serve_side_session {
 	struct serve_side_session *prev, *next;
 	char token[SIDE_TOKEN_LEN + 1];
 	unsigned interval_ms, streams;
+	uint64_t rate_bps;	    /* the hello's rate=: each down connection paced to it (0: none) */
+	unsigned pace_waiting;	    /* rate=: down connections still to come (the server holds new
+				     * connections from sending until their first bytes meanwhile) */
 	double start, orphan_until; /* orphan_until: 0 once a data connection joined */
 	double next_report;	    /* interval_ms > 0: when the next iv lines are due */
 	void *ctl;		    /* the server's control connection (borrowed) */
@@ -59,7 +62,8 @@ struct serve_side_table {
 	long n;
 };
 
-/* A new session for hello h (a ctl) on connection ctl at now, with its answer queued. NULL
+/* A new session for hello h (a ctl) on connection ctl at now, with its answer queued (saying
+ * rate= back when the hello asked for one: the server paces every down connection). NULL
  * when the token is in use (*why "token") or memory ran out (*why NULL, errno). */
 struct serve_side_session *serve_side_open(struct serve_side_table *t, const struct side_hello *h, void *ctl,
 					   double now, const char **why);

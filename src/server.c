@@ -24,6 +24,7 @@
 #include "recmap.h"
 #include "repbuf.h"
 #include "serve_side.h"
+#include "tcp/pace.h"
 
 /* How long a finished connection may go without the peer reading or
  * closing before we give up on it. */
@@ -92,6 +93,14 @@ struct conn {
 	const char *side_reason; /* ... with this reason */
 	int side_out_polled;	/* ctl: EPOLLOUT asked for */
 	struct side_hello *moved_hello; /* on its way to the side channel's loop, with its hello */
+	/* get --rate on a download (a session's rate=): bytes handed to the kernel on a schedule
+	 * counted from the accept (tcp/pace.h), the kernel pacing the packets. */
+	int pace_hold;		/* accepted while a paced session waits for its down connections:
+				 * nothing sent until its first bytes (a hello?) or hold_until */
+	double hold_until;
+	double pace_bits;	/* bits/s; 0: not paced */
+	double pace_at;		/* parked until then, polling for no EPOLLOUT; 0: not parked */
+	struct conn *pprev, *pnext; /* in server.paced while parked */
 };
 
 struct server {
@@ -116,6 +125,7 @@ struct server {
 	double cpu_seconds;
 	struct conn *conns;
 	struct conn *waiting; /* connections parked until the stream source is readable */
+	struct conn *paced;   /* paced connections parked until their schedule lets more go */
 	struct repbuf *rep_cache; /* the latest small file's copies, for new connections */
 	int source_watched;   /* the source fd is in the loop (until its next event) */
 	long nconns;
@@ -127,6 +137,9 @@ struct server {
 	char tls_err[256];	/* why the last TLS call failed */
 	uint64_t tls_handshakes, ktls_connections;
 	struct serve_side_table sides; /* the side channel's sessions on this loop */
+	/* The sessions' down connections asked to be paced that have not come yet (rate=), on
+	 * the loop that holds the sessions; every loop reads it at its accepts. */
+	atomic_long pace_pending;
 };
 
 static const char *const end_names[SERVER_END_KINDS] = { "completed", "client", "limit", "reset", "cut" };
@@ -169,7 +182,65 @@ static uint32_t sending_interest(const struct conn *c)
 {
 	uint32_t in = c->peer_eof ? 0 : EPOLLIN | EPOLLRDHUP;
 
-	return c->waiting_source ? in : in | EPOLLOUT;
+	return c->waiting_source || c->pace_at > 0 || c->pace_hold ? in : in | EPOLLOUT;
+}
+
+/* How long a connection accepted while a paced session waits for its down connections is
+ * held from sending when it sends nothing: a raw client that overlaps a paced session's
+ * start waits this long at most (the sweep releases it, every SWEEP_MS). */
+#define PACE_HOLD_SECONDS 0.5
+
+/* Down connections asked to be paced, not yet come, on the loop holding the sessions. */
+static long pace_pending(const struct server *s)
+{
+	const struct server *home = s->side_home != NULL ? s->side_home : s;
+
+	return atomic_load(&home->pace_pending);
+}
+
+/* A held connection may send: its first bytes came, or its hold is over. */
+static void pace_release(struct server *s, struct conn *c)
+{
+	if (!c->pace_hold)
+		return;
+	c->pace_hold = 0;
+	if (c->registered && c->state == CONN_SENDING)
+		loop_mod(s->loop, c->fd, sending_interest(c));
+}
+
+/* Take a paced connection off the parked list. */
+static void pace_unpark(struct server *s, struct conn *c)
+{
+	if (c->pace_at <= 0)
+		return;
+	if (c->pprev)
+		c->pprev->pnext = c->pnext;
+	else
+		s->paced = c->pnext;
+	if (c->pnext)
+		c->pnext->pprev = c->pprev;
+	c->pprev = c->pnext = NULL;
+	c->pace_at = 0;
+}
+
+/* A paced connection has sent what its schedule allows until at: it stops polling for room
+ * (a writable socket would wake the loop for nothing) and server_run wakes it then. The other
+ * connections of the loop go on meanwhile. Returns 0. */
+static int pace_park(struct server *s, struct conn *c, double at)
+{
+	if (c->pace_at > 0) {
+		c->pace_at = at > 0 ? at : 1e-9; /* parked already (an event of the same wakeup) */
+		return 0;
+	}
+	c->pace_at = at > 0 ? at : 1e-9;
+	c->pprev = NULL;
+	c->pnext = s->paced;
+	if (s->paced)
+		s->paced->pprev = c;
+	s->paced = c;
+	if (c->registered)
+		loop_mod(s->loop, c->fd, sending_interest(c));
+	return 0;
 }
 
 static void waiting_unlink(struct server *s, struct conn *c)
@@ -249,6 +320,7 @@ static void conn_unlink(struct server *s, struct conn *c)
 {
 	if (c->waiting_source)
 		waiting_unlink(s, c);
+	pace_unpark(s, c);
 	if (c->timed)
 		s->ndeadlines--;
 	/* The list's invariant, stated for readers and for the static analyzer. */
@@ -380,6 +452,7 @@ static int conn_finish(struct server *s, struct conn *c, enum server_end kind, c
 {
 	if (c->waiting_source)
 		waiting_unlink(s, c); /* or the source's next event would poll it for EPOLLOUT again */
+	pace_unpark(s, c);
 	c->shut = shutdown(c->fd, SHUT_WR) == 0;
 	c->state = CONN_DRAINING;
 	c->end = kind;
@@ -606,6 +679,15 @@ static int conn_pump(struct server *s, struct conn *c)
 		uint64_t pos = 0;
 		ssize_t n;
 
+		if (c->pace_bits > 0) {
+			double at = 0;
+			uint64_t room = tcp_pace_room(c->start, c->pace_bits, c->sent, clock_now(), &at);
+
+			if (room == 0)
+				return pace_park(s, c, at);
+			if (want > room)
+				want = (size_t)room;
+		}
 		if (c->rep != NULL) {
 			size_t avail;
 			const uint8_t *from = repbuf_at(c->rep, c->sent, &avail);
@@ -767,6 +849,8 @@ static void side_conn_ends(struct server *s, struct conn *c, uint64_t wire, uint
 		for (struct conn *d = s->conns; d != NULL; d = d->next)
 			if (d != c && d->sess == ss)
 				d->sess = NULL;
+		if (ss->listed && ss->pace_waiting > 0)
+			atomic_fetch_sub(&s->pace_pending, (long)ss->pace_waiting);
 		serve_side_close(&s->sides, ss);
 		c->sess = NULL;
 		return;
@@ -855,6 +939,18 @@ static void side_join(struct server *s, struct conn *c, const struct side_hello 
 	c->side_role = 1 + h->role;
 	c->side_stream = h->stream;
 	ss->orphan_until = 0;
+	if (h->role == SIDE_DOWN && ss->pace_waiting > 0) {
+		ss->pace_waiting--;
+		atomic_fetch_sub(&s->pace_pending, 1);
+	}
+	if (h->role == SIDE_DOWN && ss->rate_bps > 0 && c->state == CONN_SENDING) {
+		char why[128];
+
+		/* The kernel's pacing where it has it; the schedule in conn_pump holds either way
+		 * (and counts from the accept: what went before the hello is on it too). */
+		(void)tcp_pace_socket(c->fd, (double)ss->rate_bps, why, sizeof(why));
+		c->pace_bits = (double)ss->rate_bps;
+	}
 	if (h->role == SIDE_DOWN || c->state == CONN_RECEIVING)
 		return;
 	if (c->waiting_source)
@@ -967,11 +1063,17 @@ static void side_hello(struct server *s, struct conn *c, const struct side_hello
 		control_refuse(s, c, h->token, s->o.side_refuse, "side channel refused: --threads");
 		return;
 	}
+	if (h->rate_bps > 0 && s->o.discard) {
+		control_refuse(s, c, h->token, "discard", "side channel refused: --discard sends nothing to pace");
+		return;
+	}
 	if ((ss = serve_side_open(&s->sides, h, c, clock_now(), &why)) == NULL) {
 		control_refuse(s, c, h->token, why ? why : "busy", why ? "side channel refused: token in use" :
 					"side channel refused: out of memory");
 		return;
 	}
+	if (ss->pace_waiting > 0)
+		atomic_fetch_add(&s->pace_pending, (long)ss->pace_waiting);
 	control_enter(s, c, ss);
 }
 
@@ -989,6 +1091,7 @@ static int side_look(struct server *s, struct conn *c)
 	c->side_decided = 1;
 	free(c->side_acc);
 	c->side_acc = NULL;
+	pace_release(s, c); /* a hello paces it from the accept on; anything else is not waited for */
 	if (rc < 0) {
 		c->received += taken;
 		errno = e;
@@ -1188,10 +1291,18 @@ static void accept_one(struct server *s, int fd, double now)
 			c->registered = 1;
 		return;
 	}
+	/* A paced session's down connection would send its first socket buffer unpaced before its
+	 * hello is read (a MiB on loopback): while one is awaited, a new connection waits for its
+	 * first bytes, for PACE_HOLD_SECONDS at most. Raw clients pay only then; else one atomic load. */
+	if (c->state == CONN_SENDING && pace_pending(s) > 0) {
+		c->pace_hold = 1;
+		c->hold_until = now + PACE_HOLD_SECONDS;
+		conn_timed(s, c);
+	}
 	/* A new socket is writable: send at once rather than after a wakeup.
 	 * A small "file" is then usually complete, and the connection joins
 	 * the loop already draining: one epoll_ctl instead of two. */
-	if (c->state == CONN_SENDING && conn_pump(s, c) < 0)
+	if (c->state == CONN_SENDING && !c->pace_hold && conn_pump(s, c) < 0)
 		return;
 	if (loop_add(s->loop, fd, c->state == CONN_SENDING ? sending_interest(c) : EPOLLIN | EPOLLRDHUP,
 		     on_event, c) < 0)
@@ -1325,6 +1436,8 @@ static void sweep(struct server *s, double now)
 			control_sweep(s, c, now);
 		else if (c->deadline > 0 && now >= c->deadline)
 			conn_max_time(s, c, now);
+		else if (c->pace_hold && (now >= c->hold_until || pace_pending(s) == 0))
+			pace_release(s, c);
 	}
 	if (s->accept_paused && s->spare_fd < 0)
 		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -1449,6 +1562,44 @@ static void stop_settle(struct server *s)
 	}
 }
 
+/* The poll's timeout (ms, -1: none) shortened to the first parked connection's time. */
+static int pace_timeout(const struct server *s, double now, int timeout)
+{
+	double first = 0;
+
+	for (const struct conn *c = s->paced; c != NULL; c = c->pnext)
+		if (first == 0 || c->pace_at < first)
+			first = c->pace_at;
+	/* Rounded up: a wake a little early would find nothing due and poll again for 0 ms. */
+	double ms = first > now ? (double)(int)((first - now) * 1000.0) + 1 : 0;
+
+	return timeout < 0 || ms < timeout ? (int)ms : timeout;
+}
+
+/* The parked connections whose time has come send again (conn_pump parks them anew, or
+ * finishes or closes them; it never closes another connection). */
+static void pace_wake(struct server *s, double now)
+{
+	struct conn *due = NULL;
+
+	for (struct conn *c = s->paced, *next; c != NULL; c = next) {
+		next = c->pnext;
+		if (c->pace_at > now)
+			continue;
+		pace_unpark(s, c);
+		c->pnext = due;
+		due = c;
+	}
+	while (due != NULL) {
+		struct conn *c = due;
+
+		due = c->pnext;
+		c->pnext = NULL;
+		if (conn_pump(s, c) == 0 && c->pace_at <= 0 && c->registered && c->state == CONN_SENDING)
+			loop_mod(s->loop, c->fd, sending_interest(c)); /* room to wait for again */
+	}
+}
+
 /* The earliest interval report due on a session asking for them more often than the sweep
  * runs (get -i below 0.1 s); 0 when none. */
 static double side_reports_due(const struct server *s)
@@ -1487,8 +1638,12 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 
 			timeout = timeout < 0 || wait < timeout ? wait : timeout;
 		}
+		if (s->paced != NULL)
+			timeout = pace_timeout(s, clock_now(), timeout);
 		if (loop_poll(s->loop, timeout) < 0)
 			return -1;
+		if (s->paced != NULL)
+			pace_wake(s, clock_now());
 		if (due > 0 && clock_now() >= due)
 			side_reports(s, clock_now());
 		/* At most one walk over the connections per SWEEP_MS, however

@@ -123,7 +123,7 @@ int side_parse_hello(const void *vbuf, size_t len, struct side_hello *h)
 	const char *buf = vbuf, *p, *w, *end;
 	size_t n, wn;
 	uint64_t v;
-	int have_interval = 0, have_streams = 0, have_stream = 0;
+	int have_interval = 0, have_streams = 0, have_stream = 0, have_rate = 0;
 
 	if (!side_maybe_hello(buf, len))
 		return SIDE_MALFORMED;
@@ -174,6 +174,10 @@ int side_parse_hello(const void *vbuf, size_t len, struct side_hello *h)
 			if (have_stream++ || number(eq + 1, vn, SIDE_MAX_STREAMS - 1, &v) < 0)
 				return SIDE_MALFORMED;
 			h->stream = (unsigned)v;
+		} else if (is(w, kn, "rate")) {
+			if (have_rate++ || number(eq + 1, vn, SIDE_RATE_MAX, &v) < 0 || v == 0)
+				return SIDE_MALFORMED;
+			h->rate_bps = v;
 		}
 	}
 	return (int)n + 1;
@@ -201,8 +205,23 @@ int side_parse_answer(const void *vbuf, size_t len, struct side_answer *a)
 	wn = word(&p, end, &w);
 	if (token_of(w, wn, a->token) < 0)
 		return SIDE_MALFORMED;
+	if (a->ok) {
+		/* ok's pairs: rate= (what the hello asked for, honoured); nothing else yet. */
+		if (p < end) {
+			uint64_t v;
+			const char *eq;
+
+			wn = word(&p, end, &w);
+			eq = memchr(w, '=', wn);
+			if (eq == NULL || !is(w, (size_t)(eq - w), "rate") ||
+			    number(eq + 1, wn - (size_t)(eq - w) - 1, SIDE_RATE_MAX, &v) < 0 || v == 0)
+				return SIDE_MALFORMED;
+			a->rate_bps = v;
+		}
+		return p == end ? (int)n + 1 : SIDE_MALFORMED;
+	}
 	wn = word(&p, end, &w);
-	if (a->ok != (wn == 0) || wn >= sizeof(a->reason) || strspn(w, "abcdefghijklmnopqrstuvwxyz") < wn)
+	if (wn == 0 || wn >= sizeof(a->reason) || strspn(w, "abcdefghijklmnopqrstuvwxyz") < wn)
 		return SIDE_MALFORMED;
 	memcpy(a->reason, w, wn);
 	return p == end ? (int)n + 1 : SIDE_MALFORMED;
@@ -275,10 +294,14 @@ int side_format_hello(char *buf, size_t buflen, const struct side_hello *h)
 		buf[0] = '\0';
 	if (buflen < SIDE_MAGIC_LEN + 1 || side_check_token(h->token) < 0 || (unsigned)h->role > SIDE_UP ||
 	    h->version == 0 || h->version > 65535 || h->streams == 0 || h->streams > SIDE_MAX_STREAMS ||
-	    h->stream >= SIDE_MAX_STREAMS || h->interval_ms > 60000 || (h->interval_ms && h->interval_ms < 10))
+	    h->stream >= SIDE_MAX_STREAMS || h->interval_ms > 60000 || (h->interval_ms && h->interval_ms < 10) ||
+	    h->rate_bps > SIDE_RATE_MAX || (h->rate_bps && h->role != SIDE_CTL))
 		return -1;
 	memcpy(buf, SIDE_MAGIC, SIDE_MAGIC_LEN);
-	if (h->role == SIDE_CTL)
+	if (h->role == SIDE_CTL && h->rate_bps > 0)
+		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u ctl %s interval=%u streams=%u rate=%llu\n",
+			     h->version, h->token, h->interval_ms, h->streams, (unsigned long long)h->rate_bps);
+	else if (h->role == SIDE_CTL)
 		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u ctl %s interval=%u streams=%u\n",
 			     h->version, h->token, h->interval_ms, h->streams);
 	else
@@ -295,11 +318,16 @@ int side_format_answer(char *buf, size_t buflen, const struct side_answer *a)
 	if (buflen > 0)
 		buf[0] = '\0';
 	if (buflen < SIDE_MAGIC_LEN + 1 || side_check_token(a->token) < 0 || a->version == 0 ||
-	    a->version > 65535 || (!a->ok && (a->reason[0] == '\0' || strspn(a->reason, "abcdefghijklmnopqrstuvwxyz") != strlen(a->reason))))
+	    a->version > 65535 || (!a->ok && (a->reason[0] == '\0' || strspn(a->reason, "abcdefghijklmnopqrstuvwxyz") != strlen(a->reason))) ||
+	    a->rate_bps > SIDE_RATE_MAX || (a->rate_bps && !a->ok))
 		return -1;
 	memcpy(buf, SIDE_MAGIC, SIDE_MAGIC_LEN);
-	n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u %s %s%s%s\n", a->version,
-		     a->ok ? "ok" : "no", a->token, a->ok ? "" : " ", a->ok ? "" : a->reason);
+	if (a->ok && a->rate_bps > 0)
+		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u ok %s rate=%llu\n", a->version,
+			     a->token, (unsigned long long)a->rate_bps);
+	else
+		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u %s %s%s%s\n", a->version,
+			     a->ok ? "ok" : "no", a->token, a->ok ? "" : " ", a->ok ? "" : a->reason);
 	n = fitted(n, buflen - SIDE_MAGIC_LEN);
 	return n < 0 ? -1 : n + SIDE_MAGIC_LEN;
 }

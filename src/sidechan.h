@@ -17,6 +17,9 @@
 #define SIDE_MAGIC_LEN 11
 #define SIDE_TOKEN_LEN 32    /* 128 random bits in lowercase hex */
 #define SIDE_MAX_STREAMS 128
+/* The highest rate= a hello may ask for, in bits/s: 10 Tbit/s (SO_MAX_PACING_RATE takes 64 bits
+ * of bytes/s; anything faster than a host can send is no pacing at all). */
+#define SIDE_RATE_MAX 10000000000000ULL
 #define SIDE_PARTIAL (-2)
 #define SIDE_MALFORMED (-1)
 
@@ -26,7 +29,7 @@ enum side_role {
 	SIDE_UP	   /* a data connection on which serve receives: --reverse, half of --bidir */
 };
 
-/* "\0ncpv-side VERSION ROLE TOKEN [interval=MS] [streams=N] [stream=I]\n" */
+/* "\0ncpv-side VERSION ROLE TOKEN [interval=MS] [streams=N] [rate=BPS] [stream=I]\n" */
 struct side_hello {
 	unsigned version;
 	enum side_role role;
@@ -34,15 +37,20 @@ struct side_hello {
 	unsigned interval_ms; /* ctl: how often to report, 10..60000; 0 only at the end */
 	unsigned streams;     /* ctl: data connections to expect, 1..SIDE_MAX_STREAMS */
 	unsigned stream;      /* down/up: this connection's index, 0..streams-1 */
+	uint64_t rate_bps;    /* ctl: pace each down connection to this many bits/s, 1..SIDE_RATE_MAX
+			       * (get --rate on a download); 0: not asked (the key is left out) */
 };
 
-/* Serve's answer on the control connection: "\0ncpv-side VERSION ok TOKEN\n", or "no" with a
- * reason word ("version", "busy", "token") in place of ok, after which it closes. */
+/* Serve's answer on the control connection: "\0ncpv-side VERSION ok TOKEN [rate=BPS]\n", or "no"
+ * with a reason word ("version", "busy", "token") in place of ok, after which it closes. rate=
+ * is said only to a hello that asked for it, and only by a serve that paces: a serve older
+ * than the key skips it as unknown and answers a bare ok, which get takes as a refusal. */
 struct side_answer {
 	unsigned version;
 	int ok;
 	char token[SIDE_TOKEN_LEN + 1];
 	char reason[16]; /* "" when ok */
+	uint64_t rate_bps; /* ok: the rate each down connection is paced to; 0: none said */
 };
 
 /* One report line, "iv STREAM MS k=v ...\n" during the run and "end STREAM MS k=v ...\n" at

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -28,7 +29,7 @@ struct source {
 	int fd;
 	uint64_t size;
 	char name[256]; /* the spec as given, for logs (longer paths are cut) */
-	unsigned char *pool;
+	unsigned char *pool;  /* SOURCE_REPEAT: the memfd's block, mapped (size bytes) */
 	size_t pos, end;   /* fresh bytes are pool[pos..end) */
 	uint64_t rng[4][LANES]; /* four xoshiro256+ states, interleaved for ILP */
 };
@@ -189,13 +190,41 @@ struct source *source_open(const char *spec, char *err, size_t errlen)
 	return s;
 }
 
+struct source *source_open_repeat(size_t block, char *err, size_t errlen)
+{
+	struct source *s = calloc(1, sizeof(*s));
+	void *map;
+
+	if (s == NULL || block == 0) {
+		snprintf(err, errlen, "%s", s == NULL ? "out of memory" : "an empty block");
+		free(s);
+		return NULL;
+	}
+	s->kind = SOURCE_REPEAT;
+	snprintf(s->name, sizeof(s->name), "random, a %zu KiB block repeated (-Z)", block / 1024);
+	if ((s->fd = memfd_create("ncpv-zerocopy", MFD_CLOEXEC)) < 0)
+		return source_fail(s, err, errlen, "cannot make the memory file for", "-Z");
+	if (ftruncate(s->fd, (off_t)block) < 0 || seed(s) < 0)
+		return source_fail(s, err, errlen, "cannot fill the memory file for", "-Z");
+	map = mmap(NULL, block, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (map == MAP_FAILED)
+		return source_fail(s, err, errlen, "cannot map the memory file for", "-Z");
+	s->pool = map;
+	s->size = block;
+	source_random_fill(s, s->pool, block);
+	return s;
+}
+
 void source_free(struct source *s)
 {
 	if (s == NULL)
 		return;
 	if (s->fd >= 0)
 		close(s->fd);
-	free(s->pool);
+	if (s->kind == SOURCE_REPEAT && s->pool != NULL)
+		munmap(s->pool, s->size);
+	else
+		free(s->pool);
 	free(s);
 }
 
@@ -211,7 +240,7 @@ const char *source_name(const struct source *s)
 
 int source_fd(const struct source *s)
 {
-	return s->fd;
+	return s->kind == SOURCE_REPEAT ? -1 : s->fd;
 }
 
 uint64_t source_size(const struct source *s)
@@ -259,6 +288,9 @@ ssize_t source_peek(struct source *s, size_t max, const void **data)
 	case SOURCE_FILE:
 		errno = EINVAL;
 		return -1;
+	case SOURCE_REPEAT:
+		s->end = s->size; /* pos wraps in source_consume */
+		break;
 	}
 	avail = s->end - s->pos;
 	*data = s->pool + s->pos;
@@ -269,6 +301,8 @@ void source_consume(struct source *s, size_t n)
 {
 	if (s->kind == SOURCE_RANDOM || s->kind == SOURCE_STREAM)
 		s->pos += n < s->end - s->pos ? n : s->end - s->pos;
+	else if (s->kind == SOURCE_REPEAT)
+		s->pos = (s->pos + n % s->size) % s->size;
 }
 
 ssize_t source_send(struct source *s, int sock, uint64_t pos, size_t max)
@@ -280,6 +314,15 @@ ssize_t source_send(struct source *s, int sock, uint64_t pos, size_t max)
 		off_t off = (off_t)pos;
 
 		return sendfile(sock, s->fd, &off, max);
+	}
+	if (s->kind == SOURCE_REPEAT) {
+		off_t off = (off_t)s->pos;
+		size_t left = s->size - s->pos;
+
+		n = sendfile(sock, s->fd, &off, max < left ? max : left);
+		if (n > 0)
+			source_consume(s, (size_t)n);
+		return n;
 	}
 	k = source_peek(s, max, &data);
 	if (k < 0)

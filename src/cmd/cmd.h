@@ -88,6 +88,11 @@ int cmd_parse_busy_poll(const char *arg, double *seconds);
 /* Print "ncpv CMD: bad value for OPTION: 'ARG' (REASON)" and return CMD_PARSE_USAGE. */
 enum cmd_parse cmd_bad_value(const char *cmd, const char *option, const char *arg, const char *reason);
 
+/* -Z (serve, get): refused where it cannot apply, with one line saying why: conflict names
+ * an option with which nothing is sent (NULL: none), source is --source (only "random", the
+ * default, is -Z's to replace), tls is --tls. 0, or -1 once the error is printed. */
+int cmd_zerocopy_check(const char *cmd, const char *conflict, const char *source, int tls);
+
 /*
  * The options serve, get, devtcp and link end their getopt switch with. A NULL member: the
  * command has no such option (it is then not in its optstring either).

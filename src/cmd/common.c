@@ -145,3 +145,21 @@ size_t cmd_summary_width(void)
 
 	return w < 80 ? (size_t)w : 80;
 }
+
+int cmd_zerocopy_check(const char *cmd, const char *conflict, const char *source, int tls)
+{
+	if (conflict != NULL)
+		cmd_error(cmd, "-Z does not combine with %s: %s", conflict,
+			  strcmp(cmd, "serve") == 0 ? "serve then sends nothing" :
+			  "-Z is for what get sends (--send, --reverse, --bidir); for a download, run serve -Z");
+	else if (strcmp(source, "random") != 0)
+		cmd_error(cmd, "-Z sends a random block of its own: it does not combine with --source %s%s", source,
+			  strcmp(source, "urandom") != 0 && strcmp(source, "zero") != 0 ?
+			  " (a FILE is sent with sendfile already)" : "");
+	else if (tls)
+		cmd_error(cmd, "-Z does not combine with --tls: TLS encrypts every byte on its way out, so "
+			  "there is no copy to spare");
+	else
+		return 0;
+	return -1;
+}

@@ -17,6 +17,7 @@
 #include "udp_cmd.h"
 #include "../clock.h"
 #include "../get/get_engine.h"
+#include "../get/get_side.h"
 #include "../json.h"
 #include "../pv/tty.h"
 #include "../net.h"
@@ -238,7 +239,9 @@ static int run_stream(const struct get_args *a)
 
 	o.interval_out = &out;
 	view_init(&v, a);
-	end = get_stream(&o, &ev, &r, err, sizeof(err));
+	/* --rate on a download: serve paces it, asked through the side channel. */
+	end = o.rate > 0 && !o.send ? get_side_paced(&o, 1, &ev, &r, err, sizeof(err)) :
+				       get_stream(&o, &ev, &r, err, sizeof(err));
 	/* A setting the kernel refused is a bad value, found only at the connect. */
 	int rc = r.sock_refused ? NCPV_EXIT_USAGE : exit_code(end, r.net_error, r.tls_error);
 
@@ -405,7 +408,8 @@ static int run_parallel(const struct get_args *a)
 	}
 	view_init(&v, a);
 	o.interval_out = &out;
-	end = get_parallel(&o, n, rs, err, sizeof(err));
+	end = o.rate > 0 && !o.send ? get_side_paced(&o, n, NULL, rs, err, sizeof(err)) :
+				       get_parallel(&o, n, rs, err, sizeof(err));
 	memset(&sum, 0, sizeof(sum));
 	for (long i = 0; i < n; i++) {
 		sum.bytes += rs[i].bytes;

@@ -50,6 +50,10 @@ static void usage(FILE *f)
 		"                       serve --discard)\n"
 		"  -S, --source SRC     what --send sends: random (default), urandom, zero or\n"
 		"                       a FILE\n"
+		"  -Z, --zerocopy       what get sends (--send, -R, --bidir): a 4 MiB random\n"
+		"                       block over and over with sendfile, without copying it\n"
+		"                       (as iperf3 -Z): less CPU, but the data repeats (a\n"
+		"                       compressing link shrinks it); not with -S or --tls\n"
 		"  -R, --reverse        the server receives, get sends --source (any ncpv serve)\n"
 		"      --bidir          download and upload at once, on two connections\n"
 		"      --server-view    add the sender's figures from ncpv serve (retransmits,\n"
@@ -67,9 +71,11 @@ static void usage(FILE *f)
 		"                       (default 1 s), which is all it does with --count\n"
 		"      --omit SEC       leave the first SEC seconds out of the results (slow\n"
 		"                       start)\n"
-		"      --rate RATE      with --send: pace the upload to RATE bits per second\n"
-		"                       (K, M, G: SI; all -P streams together),\n"
-		"                       SO_MAX_PACING_RATE\n"
+		"      --rate RATE      pace each stream to RATE bits per second (K, M, G:\n"
+		"                       SI; per -P stream, as iperf3 -b): an upload here, a\n"
+		"                       download by ncpv serve, asked through the side\n"
+		"                       channel (a server that cannot is an error, exit 1);\n"
+		"                       SO_MAX_PACING_RATE where the kernel has it\n"
 		"      --busy-poll USEC\n"
 		"                       while data comes this fast, poll instead of sleeping\n"
 		"                       (default 50 microseconds; 0: always sleep)\n"
@@ -121,6 +127,7 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 		{ "bidir", no_argument, NULL, OPT_BIDIR },
 		{ "server-view", no_argument, NULL, OPT_SERVER_VIEW },
 		{ "source", required_argument, NULL, 'S' },
+		{ "zerocopy", no_argument, NULL, 'Z' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "parallel", required_argument, NULL, 'P' },
 		{ "interval", required_argument, NULL, 'i' },
@@ -157,7 +164,7 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 	sockopt_init(&a->sock);
 	opterr = 0;
 	optind = 0; /* 0, not 1: glibc then forgets a previous parse's half-read cluster */
-	while ((c = getopt_long(argc, argv, ":w:t:b:s:o:uS:n:P:i:fqj46hC:M:NR", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":w:t:b:s:o:uS:Zn:P:i:fqj46hC:M:NR", longopts, NULL)) != -1) {
 		uint64_t n;
 		long l;
 
@@ -204,6 +211,9 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 			return CMD_PARSE_USAGE;
 		case 'S':
 			o->source = optarg;
+			break;
+		case 'Z':
+			o->zerocopy = 1;
 			break;
 		case 'n':
 			if (units_parse_long(optarg, 1, 100000000, &o->count) < 0)
@@ -368,9 +378,14 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 			  o->omit > 0 ? "--omit" : "--rate");
 		return CMD_PARSE_USAGE;
 	}
-	if (rate_arg && !o->send) {
-		cmd_error("get", "--rate %s paces the sender, and a download's sender is the server: use --send "
-			  "to pace an upload (or -u for a paced UDP test)", rate_arg);
+	/* A download's sender is the server: ncpv serve paces it, asked through the side channel,
+	 * which is plain TCP's and, for now, a session of its own. */
+	if (rate_arg && o->rate > 0 && !o->send && (a->tls.on || a->side)) {
+		cmd_error("get", "--rate %s on a download does not combine with %s%s", rate_arg,
+			  a->tls.on ? "--tls" : a->side == 1 + GET_SIDE_REVERSE ? "--reverse" :
+			  a->side == 1 + GET_SIDE_BIDIR ? "--bidir" : "--server-view",
+			  a->tls.on ? " (serve is asked to pace through the side channel, which is plain TCP's)" :
+			  " yet (use --send --rate to pace an upload)");
 		return CMD_PARSE_USAGE;
 	}
 	if (interval_given && !o->count)
@@ -386,6 +401,9 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 			  o->send ? " (it uploads already)" : a->tls.on ? " (the side channel is plain TCP's)" : " yet");
 		return CMD_PARSE_USAGE;
 	}
+	if (o->zerocopy && cmd_zerocopy_check("get", o->send || a->side > 1 + GET_SIDE_VIEW ? NULL : "a download",
+					       o->source, a->tls.on) < 0)
+		return CMD_PARSE_USAGE;
 	if (a->side == 1 + GET_SIDE_REVERSE && o->output) {
 		cmd_error("get", "--reverse and --output conflict: an upload writes nothing");
 		return CMD_PARSE_USAGE;

@@ -21,6 +21,7 @@ struct serve_opts {
 	const char *source;
 	uint64_t size, max_bytes;
 	int has_size, discard, quiet, json;
+	int zerocopy;	    /* -Z: a random block sent over and over with sendfile */
 	struct cmd_tls tls;
 	long max_conns;
 	long threads;	    /* event loops, each on its own thread */

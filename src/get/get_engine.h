@@ -31,6 +31,7 @@ struct get_opts {
 	long count, parallel;	/* --count (0: one stream), --parallel */
 	const char *output;	/* -o FILE, "-" for stdout, NULL to discard */
 	const char *source;	/* --source: what --send sends */
+	int zerocopy;		/* -Z: instead, SOURCE_REPEAT_BLOCK random bytes over and over (sendfile) */
 	const struct tls_config *tls; /* --tls: the client's settings (borrowed); NULL: plain TCP */
 	const char *tls_name;	/* the name sent and verified (--sni, or the host) */
 	const volatile sig_atomic_t *cancel; /* set by a signal: stop (borrowed, never NULL) */
@@ -39,7 +40,8 @@ struct get_opts {
 	const struct sockopt_want *sock;
 	double interval;	/* -i given: a record per interval through get_events.interval (0: none) */
 	double omit;		/* --omit: seconds at the start left out of the results (0: none) */
-	double rate;		/* --rate: bits/s that --send's socket is paced to, -P's total (0: none) */
+	double rate;		/* --rate: bits/s that --send's socket is paced to, each -P stream's
+				 * (as iperf3's -b); a download's is asked of serve (get_side_paced) */
 	double epoch;		/* -P: the clock_now() that every stream's intervals count from, so
 				 * that they share boundaries (0: each stream's own start) */
 	const struct get_interval_out *interval_out; /* -i: where records go (borrowed; NULL: none) */
@@ -47,6 +49,10 @@ struct get_opts {
 	 * connect and counted in no figure; NULL: none (every plain get). */
 	const char *hello;
 	size_t hello_len;
+	/* get_parallel: stream i's hello (hellos[i], hello_lens[i] bytes) in place of hello;
+	 * NULL: hello for every stream. Borrowed, n entries. */
+	const char *const *hellos;
+	const size_t *hello_lens;
 };
 
 /* How a run ended. The first five leave a summary to show; the rest are failures whose reason
@@ -192,7 +198,8 @@ void get_result_free(struct get_result *r);
 #define GET_STREAMS_MAX 128
 
 /* -P N without --count: N streams at once to one server, each on a thread of its own and each
- * as get_stream runs it (no events: no progress line), -b, -s and --rate split between them, -o
+ * as get_stream runs it (no events: no progress line), -b and -s split between them (--rate is
+ * each stream's, as iperf3's -b), -o
  * refused by the command. With o->interval_out, each interval's records are gathered from the
  * streams and handed on with their sum once every stream still running has closed it.
  * rs[0..n) get each stream's result (get_result_free each). Returns the first failure (err:

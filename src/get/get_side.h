@@ -58,4 +58,16 @@ enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, uns
 			  char *err, size_t errlen);
 void get_side_free(struct get_side_result *r);
 
+/*
+ * get --rate on a download (o->rate > 0, not o->send): a session whose hello asks serve to pace
+ * each of n down connections to o->rate bits/s, then the download as get_stream (n 1, with ev)
+ * or get_parallel (n > 1) runs it, each connection with its down hello. A server that does not
+ * say it paces (no answer, a refusal, or a serve from before rate=) fails the run with
+ * GET_END_FAILED and err saying why, before any data connection; never an unpaced download.
+ * rs[0..n) as get_stream / get_parallel fill them (get_result_free each; rs[0].net_error for
+ * GET_END_NET on the control connection).
+ */
+enum get_end get_side_paced(const struct get_opts *o, long n, const struct get_events *ev, struct get_result *rs,
+			    char *err, size_t errlen);
+
 #endif

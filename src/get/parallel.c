@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* parallel.c - "get -P N" without --count: N streams to one server at once, one thread each, so
- * that N streams can use N cores (iperf3 -P). Each thread runs get_stream as it is; -b, -s and
- * --rate are totals, split between the streams (the command makes sure each gets at least one
+ * that N streams can use N cores (iperf3 -P). Each thread runs get_stream as it is; -b and -s
+ * are totals, split between the streams, and --rate is each stream's (as iperf3's -b) (the command makes sure each gets at least one
  * byte). With -i, the streams' interval records meet in a gather (gather.c) that hands each
  * interval on with the sum once every stream still running has closed it. */
 #include <errno.h>
@@ -84,7 +84,10 @@ enum get_end get_parallel(const struct get_opts *o, long n, struct get_result *r
 			lanes[i].o.max_bytes = share(o->max_bytes, n, i);
 		if (o->has_size)
 			lanes[i].o.size = share(o->size, n, i);
-		lanes[i].o.rate = o->rate / (double)n;
+		if (o->hellos) {
+			lanes[i].o.hello = o->hellos[i];
+			lanes[i].o.hello_len = o->hello_lens[i];
+		}
 		if ((e = pthread_create(&lanes[i].tid, NULL, lane_main, &lanes[i])) != 0) {
 			snprintf(err, errlen, "stream %ld of %ld: %s", i + 1, n, strerror(e));
 			end = GET_END_FAILED;

@@ -4,6 +4,7 @@
 #include "get_side.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -145,8 +146,8 @@ static void *reader_main(void *arg)
 /* Find serve's answer in what the control connection brings: whatever serve had queued before
  * the hello comes first and is dropped; the answer is found by the token. 0 with the bytes
  * after it kept as the start of the report lines, or -1 with err. */
-static int await_answer(struct session *ss, const struct get_opts *o, double until, const char *peer, char *err,
-			size_t errlen)
+static int await_answer(struct session *ss, const struct get_opts *o, uint64_t rate, double until, const char *peer,
+			char *err, size_t errlen)
 {
 	size_t keep = SIDE_LINE_MAX, have = 0;
 	char *buf = malloc(ANSWER_CHUNK + keep);
@@ -189,6 +190,17 @@ static int await_answer(struct session *ss, const struct get_opts *o, double unt
 					break;
 			if (rc == SIDE_PARTIAL)
 				continue;
+			if (rc > 0 && a.ok && a.rate_bps != rate) {
+				/* A serve from before rate= skips the key and answers a bare ok: it would
+				 * send unpaced, and the run would measure something else than asked. */
+				if (a.rate_bps == 0)
+					snprintf(err, errlen, "%s does not pace downloads (get --rate): it is an ncpv "
+						 "serve older than that", peer);
+				else
+					snprintf(err, errlen, "%s would pace at %llu bit/s, not the %llu asked", peer,
+						 (unsigned long long)a.rate_bps, (unsigned long long)rate);
+				break;
+			}
 			if (rc > 0 && a.ok) {
 				size_t rest = have - (size_t)(start - buf) - (size_t)rc;
 
@@ -202,7 +214,9 @@ static int await_answer(struct session *ss, const struct get_opts *o, double unt
 			if (rc > 0) {
 				snprintf(err, errlen, "%s refused the side channel: %s", peer,
 					 strcmp(a.reason, "threads") == 0 ? "it runs serve --threads N > 1 (sessions need --threads 1)" :
-					 strcmp(a.reason, "version") == 0 ? "it speaks another version of it" : a.reason);
+					 strcmp(a.reason, "version") == 0 ? "it speaks another version of it" :
+					 strcmp(a.reason, "discard") == 0 ? "it runs serve --discard, which sends nothing to pace" :
+					 a.reason);
 				break;
 			}
 		}
@@ -218,12 +232,14 @@ static int await_answer(struct session *ss, const struct get_opts *o, double unt
 
 /* Connect the control connection and say hello; 0 or an end with err (r->net_error). */
 static enum get_end open_session(struct session *ss, const struct get_opts *o, unsigned streams,
-				 unsigned interval_ms, struct get_side_result *r, char *err, size_t errlen)
+				 unsigned interval_ms, uint64_t rate, struct get_side_result *r, char *err, size_t errlen)
 {
 	struct side_hello h = { .version = SIDE_VERSION, .role = SIDE_CTL, .interval_ms = interval_ms,
-				.streams = streams };
+				.streams = streams, .rate_bps = rate };
 	double until = clock_now() + (o->timeout > 0 ? o->timeout : SIDE_WAIT_SECONDS);
+	struct net_opts net = o->net;
 	char line[SIDE_LINE_MAX];
+	size_t early = 0;
 	int n;
 
 	if (make_token(ss->token) < 0) {
@@ -232,21 +248,32 @@ static enum get_end open_session(struct session *ss, const struct get_opts *o, u
 	}
 	memcpy(h.token, ss->token, sizeof(h.token));
 	n = side_format_hello(line, sizeof(line), &h);
-	ss->fd = net_connect(o->at.host, o->at.port, &o->net, err, errlen);
+	/* The hello goes as early as it can, at the connect: serve sends from its accept on, and a
+	 * file it hands its kernel whole (FIN included) before it reads the hello gets no answer
+	 * (a 3 MB file on loopback, 19 times in 20 when the hello went after the connect's wait;
+	 * 1 to 3 in 20 now). */
+	if (n > 0) {
+		net.early = line;
+		net.early_len = (size_t)n;
+		net.early_sent = &early;
+	}
+	ss->fd = net_connect(o->at.host, o->at.port, &net, err, errlen);
 	if (ss->fd < 0) {
 		r->net_error = ss->fd;
 		return GET_END_NET;
 	}
 	net_peer_name(ss->fd, r->peer, sizeof(r->peer));
-	if (n < 0 || send_all(ss->fd, line, (size_t)n, until, o->cancel) < 0) {
+	if (n < 0 || send_all(ss->fd, line + early, (size_t)n - early, until, o->cancel) < 0) {
 		snprintf(err, errlen, "side channel to %s: %s", r->peer, n < 0 ? "bad hello" : strerror(errno));
 		return GET_END_FAILED;
 	}
-	if (await_answer(ss, o, until, r->peer, err, errlen) < 0)
+	if (await_answer(ss, o, rate, until, r->peer, err, errlen) < 0)
 		return *o->cancel ? GET_END_INTERRUPTED : GET_END_FAILED;
 	take_lines(ss); /* lines that came with the answer */
 	return GET_END_EOF;
 }
+
+static void session_end(struct session *ss);
 
 /* One direction: its own options, with the hello sent first on its connection. */
 struct lane {
@@ -349,7 +376,7 @@ enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, uns
 	memset(r, 0, sizeof(*r));
 	pthread_mutex_init(&ss.lock, NULL);
 	pthread_cond_init(&ss.changed, NULL);
-	end = open_session(&ss, o, streams, interval_ms, r, err, errlen);
+	end = open_session(&ss, o, streams, interval_ms, 0, r, err, errlen);
 	if (end == GET_END_EOF && pthread_create(&ss.tid, NULL, reader_main, &ss) == 0)
 		ss.started = 1;
 	else if (end == GET_END_EOF) {
@@ -398,16 +425,7 @@ enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, uns
 			await_ends(&ss, o, r);
 		}
 	}
-	if (ss.started) {
-		pthread_mutex_lock(&ss.lock);
-		ss.stop = 1;
-		pthread_mutex_unlock(&ss.lock);
-		pthread_join(ss.tid, NULL);
-	}
-	if (ss.fd >= 0)
-		close(ss.fd);
-	pthread_mutex_destroy(&ss.lock);
-	pthread_cond_destroy(&ss.changed);
+	session_end(&ss);
 	return end;
 }
 
@@ -415,4 +433,90 @@ void get_side_free(struct get_side_result *r)
 {
 	get_result_free(&r->down.r);
 	get_result_free(&r->up.r);
+}
+
+/* The run's session over: its reader stopped, its connection closed. */
+static void session_end(struct session *ss)
+{
+	if (ss->started) {
+		pthread_mutex_lock(&ss->lock);
+		ss->stop = 1;
+		pthread_mutex_unlock(&ss->lock);
+		pthread_join(ss->tid, NULL);
+	}
+	if (ss->fd >= 0)
+		close(ss->fd);
+	pthread_mutex_destroy(&ss->lock);
+	pthread_cond_destroy(&ss->changed);
+}
+
+enum get_end get_side_paced(const struct get_opts *o, long n, const struct get_events *ev, struct get_result *rs,
+			    char *err, size_t errlen)
+{
+	struct session ss = { .fd = -1, .cancel = o->cancel };
+	struct get_side_result side;
+	struct get_opts co = *o, po = *o;
+	char (*lines)[SIDE_LINE_MAX] = NULL;
+	const char **hellos = NULL;
+	size_t *lens = NULL;
+	enum get_end end;
+	uint64_t rate = o->rate >= (double)SIDE_RATE_MAX ? SIDE_RATE_MAX : (uint64_t)llround(o->rate);
+
+	memset(&side, 0, sizeof(side));
+	memset(rs, 0, sizeof(*rs));
+	if (n < 1 || n > SIDE_MAX_STREAMS || rate == 0) {
+		snprintf(err, errlen, "--rate on a download: %ld streams at %.0f bit/s cannot be asked for", n, o->rate);
+		return GET_END_FAILED;
+	}
+	pthread_mutex_init(&ss.lock, NULL);
+	pthread_cond_init(&ss.changed, NULL);
+	co.net.bind_port = NULL; /* --cport is the data connection's */
+	end = open_session(&ss, &co, (unsigned)n, 0, rate, &side, err, errlen);
+	if (end == GET_END_NET)
+		rs->net_error = side.net_error;
+	if (end == GET_END_EOF && pthread_create(&ss.tid, NULL, reader_main, &ss) == 0)
+		ss.started = 1; /* serve's end lines are read and dropped: no reset at the close */
+	else if (end == GET_END_EOF) {
+		snprintf(err, errlen, "cannot start the side channel's reader");
+		end = GET_END_FAILED;
+	}
+	lines = calloc((size_t)n, sizeof(*lines));
+	hellos = calloc((size_t)n, sizeof(*hellos));
+	lens = calloc((size_t)n, sizeof(*lens));
+	if (end == GET_END_EOF && (lines == NULL || hellos == NULL || lens == NULL)) {
+		snprintf(err, errlen, "out of memory");
+		end = GET_END_FAILED;
+	}
+	for (long i = 0; end == GET_END_EOF && i < n; i++) {
+		struct side_hello h = { .version = SIDE_VERSION, .role = SIDE_DOWN, .streams = 1,
+					.stream = (unsigned)i };
+		int len;
+
+		memcpy(h.token, ss.token, sizeof(h.token));
+		if ((len = side_format_hello(lines[i], sizeof(lines[i]), &h)) < 0) {
+			snprintf(err, errlen, "side channel: bad hello");
+			end = GET_END_FAILED;
+			break;
+		}
+		hellos[i] = lines[i];
+		lens[i] = (size_t)len;
+	}
+	if (end == GET_END_EOF) {
+		po.hello = hellos[0];
+		po.hello_len = lens[0];
+		po.hellos = hellos;
+		po.hello_lens = lens;
+		end = n == 1 ? get_stream(&po, ev, rs, err, errlen) : get_parallel(&po, n, rs, err, errlen);
+	} else if (end != GET_END_NET && end != GET_END_INTERRUPTED) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "--rate on a download needs ncpv serve to pace it: %s", why);
+		end = GET_END_FAILED;
+	}
+	session_end(&ss);
+	free(lines);
+	free(hellos);
+	free(lens);
+	return end;
 }

@@ -12,6 +12,7 @@
 
 #include "get_engine.h"
 #include "../clock.h"
+#include "../tcp/pace.h"
 #include "../loop.h"
 #include "../sink.h"
 #include "../source.h"
@@ -273,29 +274,6 @@ static enum get_end await_close(struct stream *s, enum get_end end, char *err, s
 	return end;
 }
 
-/* --rate's burst: what may go ahead of the schedule, the most of one wake-up (5 ms at the
- * rate; a fixed 64 KiB sent 8 s' worth at once at 8 kbit/s). The kernel paces the packets
- * (SO_MAX_PACING_RATE); this keeps the bytes handed to it on the same schedule, so that the
- * counts (and -t's end) follow the rate rather than filling the socket buffer at the start and
- * draining it after -t. */
-#define PACE_BURST_SECONDS 0.005
-
-/* How many bytes --rate lets go at now, after sent since start; 0 with *at set to when more
- * may go. */
-static uint64_t pace_room(double start, double bits, uint64_t sent, double now, double *at)
-{
-	double rate = bits / 8;
-	double allowed = rate * (now - start) + rate * PACE_BURST_SECONDS;
-
-	/* At least 2 ms of the rate (1 B to 16 KiB) a call: not a send per byte that comes due. */
-	double least = rate * 0.002 < 1 ? 1 : rate * 0.002 > 16384 ? 16384 : rate * 0.002;
-
-	if (allowed >= (double)sent + least)
-		return (uint64_t)(allowed - (double)sent);
-	*at = start + ((double)sent + least - (allowed - rate * (now - start))) / rate;
-	return 0;
-}
-
 static enum get_end upload(struct stream *s, char *err, size_t errlen)
 {
 	const struct get_opts *o = s->o;
@@ -319,7 +297,7 @@ static enum get_end upload(struct stream *s, char *err, size_t errlen)
 
 		if (o->rate > 0) {
 			double at = 0, t0 = clock_now();
-			uint64_t room = pace_room(s->t.start, o->rate, s->t.bytes, t0, &at);
+			uint64_t room = tcp_pace_room(s->t.start, o->rate, s->t.bytes, t0, &at);
 
 			if (room == 0) {
 				if (*o->cancel) {
@@ -452,27 +430,6 @@ static void read_socket(struct stream *s, struct get_result *r)
 	s->have_tcp0 = tcpstate_read(s->sock, &s->tcp0) == 0;
 }
 
-/* --rate on an upload: the kernel paces the socket (SO_MAX_PACING_RATE, in bytes/s; TCP paces
- * on its own since Linux 4.13, without the fq qdisc). */
-static int pace_socket(int fd, double bits, char *err, size_t errlen)
-{
-	double bytes = bits / 8;
-	int rc;
-
-	if (bytes < 4294967295.0) {
-		uint32_t v = bytes < 1 ? 1 : (uint32_t)bytes;
-
-		rc = setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v));
-	} else {
-		uint64_t v = (uint64_t)bytes;
-
-		rc = setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &v, sizeof(v));
-	}
-	if (rc < 0)
-		snprintf(err, errlen, "--rate %.0f bit/s: SO_MAX_PACING_RATE refused: %s", bits, strerror(errno));
-	return rc;
-}
-
 /* Everything before the first byte: the source or the output, the connection, TLS. */
 static enum get_end open_stream(struct stream *s, struct get_result *r, char *err, size_t errlen)
 {
@@ -487,7 +444,8 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 		snprintf(err, errlen, "out of memory");
 		return GET_END_FAILED;
 	}
-	if (o->send && (s->src = source_open(o->source, err, errlen)) == NULL)
+	if (o->send && (s->src = o->zerocopy ? source_open_repeat(SOURCE_REPEAT_BLOCK, err, errlen) :
+					     source_open(o->source, err, errlen)) == NULL)
 		return GET_END_FILE;
 	/* An upload reads nothing but the server's close: a discarding sink. */
 	if ((s->sink = sink_open(o->send ? NULL : o->output, o->cancel, err, errlen)) == NULL)
@@ -509,7 +467,7 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 	net_peer_name(s->sock, r->peer, sizeof(r->peer));
 	read_socket(s, r);
 	if (o->send && o->rate > 0) {
-		if (pace_socket(s->sock, o->rate, err, errlen) < 0)
+		if (tcp_pace_socket(s->sock, o->rate, err, errlen) < 0)
 			return GET_END_FAILED;
 		r->paced = 1;
 	}

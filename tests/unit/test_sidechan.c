@@ -90,6 +90,7 @@ static void test_round_trip_generated(void **state)
 		h.interval_ms = test_rand() % 5 ? 10 + (unsigned)test_rand() % 59991 : 0;
 		h.streams = 1 + (unsigned)test_rand() % SIDE_MAX_STREAMS;
 		h.stream = h.role == SIDE_CTL ? 0 : (unsigned)test_rand() % SIDE_MAX_STREAMS;
+		h.rate_bps = h.role == SIDE_CTL && test_rand() % 2 ? 1 + random_u64() % SIDE_RATE_MAX : 0;
 		n = side_format_hello(line, sizeof(line), &h);
 		assert_true(n > SIDE_MAGIC_LEN);
 		check_prefixes(HELLO, line, n);
@@ -100,6 +101,7 @@ static void test_round_trip_generated(void **state)
 		if (h.role == SIDE_CTL) {
 			assert_int_equal(h2.interval_ms, h.interval_ms);
 			assert_int_equal(h2.streams, h.streams);
+			assert_true(h2.rate_bps == h.rate_bps);
 		} else
 			assert_int_equal(h2.stream, h.stream);
 
@@ -108,12 +110,15 @@ static void test_round_trip_generated(void **state)
 		memcpy(a.token, h.token, sizeof(a.token));
 		if (!a.ok)
 			snprintf(a.reason, sizeof(a.reason), "%s", test_rand() % 2 ? "busy" : "version");
+		else
+			a.rate_bps = h.rate_bps;
 		n = side_format_answer(line, sizeof(line), &a);
 		assert_true(n > 0);
 		check_prefixes(ANSWER, line, n);
 		assert_int_equal(side_parse_answer(line, (size_t)n, &a2), n);
 		assert_int_equal(a2.ok, a.ok);
 		assert_string_equal(a2.reason, a.reason);
+		assert_true(a2.rate_bps == a.rate_bps);
 
 		r.final = test_rand() % 2;
 		r.stream = (unsigned)test_rand() % SIDE_MAX_STREAMS;
@@ -132,6 +137,20 @@ static void test_round_trip_generated(void **state)
 		check_prefixes(REPORT, line, n);
 		assert_int_equal(side_parse_report(line, (size_t)n, &r2), n);
 		assert_memory_equal(&r, &r2, sizeof(r));
+	}
+}
+
+/* Each of tails (after the magic, with tok for its %s) is malformed as which. */
+static void all_malformed(enum which w, const char *const *tails, size_t n, const char *tok)
+{
+	char line[SIDE_LINE_MAX * 2];
+
+	for (size_t i = 0; i < n; i++) {
+		int len;
+
+		memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+		len = snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, tails[i], tok);
+		assert_int_equal(parse(w, line, (size_t)len + SIDE_MAGIC_LEN), SIDE_MALFORMED);
 	}
 }
 
@@ -163,20 +182,31 @@ static void test_bad_hellos(void **state)
 		"1 ctl %s k-y=1\n",	      /* ... or with punctuation */
 		"1 ctl %s key=v\x01\n",	      /* a value not printable */
 		"1 ctl %s key=\xff\n",	      /* ... or not ASCII */
+		"1 ctl %s rate=0\n",	      /* a rate of nothing */
+		"1 ctl %s rate=10000000000001\n", /* past SIDE_RATE_MAX */
+		"1 ctl %s rate=1M\n",	      /* bits/s as digits only */
+		"1 ctl %s rate=5 rate=5\n",   /* twice */
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
-		int n;
-
-		memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
-		n = snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, tails[i], tok);
-		assert_int_equal(parse(HELLO, line, (size_t)n + SIDE_MAGIC_LEN), SIDE_MALFORMED);
-	}
+	all_malformed(HELLO, tails, sizeof(tails) / sizeof(tails[0]), tok);
 	/* Upper-case hex is not a token. */
 	memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
 	snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, "%s", "1 ctl 0123456789ABCDEF0123456789abcdef\n");
 	assert_int_equal(parse(HELLO, line, SIDE_MAGIC_LEN + 39), SIDE_MALFORMED);
+	/* An answer's rate= is an ok's alone, digits within the bound, and nothing after it. */
+	{
+		static const char *const answers[] = { "1 no %s busy rate=5\n", "1 ok %s rate=0\n",
+			"1 ok %s rate=10000000000001\n", "1 ok %s pace=5\n", "1 ok %s rate=5 rate=5\n",
+			"1 ok %s rate=\n" };
+		struct side_answer a;
+
+		all_malformed(ANSWER, answers, sizeof(answers) / sizeof(answers[0]), tok);
+		memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+		snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, "1 ok %s rate=10000000000000\n", tok);
+		assert_true(side_parse_answer(line, strlen(line + SIDE_MAGIC_LEN) + SIDE_MAGIC_LEN, &a) > 0);
+		assert_true(a.ok && a.rate_bps == SIDE_RATE_MAX);
+	}
 	/* Unknown pairs are a newer client's: skipped. */
 	memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
 	snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, "2 ctl %s zerocopy=1 interval=100\n", tok);

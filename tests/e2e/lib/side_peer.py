@@ -7,6 +7,11 @@
 #                                               --discard: its -j LOG must count every byte
 #   side_peer.py orphans PORT N HOLD            N control hellos that never open a data
 #                                               connection, at most HOLD open at once
+#   side_peer.py paced-ctl PORT SECONDS         a control hello with rate= whose data connection
+#                                               never comes: prints serve's answer, holds SECONDS
+#   side_peer.py old-serve                      a serve from before rate=: answers a control
+#                                               hello with a bare ok, sends to anything else;
+#                                               prints its port, then "data ROLE" per connection
 import json
 import os
 import random
@@ -44,6 +49,9 @@ def cases(seed):
         ("streams0", MAGIC + b"1 ctl " + TOKEN + b" streams=0\n"),
         ("streams129", MAGIC + b"1 ctl " + TOKEN + b" streams=129\n"),
         ("magicx", b"\0ncpv-sidX 1 ctl " + TOKEN + b"\n"),
+        ("rate0", MAGIC + b"1 ctl " + TOKEN + b" rate=0\n"),
+        ("ratebig", MAGIC + b"1 ctl " + TOKEN + b" rate=10000000000001\n"),
+        ("rateunit", MAGIC + b"1 ctl " + TOKEN + b" rate=10M\n"),
     ]
     for i in range(20):
         out.append(("random%d" % i, b"\0" + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 700)))))
@@ -182,6 +190,75 @@ def orphans(argv):
     return 0
 
 
+def paced_ctl(argv):
+    """A paced session that no data connection joins: serve holds new connections meanwhile."""
+    port, hold = int(argv[0]), float(argv[1])
+    s = connect(port)
+    s.sendall(MAGIC + b"1 ctl " + TOKEN + b" interval=0 streams=1 rate=1000000\n")
+    got, end = b"", time.time() + 5
+    while TOKEN not in got and time.time() < end:
+        d = s.recv(1 << 20)
+        if not d:
+            break
+        got = got[-200:] + d
+    line = got[got.rfind(MAGIC):].split(b"\n")[0] if MAGIC in got else b""
+    print(line[1:].decode("ascii", "replace"), flush=True)
+    time.sleep(hold)
+    s.close()
+    return 0
+
+
+def old_serve(argv):
+    """Before rate=, serve skipped the key as unknown and answered ok: get must not go on."""
+    import threading
+
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(16)
+    ls.settimeout(1)
+    print(ls.getsockname()[1], flush=True)
+
+    def serve_one(c):
+        c.settimeout(2)
+        first = b""
+        try:
+            while b"\n" not in first and len(first) < 512:
+                d = c.recv(512)
+                if not d:
+                    break
+                first += d
+        except OSError:
+            pass
+        words = first.split(b"\n")[0].split(b" ")
+        if first.startswith(MAGIC) and len(words) > 3 and words[2] == b"ctl":
+            print("data ctl", flush=True)
+            c.sendall(MAGIC + b"1 ok " + words[3] + b"\n")
+            try:
+                while c.recv(65536):
+                    pass
+            except OSError:
+                pass
+        else:
+            print("data %s" % (words[2].decode() if first.startswith(MAGIC) and len(words) > 2 else "raw"),
+                  flush=True)
+            try:
+                for _ in range(64):
+                    c.sendall(b"x" * 65536)
+            except OSError:
+                pass
+        c.close()
+
+    end = time.time() + 30
+    while time.time() < end:
+        try:
+            c, _ = ls.accept()
+        except socket.timeout:
+            continue
+        threading.Thread(target=serve_one, args=(c,), daemon=True).start()
+    return 0
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
-    sys.exit(near_miss(sys.argv[2:]) if cmd == "near-miss" else orphans(sys.argv[2:]))
+    modes = {"near-miss": near_miss, "orphans": orphans, "paced-ctl": paced_ctl, "old-serve": old_serve}
+    sys.exit(modes[cmd](sys.argv[2:]))

@@ -91,10 +91,10 @@ one_line() { [ "$(printf '%s\n' "$output" | wc -l)" -eq 1 ]; }
 }
 
 @test "get: an unknown short option is exit 2 naming it" {
-	run "$NCPV" get -Z 127.0.0.1
+	run "$NCPV" get -K 127.0.0.1
 	[ "$status" -eq 2 ]
 	one_line
-	[[ "$output" == *"'-Z'"* ]]
+	[[ "$output" == *"'-K'"* ]]
 }
 
 @test "get: a missing option argument is exit 2" {
