@@ -86,6 +86,8 @@ long display_eta_seconds(uint64_t count, uint64_t size, double rate)
 	return eta > (double)DISPLAY_ETA_MAX ? DISPLAY_ETA_MAX : eta < -(double)DISPLAY_ETA_MAX ? -DISPLAY_ETA_MAX : (long)eta;
 }
 
+/* wide: 1 pads an IEC amount without a prefix as pv 1.10 does; 2 rounds three-digit amounts
+ * instead of truncating them as pv does (99.99 M is "100M", not "99M"). */
 static char *format_amount(char *buf, size_t len, double amount, int decimal, const char *suffix,
 			   int wide)
 {
@@ -110,14 +112,19 @@ static char *format_amount(char *buf, size_t len, double amount, int decimal, co
 		}
 	}
 	prefix[0] = list[pos];
-	if (!decimal && (pos != mid || wide))
+	if (!decimal && (pos != mid || wide == 1))
 		prefix[1] = pos != mid ? 'i' : ' ';
 	if (amount > 100000)
 		amount = 100000;
 	if (amount < -100000)
 		amount = -100000;
-	if (amount > 99.9 || amount < -99.9)
-		snprintf(buf, len, "%4ld%s%s", (long)amount, prefix, suffix);
+	if (wide == 2 && fabs(amount) > 99.9 && fabs(round(amount)) >= ratio && list[pos + 1] != '\0') {
+		/* Rounded, 999.6 k is 1.00 M, not 1000 k. */
+		prefix[0] = list[++pos];
+		prefix[1] = !decimal && pos != mid ? 'i' : '\0';
+		snprintf(buf, len, "%#4.3g%s%s", amount / ratio, prefix, suffix);
+	} else if (amount > 99.9 || amount < -99.9)
+		snprintf(buf, len, "%4ld%s%s", wide == 2 ? lround(amount) : (long)amount, prefix, suffix);
 	else
 		snprintf(buf, len, "%#4.3g%s%s", amount, prefix, suffix);
 	return buf;
@@ -126,6 +133,11 @@ static char *format_amount(char *buf, size_t len, double amount, int decimal, co
 char *display_amount(char *buf, size_t len, double amount, int decimal, const char *suffix)
 {
 	return format_amount(buf, len, amount, decimal, suffix, 0);
+}
+
+char *display_amount_round(char *buf, size_t len, double amount, int decimal, const char *suffix)
+{
+	return format_amount(buf, len, amount, decimal, suffix, 2);
 }
 
 char *display_amount_pv110(char *buf, size_t len, double amount, int decimal, const char *suffix)

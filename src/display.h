@@ -84,6 +84,10 @@ int display_check_format(const char *format, char *bad, size_t len);
  */
 char *display_amount(char *buf, size_t len, double amount, int decimal, const char *suffix);
 
+/* The same, rounded where pv truncates (99.99 M is "100M", 999.7 k is "1.00M"): for ncpv's
+ * own tables, not pv's display. */
+char *display_amount_round(char *buf, size_t len, double amount, int decimal, const char *suffix);
+
 /* The same, with pv 1.10's two-column unit field: "0.00  B" (a blank prefix is two spaces
  * in IEC units, so that the width never changes at a prefix boundary). */
 char *display_amount_pv110(char *buf, size_t len, double amount, int decimal, const char *suffix);

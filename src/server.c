@@ -28,6 +28,7 @@
 /* How long a finished connection may go without the peer reading or
  * closing before we give up on it. */
 #define DRAIN_SECONDS 10.0
+#define FDS_WAIT_SECONDS 1.0 /* a full fd table this long with nothing freed: reset the queue */
 /* Largest single send; sockets on loopback take about this much at once. */
 #define SEND_CHUNK ((size_t)256 * 1024)
 /* Sends per wakeup, so that one fast reader cannot starve the others. */
@@ -102,6 +103,7 @@ struct server {
 	struct source *src;
 	void *scratch; /* NET_DISCARD_MAX bytes the kernel never writes */
 	int lfd, spare_fd, accept_paused;
+	double fds_out_since; /* when accept first met a full fd table with nothing freed since; 0 */
 	/* wakeable: a pipe of ints: an accepted fd handed over by the loop that listens, or -1
 	 * from server_wake. A pipe because it is both the queue and the wakeup, writes of an int
 	 * are atomic (under PIPE_BUF), and no lock is shared between loops. -1s when unused. */
@@ -308,6 +310,7 @@ static void conn_close(struct server *s, struct conn *c, enum server_end kind, c
 	free(c->rmap);
 	repbuf_put(c->rep);
 	free(c);
+	s->fds_out_since = 0; /* an fd came free */
 	if (s->accept_paused && s->nconns < s->o.max_conns) {
 		/* Freed fds let a paused accept go on. */
 		s->accept_paused = 0;
@@ -1208,6 +1211,30 @@ static void dispatch(struct server *s, int fd, double now)
 	accept_one(s, fd, now);
 }
 
+/* accept met a full fd table. Closes on their way often free fds within a moment (a client
+ * that went away is reaped on this very wakeup), so the listener first pauses: the clients wait
+ * in the queue, and the next close or sweep tries again. Only when no fd has come free for
+ * FDS_WAIT_SECONDS is the queue reset, each client taken off with the spare descriptor, so that
+ * no client waits on a server that cannot serve it and the listener never spins. */
+static void fds_exhausted(struct server *s, int lfd, double now)
+{
+	int fd = -1;
+
+	if (s->fds_out_since == 0)
+		s->fds_out_since = now;
+	for (int i = 0; i < 64 && s->spare_fd >= 0 && now - s->fds_out_since >= FDS_WAIT_SECONDS; i++) {
+		close(s->spare_fd);
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0)
+			refuse(s, fd, "out of file descriptors");
+		s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			break; /* the queue is empty */
+	}
+	s->accept_paused = 1;
+	loop_mod(s->loop, lfd, 0);
+}
+
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
@@ -1219,23 +1246,12 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd >= 0) {
+			s->fds_out_since = 0;
 			dispatch(s, fd, now);
 			continue;
 		}
 		if (errno == EMFILE || errno == ENFILE) {
-			/* Out of fds: spend the spare one to take the client off the
-			 * queue and reset it, rather than spin on a readable listener. */
-			if (s->spare_fd >= 0) {
-				close(s->spare_fd);
-				fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-				if (fd >= 0)
-					refuse(s, fd, "out of file descriptors");
-				s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-			}
-			if (s->spare_fd < 0 || fd < 0) {
-				s->accept_paused = 1;
-				loop_mod(s->loop, lfd, 0);
-			}
+			fds_exhausted(s, lfd, now);
 			return;
 		}
 		if (errno != EINTR && errno != ECONNABORTED)

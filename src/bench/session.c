@@ -477,6 +477,9 @@ void bench_estimate(struct bench *b, char *msg, size_t len)
 	size_t ready = 0;
 
 	plan(b);
+	msg[0] = '\0';
+	if (!(b->tests & (BENCH_STREAM | BENCH_FILES)))
+		return; /* only streams or udp: tput_estimate says it */
 	for (size_t i = 0; i < o->nmethods; i++)
 		ready += method_missing_tool(&o->methods[i], b->tests & BENCH_STREAM ? BENCH_STREAM : BENCH_FILES, path,
 					     missing, sizeof(missing)) == 0;

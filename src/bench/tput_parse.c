@@ -257,13 +257,14 @@ int tput_parse_iperf2(const char *text, size_t len, int udp, int length, const c
 static int parse_list(const char *s, int (*parse)(const char *item, struct tput_opts *o, size_t k),
 		      struct tput_opts *o, size_t *n)
 {
-	char copy[256], *save = NULL;
+	char copy[256], *rest = copy;
 	size_t k = 0;
 
 	if (strlen(s) >= sizeof(copy))
 		return -1;
 	snprintf(copy, sizeof(copy), "%s", s);
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+	/* strsep, not strtok: an empty item ("1,,2", "1,") reaches parse, which refuses it. */
+	for (char *t = strsep(&rest, ","); t; t = strsep(&rest, ",")) {
 		if (k >= TPUT_MAX_LIST || parse(t, o, k) < 0)
 			return -1;
 		k++;

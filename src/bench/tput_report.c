@@ -21,14 +21,14 @@ static char *bits(char *buf, size_t len, double bytes_per_s)
 {
 	if (bytes_per_s < 0)
 		return snprintf(buf, len, "-"), buf;
-	return display_amount(buf, len, bytes_per_s * 8, 1, "bit/s");
+	return display_amount_round(buf, len, bytes_per_s * 8, 1, "bit/s");
 }
 
 static char *count_per_s(char *buf, size_t len, double v)
 {
 	if (v < 0)
 		return snprintf(buf, len, "-"), buf;
-	return display_amount(buf, len, v, 1, "");
+	return display_amount_round(buf, len, v, 1, "");
 }
 
 /* Jitter in seconds as "8.85us"; "0" when it is zero, "-" when unknown. */
@@ -45,7 +45,7 @@ static char *asked(char *buf, size_t len, double rate_bits)
 {
 	if (rate_bits <= 0)
 		return snprintf(buf, len, "max"), buf;
-	return display_amount(buf, len, rate_bits, 1, "bit/s");
+	return display_amount_round(buf, len, rate_bits, 1, "bit/s");
 }
 
 /* The spread as the min-max range in percent of the median. */

@@ -166,10 +166,16 @@ void tput_estimate(const struct tput_opts *o, int tests, double duration, long r
 {
 	/* Each run: its whole seconds, and about half a second to start and stop the client. */
 	size_t runs = ((tests & BENCH_TPUT_STREAMS) ? o->nstreams : 0) + ((tests & BENCH_TPUT_UDP) ? o->nrates * o->nlengths : 0);
-	double s = (double)runs * TPUT_NMETHODS * (double)repeat * (ceil(duration) + 0.5);
+	int tools = 1; /* ncpv, and each other tool found on PATH: a missing one is skipped */
+	char missing[64];
+	double s;
 
-	snprintf(buf, len, "%zu points x %d tools x %ld runs of %.0f s: the streams and udp tests take about %.0f %s",
-		 runs, TPUT_NMETHODS, repeat, ceil(duration), s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
+	for (int m = TPUT_IPERF3; m < TPUT_NMETHODS; m++)
+		tools += !tool_missing((enum tput_method)m, TPUT_STREAMS, missing, sizeof(missing));
+	s = (double)runs * tools * (double)repeat * (ceil(duration) + 0.5);
+	snprintf(buf, len, "%zu point%s x %d tool%s x %ld run%s of %.0f s: the streams and udp tests take about %.0f %s",
+		 runs, runs == 1 ? "" : "s", tools, tools == 1 ? "" : "s", repeat, repeat == 1 ? "" : "s", ceil(duration),
+		 s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
 }
 
 void tput_tools_present(int tests, char *buf, size_t len)

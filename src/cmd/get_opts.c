@@ -75,7 +75,8 @@ static void usage(FILE *f)
 		"                       (default 50 microseconds; 0: always sleep)\n"
 		"  -f, --force          show progress even when stderr is not a terminal\n"
 		"  -q, --quiet          no progress and no summary\n"
-		"  -j, --json           print a JSON summary on stdout (stderr with -o -);\n"
+		"  -j, --json           print a JSON summary on stdout (with -o -, on stderr\n"
+		"                       instead of the text summary);\n"
 		"                       with -i, an object per interval first (JSON Lines)\n"
 		"  -4, -6               IPv4 or IPv6 only\n"
 		"      --tls            speak TLS (1.2 or 1.3), verifying the server's\n"
@@ -391,6 +392,9 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 	}
 	if (!o->parallel)
 		o->parallel = 1;
+	/* -o - puts the JSON on stderr: there it is the only summary, so that stderr parses. */
+	if (a->json && o->output && strcmp(o->output, "-") == 0)
+		a->quiet = 1;
 	o->net.timeout_ms = o->timeout > 0 ? net_ms_until(o->timeout, 0) : 0;
 	o->net.cancel = o->cancel = cancel;
 	o->tls = a->tls.on ? &a->tls.cfg : NULL;

@@ -182,6 +182,12 @@ static void test_option_lists(void **state)
 	assert_int_equal(tput_parse_streams("129", &o), -1);
 	assert_int_equal(tput_parse_streams("1,2,3,4,5,6,7,8,9", &o), -1);
 	assert_int_equal(tput_parse_streams("", &o), -1);
+	/* Empty items are errors wherever they are. */
+	assert_int_equal(tput_parse_streams("1,,2", &o), -1);
+	assert_int_equal(tput_parse_streams("1,", &o), -1);
+	assert_int_equal(tput_parse_streams(",1", &o), -1);
+	assert_int_equal(tput_parse_streams(",", &o), -1);
+	assert_int_equal(tput_parse_rates("10M,,1G", &o), -1);
 	assert_int_equal(tput_parse_rates("10M,1G,0", &o), 0);
 	assert_float_equal(o.rates[0], 1e7, 1e-3);
 	assert_float_equal(o.rates[1], 1e9, 1e-3);

@@ -47,6 +47,24 @@ static void test_amount_lines_rates_and_small(void **state)
 	assert_string_equal(amount(0.5, 1, "/s"), " 500m/s");
 }
 
+/* ncpv's own tables round where pv truncates; below 99.9 both print three digits. */
+static void test_amount_rounded(void **state)
+{
+	static char buf[64];
+
+	(void)state;
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 99.99e6, 1, "bit/s"), " 100Mbit/s");
+	assert_string_equal(amount(99.99e6, 1, "bit/s"), "  99Mbit/s");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 100.6e6, 1, "bit/s"), " 101Mbit/s");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 999.7e6, 1, "bit/s"), "1.00Gbit/s");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 999.4e6, 1, "bit/s"), " 999Mbit/s");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 51.3e6, 1, "bit/s"), "51.3Mbit/s");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 999.7, 1, ""), "1.00k");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 1023.7, 0, "B"), "1.00KiB");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 1000, 0, "B"), "1000 B");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 0, 1, "bit/s"), "0.00 bit/s");
+}
+
 static void render(struct display *d, uint64_t count, uint64_t size, int final, char *buf, size_t len)
 {
 	struct display_frame f;
@@ -441,6 +459,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_amount_byte_boundaries),
 		cmocka_unit_test(test_amount_lines_rates_and_small),
+		cmocka_unit_test(test_amount_rounded),
 		cmocka_unit_test(test_bar_fill_rules),
 		cmocka_unit_test(test_bounce_moves_only_with_data),
 		cmocka_unit_test(test_default_line_and_eta_blanking),

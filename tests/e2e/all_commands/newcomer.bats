@@ -4,6 +4,7 @@
 # summaries that print no figure they did not measure.
 
 load ../lib/helpers
+bats_require_minimum_version 1.5.0
 
 setup() { common_setup; }
 teardown() { common_teardown; }

@@ -6,6 +6,7 @@
 # from PATH is skipped with a one-line note, not a failure.
 
 load ../lib/helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
 	common_setup
@@ -69,6 +70,15 @@ path_with() {
 	# One line per test and tool on stderr.
 	[ "$(grep -c 'skipped: iperf3\? not found on PATH' err)" -eq 4 ]
 	grep -q '^ncpv bench: streams test: iperf3 skipped: iperf3 not found on PATH$' err
+}
+
+@test "streams alone: the opening estimate names only the tests asked and counts only the tools found" {
+	PATH=$(path_with) run bash -c '"$@" 2>"$0" >/dev/null' "$SCRATCH/err" "$NCPV" bench --json -r 1 -d 0.2 \
+		-T streams --streams 1 --no-report
+	cat "$SCRATCH/err"
+	[ "$status" -eq 0 ]
+	run ! grep -E 'files test|stream test' "$SCRATCH/err"
+	grep -q '^ncpv bench: 1 point x 1 tool x 1 run of 1 s: the streams and udp tests take about 2 s$' "$SCRATCH/err"
 }
 
 @test "udp: the sent rate holds the asked one; packets per second, loss and jitter are figures" {

@@ -5,6 +5,7 @@
 # nc.openbsd and with ncpv through the same path, and stderr and exit status compared. Run as
 # "ncpv nc", the same failures keep ncpv's prefix (issue 19).
 load ../lib/nc_helpers
+bats_require_minimum_version 1.5.0
 
 TABLE=$BATS_TEST_DIRNAME/../../nc/messages.tsv
 NCDIR=$BATS_TEST_DIRNAME/../../nc

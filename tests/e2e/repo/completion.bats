@@ -4,6 +4,7 @@
 # that --help lists, and are what tools/gen-completions makes from this binary.
 
 load ../lib/helpers
+bats_require_minimum_version 1.5.0
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)
 OPTIONS=$ROOT/tools/options

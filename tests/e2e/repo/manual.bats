@@ -4,6 +4,7 @@
 # and formats without a groff warning.
 
 load ../lib/helpers
+bats_require_minimum_version 1.5.0
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)
 MANUAL=$ROOT/doc/ncpv.1

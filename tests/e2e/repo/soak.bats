@@ -4,6 +4,7 @@
 # reports each failing test with the number of runs it failed, and stops its load generator.
 
 load ../lib/helpers
+bats_require_minimum_version 1.5.0
 
 ROOT=$(cd "$BATS_TEST_DIRNAME/../../.." && pwd)
 

@@ -300,6 +300,20 @@ assert d["bytes"] == 65536 and d["direction"] == "receive" and d["ended"] == "eo
 assert d["seconds"] > 0 and d["rate"] > 0, d'
 }
 
+@test "get -o - --json: stderr holds the JSON summary alone, whatever -i and -f say" {
+	start_serve --size 64K
+	for extra in "" "-f" "-i 0.05" "-f -i 0.05"; do
+		# shellcheck disable=SC2086
+		"$NCPV" get --json $extra -o - "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/err" >"$SCRATCH/out"
+		[ "$(stat -c %s "$SCRATCH/out")" -eq 65536 ]
+		python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+objs = [json.loads(l) for l in lines]
+assert objs and objs[-1]["bytes"] == 65536 and objs[-1]["ended"] == "eof", lines' "$SCRATCH/err"
+	done
+}
+
 @test "get --count reports transfers/s and latency percentiles" {
 	start_serve --quiet --size 4K
 	run "$NCPV" get -q --json --count 200 --parallel 8 "127.0.0.1:$SERVE_PORT"
@@ -385,6 +399,34 @@ time.sleep(1.5)' "$SERVE_PORT" &
 	wait_gone "${STARTED_PIDS[-1]}" 10
 	run timeout 10 "$NCPV" get -q --bytes 1M "127.0.0.1:$SERVE_PORT"
 	[ "$status" -eq 0 ]
+}
+
+@test "a client that arrives while the fd table is full waits and is served once an fd comes free" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind itself cannot start with 16 descriptors"
+	SERVE_LOG=$SCRATCH/serve.log
+	bash -c 'ulimit -n 16; exec "$0" serve --max-conns 1000 --size 64K 127.0.0.1:0' "$NCPV" 2>"$SERVE_LOG" &
+	SERVE_PID=$!
+	STARTED_PIDS+=("$SERVE_PID")
+	wait_for "$SERVE_LOG" 'listening on' 5
+	SERVE_PORT=$(sed -En 's/.*listening on .*:([0-9]+) .*/\1/p' "$SERVE_LOG")
+	# 40 clients fill the table and the queue; a 41st comes while it is full, then the 40
+	# go away at once: their closes free fds, and the 41st is served whole, never reset.
+	run timeout 10 python3 -c '
+import socket, sys
+addr = ("127.0.0.1", int(sys.argv[1]))
+holders = [socket.create_connection(addr) for _ in range(40)]
+late = socket.create_connection(addr)
+for h in holders:
+	h.close()
+got = 0
+while True:
+	b = late.recv(65536)
+	if not b:
+		break
+	got += len(b)
+print(got)' "$SERVE_PORT"
+	[ "$status" -eq 0 ]
+	[ "$output" = 65536 ]
 }
 
 @test "--busy-poll 0 on both sides still moves every byte" {
