@@ -149,6 +149,13 @@ void loop_spin_done(struct loop_spin *sp)
 	}
 }
 
+void loop_spin_took(struct loop_spin *sp, size_t bytes)
+{
+	loop_spin_done(sp);
+	if (bytes < sp->min_bytes)
+		sp->cold = 1;
+}
+
 void loop_set_spin(struct loop *l, double seconds)
 {
 	l->spin = (struct loop_spin){ .window = seconds };

@@ -3,6 +3,7 @@
 #ifndef NCPV_LOOP_H
 #define NCPV_LOOP_H
 
+#include <stddef.h>
 #include <signal.h>
 #include <stdint.h>
 
@@ -39,14 +40,20 @@ void loop_set_sigmask(struct loop *l, const sigset_t *mask);
  */
 struct loop_spin {
 	double window;
+	size_t min_bytes; /* loop_spin_took: fewer bytes than this a wait are not worth polling for (0: any) */
 	double since; /* when the current wait began; 0 while not waiting */
-	int cold;     /* the last wait was longer than the window */
+	int cold;     /* the last wait was longer than the window, or brought too little */
 };
 
 /* A poll found nothing at now: 1 to poll again, 0 to sleep. */
 int loop_spin_again(struct loop_spin *sp, double now);
 /* Something came: the wait, if one was going on, is over. */
 void loop_spin_done(struct loop_spin *sp);
+/* As loop_spin_done, for a read of bytes: one that brought fewer than
+ * min_bytes makes the next wait sleep (until a read brings more after a
+ * short wait). Segments of a link's MTU arrive microseconds apart, and
+ * polling between them costs a core for no gain; loopback's 64 KB ones do not. */
+void loop_spin_took(struct loop_spin *sp, size_t bytes);
 
 /* Busy-poll the loop's waits with this window (seconds); 0, the default, off. */
 void loop_set_spin(struct loop *l, double seconds);

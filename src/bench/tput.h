@@ -73,6 +73,7 @@ struct tput_row {
 
 struct tput_results {
 	struct tput_row *rows;		/* owned */
+	char path[120];			/* where they ran: "loopback", or "link 1gbit,20ms" */
 	size_t n;
 	double seconds;			/* per run (whole seconds: iperf3's -t takes no fraction) */
 	long repeat;
@@ -100,16 +101,27 @@ int tput_parse_iperf2(const char *text, size_t len, int udp, int length, const c
 /* Median, spread, CPU per GiB, ratios and UDP figures of every row (pure). */
 void tput_summarize(struct tput_results *r);
 
+/* Where the tests run: loopback (link NULL), or bench's --link, the servers
+ * at its near end (host, in its namespace 0) and the clients at its far end
+ * (namespace 1). Borrowed for the call; path names it in the reports. */
+struct bench_link;
+struct tput_where {
+	const char *host;		/* the servers' IPv4 address */
+	struct bench_link *link;	/* NULL on loopback */
+	const char *path;		/* "loopback", or "link 1gbit,20ms" */
+};
+
 /* Run the tests of o's bits (BENCH_TPUT_*) with duration (rounded up to whole
- * seconds) and repeat, on loopback: ncpv (the path to this program), iperf3
- * and iperf each against a server started here and stopped by its PID; a
+ * seconds) and repeat, where says: ncpv (the path to this program), iperf3
+ * and iperf each against a server started there and stopped by its PID; a
  * method whose program is not on PATH is skipped (say is told once, a line).
  * scratch is a directory for the clients' output; done (may be NULL) hears of
  * each run as it ends (repeat from 1). Returns 0, or -1 when *stop
- * ended it (what ran is kept) or memory ran out (errno ENOMEM). */
+ * ended it (what ran is kept) or memory ran out (errno ENOMEM). With a link,
+ * this process is in the clients' namespace on return. */
 typedef void tput_done_fn(void *ctx, const struct tput_row *row, long repeat, const struct tput_run *run);
 int tput_run_tests(struct tput_results *r, const struct tput_opts *o, int tests, double duration, long repeat,
-		   const char *ncpv, const char *scratch, volatile sig_atomic_t *stop,
+		   const struct tput_where *where, const char *ncpv, const char *scratch, volatile sig_atomic_t *stop,
 		   void (*say)(void *ctx, const char *line), tput_done_fn *done, void *ctx);
 
 /* How long they will take, as one sentence into buf (before they start). */

@@ -80,9 +80,9 @@ int tput_report_text(FILE *f, const struct tput_results *r)
 	char a[32], b[32], c[32], d[32], e[32], g[32];
 
 	if (r->tests & TPUT_STREAMS) {
-		fprintf(f, "\nstreams test: TCP throughput with P parallel streams, %.0f s runs x %ld, on loopback; "
+		fprintf(f, "\nstreams test: TCP throughput with P parallel streams, %.0f s runs x %ld, on %s; "
 			   "each method against its own server; CPU is client + server per GiB received\n",
-			r->seconds, r->repeat);
+			r->seconds, r->repeat, r->path);
 		fprintf(f, "%3s  %-7s %14s %8s %8s %10s %5s\n", "P", "method", "median", "spread", "vs ncpv", "CPU/GiB",
 			"runs");
 		for (size_t i = 0; i < r->n; i++) {
@@ -104,8 +104,8 @@ int tput_report_text(FILE *f, const struct tput_results *r)
 	}
 	if (r->tests & TPUT_UDP) {
 		fprintf(f, "\nudp test: one UDP flow per rate asked (max: as fast as possible; iperf2 is asked 10G), "
-			   "%.0f s runs x %ld, on loopback; sent rate and packets/s at the sender, loss and jitter "
-			   "at the receiver\n", r->seconds, r->repeat);
+			   "%.0f s runs x %ld, on %s; sent rate and packets/s at the sender, loss and jitter "
+			   "at the receiver\n", r->seconds, r->repeat, r->path);
 		fprintf(f, "%5s %12s  %-7s %14s %8s %9s %9s %7s %9s %9s %5s\n", "len", "asked", "method", "sent", "of asked",
 			"sent pps", "recv pps", "loss", "jitter", "CPU/GiB", "runs");
 		for (size_t i = 0; i < r->n; i++) {
@@ -207,7 +207,7 @@ void tput_report_json(struct json *j, const struct tput_results *r)
 	json_object(j, "throughput");
 	json_general(j, "run_s", r->seconds, 6);
 	json_int(j, "repeat", r->repeat);
-	json_string(j, "path", "loopback");
+	json_string(j, "path", r->path);
 	for (int test = TPUT_STREAMS; test <= TPUT_UDP; test <<= 1) {
 		if (!(r->tests & test))
 			continue;
@@ -251,9 +251,11 @@ int tput_report_html(FILE *f, const struct tput_results *r)
 		return 0;
 	if (r->tests & TPUT_STREAMS) {
 		fprintf(f, "<h2>streams: TCP with P parallel streams beside iperf3 and iperf2</h2>\n<p>%.0f s runs x %ld "
-			   "on loopback, each method against its own server; CPU is client + server per GiB received.</p>\n"
-			   "<table><tr><th>P</th><th>method</th><th>median</th><th>spread</th><th>vs ncpv</th>"
-			   "<th>CPU/GiB</th><th>runs</th><th>command</th></tr>\n", r->seconds, r->repeat);
+			   "on ", r->seconds, r->repeat);
+		esc(f, r->path);
+		fputs(", each method against its own server; CPU is client + server per GiB received.</p>\n"
+		      "<table><tr><th>P</th><th>method</th><th>median</th><th>spread</th><th>vs ncpv</th>"
+		      "<th>CPU/GiB</th><th>runs</th><th>command</th></tr>\n", f);
 		for (size_t i = 0; i < r->n; i++) {
 			const struct tput_row *row = &r->rows[i];
 

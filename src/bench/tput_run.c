@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* tput_run.c - the servers and the client runs of bench's throughput tests:
- * ncpv serve (-u), iperf3 -s and iperf -s (-u) on a free loopback port, each
+ * ncpv serve (-u), iperf3 -s and iperf -s (-u) on a free port of the given
+ * address (loopback, or --link's near end), each
  * stopped by its PID; one client run with its CPU time (wait4's rusage, and
  * the server's own from /proc/PID/stat) and its figures parsed. Never prints. */
 #include "tput_run.h"
@@ -27,11 +28,11 @@
 #define IPERF2_REPORT_S 1.5
 #define OUT_MAX (1u << 20)
 
-/* A port the kernel picked as free just now (the server binds it next; a
- * taken one makes the server exit, and the caller tries another). */
-static int free_port(int udp)
+/* A port of addr the kernel picked as free just now (the server binds it next;
+ * a taken one makes the server exit, and the caller tries another). */
+static int free_port(struct in_addr addr, int udp)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr = addr };
 	socklen_t alen = sizeof(a);
 	int fd = socket(AF_INET, (udp ? SOCK_DGRAM : SOCK_STREAM) | SOCK_CLOEXEC, 0), port = -1;
 
@@ -43,8 +44,9 @@ static int free_port(int udp)
 	return port;
 }
 
-/* Is a socket bound to 127.0.0.1:port (TCP: listening) in /proc/net/tcp or udp? */
-static int port_bound(int port, int udp)
+/* Is a socket bound to addr:port (TCP: listening) in /proc/net/tcp or udp (of
+ * this process's network namespace)? */
+static int port_bound(struct in_addr addr, int port, int udp)
 {
 	FILE *f = fopen(udp ? "/proc/net/udp" : "/proc/net/tcp", "re");
 	char line[512], want[32];
@@ -52,7 +54,8 @@ static int port_bound(int port, int udp)
 
 	if (f == NULL)
 		return 0;
-	snprintf(want, sizeof(want), "0100007F:%04X", port);
+	/* The kernel prints the address as the number its bytes in network order make here. */
+	snprintf(want, sizeof(want), "%08X:%04X", (unsigned)addr.s_addr, port);
 	while (!found && fgets(line, sizeof(line), f)) {
 		char local[64], remote[64], state[8];
 
@@ -95,12 +98,12 @@ static double proc_cpu(pid_t pid)
 }
 
 /* The server's command for method m and test into argv (strings in buf). */
-static int server_argv(enum tput_method m, enum tput_test test, const char *ncpv, int port, char *buf,
-		       size_t len, char **argv)
+static int server_argv(enum tput_method m, enum tput_test test, const char *ncpv, const char *host, int port,
+		       char *buf, size_t len, char **argv)
 {
 	int n = 0;
 
-	snprintf(buf, len, "127.0.0.1:%d", port);
+	snprintf(buf, 64, "%s:%d", host, port);
 	snprintf(buf + 64, len - 64, "%d", port);
 	switch (m) {
 	case TPUT_NCPV:
@@ -115,7 +118,7 @@ static int server_argv(enum tput_method m, enum tput_test test, const char *ncpv
 		argv[n++] = "iperf3";
 		argv[n++] = "-s";
 		argv[n++] = "-B";
-		argv[n++] = "127.0.0.1";
+		argv[n++] = (char *)host;
 		argv[n++] = "-p";
 		argv[n++] = buf + 64;
 		break;
@@ -129,7 +132,7 @@ static int server_argv(enum tput_method m, enum tput_test test, const char *ncpv
 		if (test == TPUT_UDP)
 			argv[n++] = "-u", argv[n++] = "-y", argv[n++] = "C";
 		argv[n++] = "-B";
-		argv[n++] = "127.0.0.1";
+		argv[n++] = (char *)host;
 		argv[n++] = "-p";
 		argv[n++] = buf + 64;
 		break;
@@ -141,13 +144,18 @@ static int server_argv(enum tput_method m, enum tput_test test, const char *ncpv
 }
 
 int tput_server_start(struct tput_server *s, enum tput_method m, enum tput_test test, const char *ncpv,
-		      const char *scratch, char *err, size_t errlen)
+		      const char *host, const char *scratch, char *err, size_t errlen)
 {
 	int udp_bound = test == TPUT_UDP && m != TPUT_IPERF3; /* iperf3 listens on TCP for its control */
+	struct in_addr addr;
 
 	memset(s, 0, sizeof(*s));
 	s->out_fd = -1;
 	s->method = m;
+	if (snprintf(s->host, sizeof(s->host), "%s", host) >= (int)sizeof(s->host) || inet_pton(AF_INET, host, &addr) != 1) {
+		snprintf(err, errlen, "'%s' is not an IPv4 address", host);
+		return -1;
+	}
 	if (m == TPUT_IPERF2 && test == TPUT_UDP) {
 		snprintf(s->out_path, sizeof(s->out_path), "%s/iperf2-udp-server.csv", scratch);
 		if ((s->out_fd = open(s->out_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
@@ -162,27 +170,27 @@ int tput_server_start(struct tput_server *s, enum tput_method m, enum tput_test 
 		double deadline = clock_now() + SERVER_START_S;
 		int status;
 
-		if ((s->port = free_port(udp_bound)) < 0) {
-			snprintf(err, errlen, "no free port on 127.0.0.1: %s", strerror(errno));
+		if ((s->port = free_port(addr, udp_bound)) < 0) {
+			snprintf(err, errlen, "no free port on %s: %s", host, strerror(errno));
 			return -1;
 		}
-		server_argv(m, test, ncpv, s->port, buf, sizeof(buf), argv);
+		server_argv(m, test, ncpv, host, s->port, buf, sizeof(buf), argv);
 		if ((s->pid = runner_spawn(argv, s->out_fd, -1)) < 0) {
 			snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
 			s->pid = 0;
 			return -1;
 		}
-		while (clock_now() < deadline && !port_bound(s->port, udp_bound)) {
+		while (clock_now() < deadline && !port_bound(addr, s->port, udp_bound)) {
 			if (waitpid(s->pid, &status, WNOHANG) == s->pid)
 				break;
 			clock_sleep(0.01);
 		}
-		if (port_bound(s->port, udp_bound) && waitpid(s->pid, &status, WNOHANG) == 0)
+		if (port_bound(addr, s->port, udp_bound) && waitpid(s->pid, &status, WNOHANG) == 0)
 			return 0;
 		runner_stop_group(s->pid);
 		s->pid = 0;
 	}
-	snprintf(err, errlen, "the %s server did not start on 127.0.0.1 (5 ports tried)", tput_method_name(m));
+	snprintf(err, errlen, "the %s server did not start on %s (5 ports tried)", tput_method_name(m), host);
 	return -1;
 }
 
@@ -206,7 +214,7 @@ static void client_argv(const struct tput_server *s, enum tput_test test, int st
 	int n = 0;
 
 	(void)len;
-	snprintf(addr, 40, "127.0.0.1:%d", s->port);
+	snprintf(addr, 40, "%s:%d", s->host, s->port);
 	snprintf(port, 20, "%d", s->port);
 	snprintf(p, 20, "%d", streams);
 	snprintf(t, 20, "%d", seconds);
@@ -225,7 +233,7 @@ static void client_argv(const struct tput_server *s, enum tput_test test, int st
 		argv[n++] = "-t", argv[n++] = t, argv[n++] = "-q", argv[n++] = "-j", argv[n++] = addr;
 	} else {
 		argv[n++] = s->method == TPUT_IPERF3 ? "iperf3" : "iperf";
-		argv[n++] = "-c", argv[n++] = "127.0.0.1", argv[n++] = "-p", argv[n++] = port;
+		argv[n++] = "-c", argv[n++] = (char *)s->host, argv[n++] = "-p", argv[n++] = port;
 		if (test == TPUT_UDP)
 			argv[n++] = "-u", argv[n++] = "-b", argv[n++] = r, argv[n++] = "-l", argv[n++] = l;
 		else

@@ -12,15 +12,17 @@
 struct tput_server {
 	enum tput_method method;
 	pid_t pid;		/* its process group's leader; 0 when not running */
-	int port;		/* on 127.0.0.1 */
+	int port;		/* on host */
+	char host[16];		/* its IPv4 address (INET_ADDRSTRLEN): 127.0.0.1, or --link's near end */
 	int out_fd;		/* iperf2's UDP server: its CSV lines (a scratch file); else -1 */
 	char out_path[4200];
 };
 
-/* Start method m's server for test on a free port of 127.0.0.1 and wait until
- * it is bound. Returns 0, or -1 with a one-line reason in err. */
+/* Start method m's server for test on a free port of host (an IPv4 address
+ * of this network namespace) and wait until it is bound. Returns 0, or -1
+ * with a one-line reason in err. */
 int tput_server_start(struct tput_server *s, enum tput_method m, enum tput_test test, const char *ncpv,
-		      const char *scratch, char *err, size_t errlen);
+		      const char *host, const char *scratch, char *err, size_t errlen);
 
 /* Stop it by its PID (its own process group). Safe to repeat. */
 void tput_server_stop(struct tput_server *s);

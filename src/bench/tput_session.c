@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "link.h"
 #include "method.h"
 
 static const char *search_path(void)
@@ -59,22 +60,36 @@ static int add_rows(struct tput_results *r, const struct tput_opts *o, enum tput
 	return 0;
 }
 
+/* Over a link: into the servers' namespace (side 0) or the clients' (1); err says why not. */
+static int enter(const struct tput_where *where, int side, char *err, size_t errlen)
+{
+	if (where->link == NULL || link_enter(where->link, side) == 0)
+		return 0;
+	snprintf(err, errlen, "cannot enter the link's %s namespace: %s", side ? "clients'" : "servers'", strerror(errno));
+	return -1;
+}
+
 /* One test: the servers, the rounds, the servers stopped. */
 static int run_test(struct tput_results *r, size_t first, enum tput_test test, int seconds, long repeat,
-		    const char *ncpv, const char *scratch, volatile sig_atomic_t *stop,
+		    const struct tput_where *where, const char *ncpv, const char *scratch, volatile sig_atomic_t *stop,
 		    void (*say)(void *ctx, const char *line), tput_done_fn *done, void *ctx)
 {
 	struct tput_server srv[TPUT_NMETHODS];
-	char err[512], line[700], missing[64];
+	char err[512], line[700], missing[64], place[200] = "";
 	int rc = 0;
 
+	/* The servers start at the link's near end and the clients run at its far end. */
+	enter(where, 0, place, sizeof(place));
 	for (int m = 0; m < TPUT_NMETHODS; m++) {
 		srv[m].pid = 0;
 		srv[m].out_fd = -1;
 		err[0] = '\0';
-		if (tool_missing((enum tput_method)m, test, missing, sizeof(missing)))
+		if (place[0] != '\0')
+			snprintf(err, sizeof(err), "%s", place);
+		else if (tool_missing((enum tput_method)m, test, missing, sizeof(missing)))
 			snprintf(err, sizeof(err), "%s not found on PATH", missing);
-		else if (tput_server_start(&srv[m], (enum tput_method)m, test, ncpv, scratch, err, sizeof(err)) < 0)
+		else if (tput_server_start(&srv[m], (enum tput_method)m, test, ncpv, where->host, scratch, err,
+					   sizeof(err)) < 0)
 			srv[m].pid = 0;
 		if (err[0] == '\0')
 			continue;
@@ -87,6 +102,16 @@ static int run_test(struct tput_results *r, size_t first, enum tput_test test, i
 				r->rows[i].skipped = 1;
 				snprintf(r->rows[i].reason, sizeof(r->rows[i].reason), "%.150s", err);
 			}
+	}
+	if (place[0] == '\0' && enter(where, 1, err, sizeof(err)) < 0) {
+		/* The clients would reach nothing from here: every row says why. */
+		for (size_t i = first; i < r->n; i++)
+			if (!r->rows[i].skipped) {
+				r->rows[i].skipped = 1;
+				snprintf(r->rows[i].reason, sizeof(r->rows[i].reason), "%.150s", err);
+			}
+		if (say)
+			say(ctx, err);
 	}
 	for (long rep = 0; rep < repeat && rc == 0; rep++)
 		for (size_t i = first; i < r->n && rc == 0; i++) {
@@ -112,7 +137,7 @@ static int run_test(struct tput_results *r, size_t first, enum tput_test test, i
 }
 
 int tput_run_tests(struct tput_results *r, const struct tput_opts *o, int tests, double duration, long repeat,
-		   const char *ncpv, const char *scratch, volatile sig_atomic_t *stop,
+		   const struct tput_where *where, const char *ncpv, const char *scratch, volatile sig_atomic_t *stop,
 		   void (*say)(void *ctx, const char *line), tput_done_fn *done, void *ctx)
 {
 	int seconds = (int)ceil(duration), rc = 0;
@@ -120,6 +145,7 @@ int tput_run_tests(struct tput_results *r, const struct tput_opts *o, int tests,
 	memset(r, 0, sizeof(*r));
 	r->seconds = seconds;
 	r->repeat = repeat;
+	snprintf(r->path, sizeof(r->path), "%s", where->path);
 	for (int test = TPUT_STREAMS; test <= TPUT_UDP && rc == 0; test <<= 1) {
 		size_t first = r->n;
 
@@ -130,7 +156,7 @@ int tput_run_tests(struct tput_results *r, const struct tput_opts *o, int tests,
 			return -1;
 		}
 		r->tests |= test;
-		rc = run_test(r, first, (enum tput_test)test, seconds, repeat, ncpv, scratch, stop, say, done, ctx);
+		rc = run_test(r, first, (enum tput_test)test, seconds, repeat, where, ncpv, scratch, stop, say, done, ctx);
 	}
 	tput_summarize(r);
 	return rc;

@@ -248,11 +248,19 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 	/* The throughput tests after the others, while the guard and the scratch directory last. */
-	if (rc == 0 && (o.tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) &&
-	    tput_run_tests(&tput, &o.tput, o.tests, o.duration, o.repeat, st.ncpv, st.scratch, &stop_signal, on_say,
-			   o.quiet ? NULL : on_tput_done, &view) < 0 && !stop_signal) {
-		cmd_error("bench", "out of memory");
-		rc = NCPV_EXIT_FAIL;
+	if (rc == 0 && (o.tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP))) {
+		char where_path[120];
+		struct tput_where where = { st.host, st.linked ? &st.link : NULL, "loopback" };
+
+		if (o.link) {
+			snprintf(where_path, sizeof(where_path), "link %s", o.link);
+			where.path = where_path;
+		}
+		if (tput_run_tests(&tput, &o.tput, o.tests, o.duration, o.repeat, &where, st.ncpv, st.scratch,
+				   &stop_signal, on_say, o.quiet ? NULL : on_tput_done, &view) < 0 && !stop_signal) {
+			cmd_error("bench", "out of memory");
+			rc = NCPV_EXIT_FAIL;
+		}
 	}
 	if (stop_signal && rc == 0)
 		rc = 128 + stop_signal;

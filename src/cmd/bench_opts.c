@@ -70,9 +70,10 @@ static void usage(FILE *f)
 		"bash-read (no process per file), socat, ncat; one whose tool is missing\n"
 		"is skipped with the reason. With --tls: ncpv-tls, ncat-ssl, socat-openssl,\n"
 		"s_client. streams and udp run on loopback with whole-second runs (-d rounded\n"
-		"up), each tool against its own server; iperf3 or iperf not installed is\n"
-		"skipped with a note. Exit: 0 done, 1 a run failed, 2 bad usage,\n"
-		"3-5 --connect failed, 6 --html not written, 7 no server, 128+N signal N.\n");
+		"up), each tool against its own server (streams across --link when given);\n"
+		"iperf3 or iperf not installed is skipped with a note. Exit: 0 done, 1 a\n"
+		"run failed, 2 bad usage, 3-5 --connect failed, 6 --html not written, 7 no\n"
+		"server, 128+N signal N.\n");
 }
 
 static enum cmd_parse bad(const char *option, const char *arg, const char *reason)
@@ -303,10 +304,13 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		snprintf(o->json_path, sizeof(o->json_path), "%.*s.json", (int)base, o->html);
 	}
 	tput_default_opts(&o->tput);
-	if ((o->tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) && (o->connect || o->link || o->tls || o->seed_server)) {
-		cmd_error("bench", "-T streams and udp run on loopback, each tool against its own plain server: they "
-				   "conflict with %s", o->connect ? "--connect" : o->link ? "--link" : o->tls ? "--tls"
-													  : "--server seed");
+	if ((o->tests & (BENCH_TPUT_STREAMS | BENCH_TPUT_UDP)) && (o->connect || o->tls || o->seed_server)) {
+		cmd_error("bench", "-T streams and udp run here (on loopback or --link), each tool against its own plain "
+				   "server: they conflict with %s", o->connect ? "--connect" : o->tls ? "--tls" : "--server seed");
+		return CMD_PARSE_USAGE;
+	}
+	if ((o->tests & BENCH_TPUT_UDP) && o->link) {
+		cmd_error("bench", "-T udp runs on loopback only: it conflicts with --link (-T streams takes it)");
 		return CMD_PARSE_USAGE;
 	}
 	if (o->json && o->csv) {
@@ -327,7 +331,8 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		return CMD_PARSE_USAGE;
 	}
 	/* A run that moves a handful of TCP segments measures the segments, not the link. */
-	if (o->link && (o->tests & BENCH_STREAM) && o->duration * o->link_bits / 8 < LINK_MIN_SEGMENTS * 1448)
+	if (o->link && (o->tests & (BENCH_STREAM | BENCH_TPUT_STREAMS)) &&
+	    o->duration * o->link_bits / 8 < LINK_MIN_SEGMENTS * 1448)
 		cmd_error("bench", "--link %s: a %.3g s run moves only about %.0f bytes: use -d %.0f or more for a rate "
 				   "this low", o->link, o->duration, o->duration * o->link_bits / 8,
 			  ceil(LINK_MIN_SEGMENTS * 1448 / (o->link_bits / 8)));

@@ -106,12 +106,31 @@ static void test_spin_window(void **state)
 	assert_false(loop_spin_again(&sp, clock_now()));
 }
 
+/* A read that brings less than min_bytes (a link's packet or two) makes the
+ * next wait sleep; one that brings a loopback segment keeps the polling. */
+static void test_spin_min_bytes(void **state)
+{
+	struct loop_spin sp = { .window = 1.0, .min_bytes = 8192 };
+
+	(void)state;
+	assert_true(loop_spin_again(&sp, clock_now()));
+	loop_spin_took(&sp, 1448); /* a short wait, one packet: not worth polling for */
+	assert_false(loop_spin_again(&sp, clock_now()));
+	loop_spin_took(&sp, 8192); /* a short wait, enough bytes: poll again */
+	assert_true(loop_spin_again(&sp, clock_now()));
+	loop_spin_took(&sp, 65536);
+	sp = (struct loop_spin){ .window = 1.0 }; /* min_bytes 0: any read keeps it */
+	loop_spin_took(&sp, 1);
+	assert_true(loop_spin_again(&sp, clock_now()));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signal_delivered_while_always_ready),
 		cmocka_unit_test(test_deleted_fd_is_not_dispatched),
 		cmocka_unit_test(test_spin_window),
+		cmocka_unit_test(test_spin_min_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -118,6 +118,26 @@ path_with() {
 	jq -e '.throughput.udp | length == 3' r.json
 }
 
+@test "streams over --link: each tool's server at the link's near end, every rate held to the link's" {
+	"$NCPV" link -- true 2>"$SCRATCH/why" || skip "no link here: $(tail -1 "$SCRATCH/why")"
+	tput -T streams --streams 2 --link 20mbit,4ms
+	[ "$status" -eq 0 ]
+	jq -e '.throughput.path == "link 20mbit,4ms"' out.json
+	# Every client reached its server across the link (10.231.0.1, the near end), and no
+	# tool ran faster than 20 Mbit/s of IP packets (2.5 MB/s; + 3% for a late wakeup's
+	# burst in a 1 s run): on loopback each would run 100x faster.
+	jq -e '[.throughput.streams[] | select(.status != "skipped") | .status == "ok" and
+		(.command | test(" 10[.]231[.]0[.]1[: ]")) and
+		.median_bytes_per_s > 1000000 and .median_bytes_per_s < 2575000] | length > 0 and all' out.json ||
+		{ jq -c '.throughput.streams[] | {method, status, median_bytes_per_s, command}' out.json; false; }
+}
+
+@test "-T udp with --link is a usage error naming both" {
+	run "$NCPV" bench -q --no-report -T udp -d 0.2 -r 1 --rates 1M --lengths 64 --link 94mbit
+	[ "$status" -eq 2 ]
+	[ "$output" = "ncpv bench: -T udp runs on loopback only: it conflicts with --link (-T streams takes it)" ]
+}
+
 @test "bench: bad --streams, --rates, --lengths and -T streams with --connect are usage errors" {
 	run "$NCPV" bench -T streams --streams 0
 	[ "$status" -eq 2 ]

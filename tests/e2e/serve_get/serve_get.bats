@@ -457,31 +457,54 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 	[ $((t1 - t0)) -le 3 ]
 }
 
-@test "busy polling stops once waits are long: get fed a trickle uses no CPU" {
-	[ -z "${NCPV_VALGRIND:-}" ] || skip "measures the native process: valgrind multiplies the CPU of every wakeup"
-	# 64 bytes every 10 ms for 2 s: each wait is far longer than the 50 us window.
+# fed_get_ticks BYTES GAP COUNT FROM TO [GET_OPTION]...: a feeder sends COUNT pieces of BYTES
+# bytes GAP seconds apart (TCP_NODELAY) to a get with GET_OPTIONs; sets TICKS to the CPU ticks
+# get used from piece FROM to piece TO (so start-up, or valgrind's, is not counted). get's JSON
+# goes to $SCRATCH/get.json. Not in $(...): its processes go into STARTED_PIDS.
+fed_get_ticks() {
+	local bytes=$1 gap=$2 count=$3 from=$4 to=$5 get_pid t0 t1
+	shift 5
 	python3 -c '
 import socket, sys, time
+n, gap, count, marks = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(1)
 print(l.getsockname()[1], flush=True)
 c, _ = l.accept()
-for i in range(1, 201):
-    c.sendall(b"x" * 64); time.sleep(0.01)
-    if i % 50 == 0: print("sent", i, flush=True)
-c.close()' >"$SCRATCH/trickle" &
+c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+for i in range(1, count + 1):
+    c.sendall(b"x" * n); time.sleep(gap)
+    if str(i) in marks: print("sent", i, flush=True)
+c.close()' "$bytes" "$gap" "$count" "$from" "$to" >"$SCRATCH/feed" &
 	STARTED_PIDS+=($!)
-	wait_for "$SCRATCH/trickle" '^[0-9]+$' 5
-	"$NCPV" get -q --json "127.0.0.1:$(head -1 "$SCRATCH/trickle")" >"$SCRATCH/get.json" &
+	wait_for "$SCRATCH/feed" '^[0-9]+$' 5
+	"$NCPV" get -q --json "$@" "127.0.0.1:$(head -1 "$SCRATCH/feed")" >"$SCRATCH/get.json" &
 	get_pid=$!
 	STARTED_PIDS+=("$get_pid")
-	# Measured between two points of the trickle, so start-up (or valgrind's) is not counted.
-	wait_for "$SCRATCH/trickle" '^sent 50$' 10
+	wait_for "$SCRATCH/feed" "^sent $from\$" 10
 	t0=$(cpu_ticks "$get_pid")
-	wait_for "$SCRATCH/trickle" '^sent 150$' 10
+	wait_for "$SCRATCH/feed" "^sent $to\$" 10
 	t1=$(cpu_ticks "$get_pid")
-	wait_gone "$get_pid" 10
+	wait_gone "$get_pid" 15
+	TICKS=$((t1 - t0))
+}
+
+@test "busy polling stops once waits are long: get fed a trickle uses no CPU" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "measures the native process: valgrind multiplies the CPU of every wakeup"
+	# 64 bytes every 10 ms for 2 s: each wait is far longer than the 50 us window.
+	fed_get_ticks 64 0.01 200 50 150
 	grep -q '"bytes":12800,' "$SCRATCH/get.json"
-	echo "get used $((t1 - t0)) ticks in 1 s of trickle"
+	echo "get used $TICKS ticks in 1 s of trickle"
 	# A poll that never sleeps would use the whole second (100 ticks).
-	[ $((t1 - t0)) -le 10 ]
+	[ "$TICKS" -le 10 ]
+}
+
+@test "busy polling stops when each wait brings a packet or two: get fed 1000-byte pieces every ms sleeps" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "measures the native process: valgrind multiplies the CPU of every wakeup"
+	# Waits of 1 ms, well inside a 1 s --busy-poll window: the window alone would poll the
+	# whole time. Reads of 1000 bytes (under 8 KiB, as a link's packets) make get sleep.
+	fed_get_ticks 1000 0.001 2000 500 1500 --busy-poll 1000000
+	grep -q '"bytes":2000000,' "$SCRATCH/get.json"
+	echo "get used $TICKS ticks over 1000 pieces"
+	# Polling without sleep would use all of that time (100 ticks a second, over 1 s or more).
+	[ "$TICKS" -le 30 ]
 }
