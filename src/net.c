@@ -408,6 +408,15 @@ int net_socket_error(int fd)
 	return e;
 }
 
+int net_tcp_closed(int fd)
+{
+	enum { STATE_CLOSE = 7 }; /* TCP_CLOSE of the kernel's tcp_states.h, not in uapi headers */
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 && len > 0 && ti.tcpi_state == STATE_CLOSE;
+}
+
 void net_reset_on_close(int fd)
 {
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };

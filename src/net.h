@@ -93,6 +93,9 @@ ssize_t net_discard(int fd, void *scratch, size_t len);
 
 /* Pending socket error (SO_ERROR), 0 when none. */
 int net_socket_error(int fd);
+/* 1 when fd's TCP connection is in state CLOSE: reset, or timed out (its error may have been
+ * taken already by a read, as TLS's reads take it). */
+int net_tcp_closed(int fd);
 
 /* Make the next close of fd send a reset instead of a FIN (SO_LINGER 0), so
  * that the peer cannot take a transfer cut short for a complete one. */

@@ -420,7 +420,9 @@ static int conn_settled(struct server *s, struct conn *c, double now)
 		conn_close(s, c, c->end, c->end_reason, now);
 		return -1;
 	}
-	if ((e = net_socket_error(c->fd)) != 0) {
+	if ((e = net_socket_error(c->fd)) != 0 || (e = net_tcp_closed(c->fd) ? ECONNRESET : 0) != 0) {
+		/* Undelivered bytes on a closed connection: the peer reset it. Its error may be gone
+		 * already (TLS's read takes it), so the state is looked at too. */
 		conn_failed(s, c, e);
 		return -1;
 	}

@@ -213,6 +213,38 @@ for l in open(sys.argv[1]):
 	[ "${ends%% *}" = reset ]
 }
 
+@test "serve --tls gives back a sized transfer's slot at once when its client leaves early (FIN or reset)" {
+	# The client reads a little of a transfer that sits whole in serve's socket, then leaves;
+	# TLS's read takes the reset's error, so serve must see the closed state itself (it held
+	# the slot 20 s, two drain periods, and logged "peer stopped reading").
+	head -c 3000000 /dev/urandom >"$SCRATCH/src"
+	start_serve --tls --json --threads 1 --source "$SCRATCH/src"
+	local how
+	for how in fin rst fin rst; do
+		run timeout 10 python3 -c '
+import socket, ssl, struct, sys, time
+ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname="x")
+s.recv(1000)
+time.sleep(0.3)
+if sys.argv[2] == "rst":
+	s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()
+t = time.time()
+while time.time() - t < 5:
+	if open(sys.argv[3]).read().count("\"event\":\"close\"") >= int(sys.argv[4]):
+		break
+	time.sleep(0.02)
+print("%.2f" % (time.time() - t))' "$SERVE_PORT" "$how" "$SERVE_LOG" "$(($(grep -c '"event":"close"' "$SERVE_LOG") + 1))"
+		echo "$how: serve logged the close after $output s"
+		[ "$status" -eq 0 ]
+		awk -v t="$output" 'BEGIN { exit !(t < 2) }'
+	done
+	# Each logged as cut short by the client, never as served in full.
+	run jq -r 'select(.event == "close") | .end' "$SERVE_LOG"
+	[ "$output" = "$(printf 'reset\nreset\nreset\nreset')" ]
+}
+
 @test "a plain-TCP client and a silent one do not stop serve --tls from serving others" {
 	make_file "$SCRATCH/in" 50000
 	start_serve --tls --source "$SCRATCH/in"
