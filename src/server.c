@@ -820,6 +820,9 @@ static void control_enter(struct server *s, struct conn *c, struct serve_side_se
 	c->side_role = 1 + SIDE_CTL;
 	c->deadline = 0; /* --max-time bounds sending; a session ends with its client */
 	conn_timed(s, c); /* the sweep sends its reports and drops it as an orphan */
+	/* A stream's EPOLLOUT may still be asked for: unknown, so that the flush sets the interest
+	 * (left on with nothing to send, a level-triggered EPOLLOUT spun the loop at 100%). */
+	c->side_out_polled = -1;
 	if (control_flush(s, c) < 0)
 		conn_close(s, c, SERVER_RESET, strerror(errno), clock_now());
 }

@@ -247,6 +247,19 @@ for _ in range(10):
 	"$NCPV" get -R -q -b 1M "127.0.0.1:$SERVE_PORT"
 }
 
+@test "an idle control connection costs serve no CPU, whichever loop and stream it came from" {
+	local threads ticks
+	for threads in 1 2; do
+		start_serve --threads "$threads"
+		for _ in 1 2; do
+			ticks=$("$BATS_TEST_DIRNAME/../lib/side_ctl_idle.py" "$SERVE_PORT" "$SERVE_PID")
+			echo "--threads $threads: $ticks ticks in 1 s"
+			[ "$ticks" -le 5 ]
+		done
+		stop_pid "$SERVE_PID"
+	done
+}
+
 @test "an orphan control hello (no data connection) is dropped after 10 s" {
 	start_serve --json
 	python3 -c '
