@@ -207,11 +207,16 @@ int get_side_command(const struct get_args *a)
 	side_iv_flush(&iv);
 	side_iv_free(&iv);
 
-	/* A signal during the session's opening: no data connection, but the summary names serve. */
-	if (!r.down.r.peer[0])
-		memcpy(r.down.r.peer, r.peer, sizeof(r.peer));
-	if (!r.up.r.peer[0])
-		memcpy(r.up.r.peer, r.peer, sizeof(r.peer));
+	/* A signal during the session's opening: no data connection, but the summary names serve
+	 * and ends as the run did (a direction that never ran would say "eof"). */
+	struct get_side_dir *dirs[2] = { &r.down, &r.up };
+
+	for (int i = 0; i < 2; i++) {
+		if (!dirs[i]->r.peer[0])
+			memcpy(dirs[i]->r.peer, r.peer, sizeof(r.peer));
+		if (!dirs[i]->ran)
+			dirs[i]->end = end;
+	}
 	if (end == GET_END_NET)
 		rc = cmd_net_exit(r.net_error);
 	else
