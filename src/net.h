@@ -46,6 +46,11 @@ struct net_opts {
 	const void *early;
 	size_t early_len;
 	size_t *early_sent;
+	/* connect: the address the returned socket connected to, as net_format_addr writes it,
+	 * where net_peer_name would say "?" for a connection the peer has reset since. Borrowed;
+	 * NULL: not wanted. */
+	char *connected_to;
+	size_t connected_to_len;
 };
 
 /* Resolve, bind and listen; the socket is non-blocking and close-on-exec.

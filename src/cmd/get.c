@@ -60,7 +60,7 @@ static void view_init(struct view *v, const struct get_args *a)
 	v->rp.json = a->json;
 	v->rp.quiet = a->quiet;
 	v->rp.send = a->run.send;
-	v->rp.json_out = a->run.output && strcmp(a->run.output, "-") == 0 ? stderr : stdout;
+	v->rp.json_out = get_json_out(a);
 	v->rp.text_out = stderr;
 }
 
@@ -130,6 +130,24 @@ static int exit_code(enum get_end end, int net_error, int tls_error)
 
 /* ---- one stream --------------------------------------------------------- */
 
+FILE *get_json_out(const struct get_args *a)
+{
+	return a->run.output && strcmp(a->run.output, "-") == 0 ? stderr : stdout;
+}
+
+int get_interrupted_output(const struct get_args *a, enum get_end end, uint64_t bytes, int rc)
+{
+	if (end != GET_END_INTERRUPTED || !a->run.output || a->run.send)
+		return rc;
+	if (strcmp(a->run.output, "-") == 0)
+		cmd_error("get", "interrupted after %llu byte%s: stdout has only part of the download",
+			  (unsigned long long)bytes, wrap_s(bytes));
+	else
+		cmd_error("get", "interrupted after %llu byte%s: '%s' left as it was", (unsigned long long)bytes,
+			  wrap_s(bytes), a->run.output);
+	return NCPV_EXIT_FAIL;
+}
+
 /* The socket as the kernel runs it, and TCP's figures over the transfer, in the JSON summary. */
 static void socket_json(struct json *j, const struct get_result *r)
 {
@@ -176,7 +194,7 @@ static void print_summary(const struct get_args *a, const struct get_result *r, 
 	struct transfer t = counted(r);
 	struct transfer_parts p;
 	char amount[128], peer[160], line[1024], over[160] = "", omit[96] = "";
-	FILE *jf = a->run.output && strcmp(a->run.output, "-") == 0 ? stderr : stdout;
+	FILE *jf = get_json_out(a);
 	struct json j;
 
 	if (a->json) {
@@ -253,15 +271,7 @@ static int run_stream(const struct get_args *a)
 		print_summary(a, &r, end);
 	/* A signal stops a download counted to nowhere as asked, but one kept with -o is not
 	 * whole: the engine left FILE as it was, and the status says so (issue 22). */
-	if (end == GET_END_INTERRUPTED && a->run.output && !a->run.send) {
-		if (strcmp(a->run.output, "-") == 0)
-			cmd_error("get", "interrupted after %llu byte%s: stdout has only part of the download",
-				  (unsigned long long)r.bytes, wrap_s(r.bytes));
-		else
-			cmd_error("get", "interrupted after %llu byte%s: '%s' left as it was", (unsigned long long)r.bytes,
-				  wrap_s(r.bytes), a->run.output);
-		rc = NCPV_EXIT_FAIL;
-	}
+	rc = get_interrupted_output(a, end, r.bytes, rc);
 	if (end == GET_END_SHORT)
 		cmd_error("get", "expected %llu byte%s, received %llu", (unsigned long long)a->run.size,
 			  wrap_s(a->run.size), (unsigned long long)r.bytes);

@@ -5,6 +5,8 @@
 #define NCPV_CMD_GET_CMD_H
 
 #include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "cmd.h"
 #include "tls_cmd.h"
@@ -24,6 +26,12 @@ struct get_args {
 };
 
 /* get.c's summary and exit codes, for get_side.c's runs (defined in get.c). */
+/* Where --json's lines go: stdout, or stderr when the data goes there (-o -). */
+FILE *get_json_out(const struct get_args *a);
+/* A signal stopped a download kept with -o (end GET_END_INTERRUPTED, a->run.output, not
+ * --send): says that the output is not whole (stdout has only part; FILE left as it was, the
+ * engine did not replace it) and returns NCPV_EXIT_FAIL; otherwise returns rc, saying nothing. */
+int get_interrupted_output(const struct get_args *a, enum get_end end, uint64_t bytes, int rc);
 int get_exit_code(enum get_end end, int net_error, int tls_error);
 void get_print_summary(const struct get_args *a, const struct get_result *r, enum get_end end);
 void get_socket_json(struct json *j, const struct get_result *r);

@@ -126,8 +126,8 @@ static void print_one(const struct get_args *a, const struct get_side_dir *d, in
 		json_string(&j, "peer", d->r.peer);
 		dir_json(&j, d, upload);
 		json_end(&j);
-		printf("%s\n", json_text(&j));
-		fflush(stdout);
+		fprintf(get_json_out(a), "%s\n", json_text(&j)); /* stderr with -o -: stdout is the data */
+		fflush(get_json_out(a));
 		json_free(&j);
 	}
 	if (a->quiet)
@@ -161,8 +161,8 @@ static void print_bidir(const struct get_args *a, const struct get_side_result *
 		json_end(&j);
 		json_string(&j, "ended", get_end_name(end));
 		json_end(&j);
-		printf("%s\n", json_text(&j));
-		fflush(stdout);
+		fprintf(get_json_out(a), "%s\n", json_text(&j));
+		fflush(get_json_out(a));
 		json_free(&j);
 	}
 	if (a->quiet)
@@ -191,7 +191,7 @@ int get_side_command(const struct get_args *a)
 	char err[1024] = "";
 	struct get_opts o = a->run;
 	struct get_report rp = { .json = a->json, .quiet = a->quiet, .text_out = stderr,
-				 .json_out = o.output && strcmp(o.output, "-") == 0 ? stderr : stdout };
+				 .json_out = get_json_out(a) };
 	struct side_iv iv;
 	const struct get_interval_out out = { side_iv_get, &iv };
 	const struct get_side_events sev = { side_iv_server, &iv };
@@ -207,6 +207,16 @@ int get_side_command(const struct get_args *a)
 	side_iv_flush(&iv);
 	side_iv_free(&iv);
 
+	/* A signal during the session's opening: no data connection, but the summary names serve
+	 * and ends as the run did (a direction that never ran would say "eof"). */
+	struct get_side_dir *dirs[2] = { &r.down, &r.up };
+
+	for (int i = 0; i < 2; i++) {
+		if (!dirs[i]->r.peer[0])
+			memcpy(dirs[i]->r.peer, r.peer, sizeof(r.peer));
+		if (!dirs[i]->ran)
+			dirs[i]->end = end;
+	}
 	if (end == GET_END_NET)
 		rc = cmd_net_exit(r.net_error);
 	else
@@ -217,6 +227,10 @@ int get_side_command(const struct get_args *a)
 		print_bidir(a, &r, end);
 	else
 		print_one(a, one, mode == GET_SIDE_REVERSE, end);
+	/* As a plain get: a download kept with -o and cut by a signal is not whole (its FILE left
+	 * as it was by the engine), and the status says so. */
+	if (mode != GET_SIDE_REVERSE)
+		rc = get_interrupted_output(a, end, r.down.r.bytes, rc);
 	if (end == GET_END_SHORT)
 		cmd_error("get", "expected %llu byte%s, received %llu", (unsigned long long)a->run.size,
 			  wrap_s(a->run.size), (unsigned long long)r.down.r.bytes);

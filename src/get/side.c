@@ -257,12 +257,13 @@ static enum get_end open_session(struct session *ss, const struct get_opts *o, u
 		net.early_len = (size_t)n;
 		net.early_sent = &early;
 	}
+	net.connected_to = r->peer; /* named even when a reset came with the handshake */
+	net.connected_to_len = sizeof(r->peer);
 	ss->fd = net_connect(o->at.host, o->at.port, &net, err, errlen);
 	if (ss->fd < 0) {
 		r->net_error = ss->fd;
 		return GET_END_NET;
 	}
-	net_peer_name(ss->fd, r->peer, sizeof(r->peer));
 	if (n < 0 || send_all(ss->fd, line + early, (size_t)n - early, until, o->cancel) < 0) {
 		snprintf(err, errlen, "side channel to %s: %s", r->peer, n < 0 ? "bad hello" : strerror(errno));
 		return GET_END_FAILED;

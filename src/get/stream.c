@@ -434,6 +434,10 @@ static void read_socket(struct stream *s, struct get_result *r)
 	if (getsockname(s->sock, (struct sockaddr *)&ss, &len) == 0 && sockopt_read(s->sock, ss.ss_family, &r->sock) == 0)
 		r->have_sock = 1;
 	s->have_tcp0 = tcpstate_read(s->sock, &s->tcp0) == 0;
+	/* Nothing comes in before the handshake: what the counter holds at this reading came after
+	 * it and belongs to the transfer. serve sends from its accept on, so a short download is
+	 * often all in (FIN too) by now, and the difference from this reading said 0 received. */
+	s->tcp0.bytes_received = 0;
 }
 
 /* Everything before the first byte: the source or the output, the connection, TLS. */
@@ -460,6 +464,8 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 		net.hook = apply_sock;
 		net.hook_ctx = &hook;
 	}
+	net.connected_to = r->peer; /* named even when a reset came with the handshake */
+	net.connected_to_len = sizeof(r->peer);
 	s->sock = net_connect(o->at.host, o->at.port, &net, err, errlen);
 	if (s->sock < 0 && hook.err[0]) {
 		snprintf(err, errlen, "%s", hook.err);
@@ -470,7 +476,6 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 		r->net_error = s->sock;
 		return GET_END_NET;
 	}
-	net_peer_name(s->sock, r->peer, sizeof(r->peer));
 	read_socket(s, r);
 	if (o->send && o->rate > 0) {
 		if (tcp_pace_socket(s->sock, o->rate, err, errlen) < 0)
