@@ -123,7 +123,8 @@ static char *format_amount(char *buf, size_t len, double amount, int decimal, co
 		prefix[0] = list[++pos];
 		prefix[1] = !decimal && pos != mid ? 'i' : '\0';
 		snprintf(buf, len, "%#4.3g%s%s", amount / ratio, prefix, suffix);
-	} else if (amount > 99.9 || amount < -99.9)
+	} else if (wide == 2 ? fabs(amount) >= 99.95 : amount > 99.9 || amount < -99.9)
+		/* pv truncates from 99.9 up; rounded, 99.94 is still "99.9" and 99.95 "100" */
 		snprintf(buf, len, "%4ld%s%s", wide == 2 ? lround(amount) : (long)amount, prefix, suffix);
 	else
 		snprintf(buf, len, "%#4.3g%s%s", amount, prefix, suffix);

@@ -439,7 +439,6 @@ int net_socket_error(int fd)
 
 int net_tcp_closed(int fd)
 {
-	enum { STATE_CLOSE = 7 }; /* TCP_CLOSE of the kernel's tcp_states.h, not in uapi headers */
 	struct tcp_info ti;
 	socklen_t len = sizeof(ti);
 

@@ -63,6 +63,11 @@ static void test_amount_rounded(void **state)
 	assert_string_equal(display_amount_round(buf, sizeof(buf), 1023.7, 0, "B"), "1.00KiB");
 	assert_string_equal(display_amount_round(buf, sizeof(buf), 1000, 0, "B"), "1000 B");
 	assert_string_equal(display_amount_round(buf, sizeof(buf), 0, 1, "bit/s"), "0.00 bit/s");
+	/* Around the switch to whole numbers: three significant digits, rounded. */
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 99.94e6, 1, "bit/s"), "99.9Mbit/s");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 99.95e6, 1, "bit/s"), " 100Mbit/s");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), -99.94e6, 1, "bit/s"), "-99.9Mbit/s");
+	assert_string_equal(display_amount_round(buf, sizeof(buf), 9.994e6, 1, "bit/s"), "9.99Mbit/s");
 }
 
 static void render(struct display *d, uint64_t count, uint64_t size, int final, char *buf, size_t len)
