@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../shquote.h"
@@ -238,18 +239,26 @@ char *method_shell_line(const char *shell, const char *cmd, char *out, size_t le
 	return out;
 }
 
+/* An executable regular file, as execvp would run (a directory is searchable, not runnable). */
+static int runnable(const char *file)
+{
+	struct stat st;
+
+	return access(file, X_OK) == 0 && stat(file, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static int on_path(const char *tool, const char *path)
 {
 	char full[4096];
 
 	if (strchr(tool, '/') != NULL)
-		return access(tool, X_OK) == 0;
+		return runnable(tool);
 	for (const char *p = path; p != NULL && *p;) {
 		const char *colon = strchr(p, ':');
 		size_t dlen = colon ? (size_t)(colon - p) : strlen(p);
 
 		snprintf(full, sizeof(full), "%.*s/%s", (int)(dlen ? dlen : 1), dlen ? p : ".", tool);
-		if (access(full, X_OK) == 0)
+		if (runnable(full))
 			return 1;
 		p = colon ? colon + 1 : NULL;
 	}

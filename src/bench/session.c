@@ -486,15 +486,16 @@ void bench_estimate(struct bench *b, char *msg, size_t len)
 	plain_time(stream, sizeof(stream), eta_planned(&b->eta, 0));
 	plain_time(files, sizeof(files), eta_planned(&b->eta, 1));
 	plain_time(all, sizeof(all), eta_planned(&b->eta, -1));
-	if (b->tests == (BENCH_STREAM | BENCH_FILES))
-		snprintf(msg, len, "%zu methods x %ld runs: the stream test takes about %s, the files test about %s "
-			 "(%llu downloads a run): about %s in all", ready, o->repeat, stream, files,
-			 (unsigned long long)o->count, all);
+	if ((b->tests & (BENCH_STREAM | BENCH_FILES)) == (BENCH_STREAM | BENCH_FILES))
+		snprintf(msg, len, "%zu method%s x %ld run%s: the stream test takes about %s, the files test about %s "
+			 "(%llu downloads a run): about %s in all", ready, ready == 1 ? "" : "s", o->repeat,
+			 o->repeat == 1 ? "" : "s", stream, files, (unsigned long long)o->count, all);
 	else if (b->tests & BENCH_STREAM)
-		snprintf(msg, len, "%zu methods x %ld runs: the stream test takes about %s", ready, o->repeat, stream);
+		snprintf(msg, len, "%zu method%s x %ld run%s: the stream test takes about %s", ready, ready == 1 ? "" : "s",
+			 o->repeat, o->repeat == 1 ? "" : "s", stream);
 	else
-		snprintf(msg, len, "%zu methods x %ld runs: the files test takes about %s (%llu downloads a run)", ready,
-			 o->repeat, files, (unsigned long long)o->count);
+		snprintf(msg, len, "%zu method%s x %ld run%s: the files test takes about %s (%llu downloads a run)", ready,
+			 ready == 1 ? "" : "s", o->repeat, o->repeat == 1 ? "" : "s", files, (unsigned long long)o->count);
 }
 
 void bench_collect_env(const struct bench_opts *o, struct bench_env *env, int argc, char **argv)

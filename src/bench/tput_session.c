@@ -162,19 +162,37 @@ int tput_run_tests(struct tput_results *r, const struct tput_opts *o, int tests,
 	return rc;
 }
 
+/* ncpv, and each other tool that test can run (a missing one is skipped, not timed). */
+static int tools_for(enum tput_test test)
+{
+	char missing[64];
+	int n = 1;
+
+	for (int m = TPUT_IPERF3; m < TPUT_NMETHODS; m++)
+		n += !tool_missing((enum tput_method)m, test, missing, sizeof(missing));
+	return n;
+}
+
+static const char *plural(long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 void tput_estimate(const struct tput_opts *o, int tests, double duration, long repeat, char *buf, size_t len)
 {
 	/* Each run: its whole seconds, and about half a second to start and stop the client. */
-	size_t runs = ((tests & BENCH_TPUT_STREAMS) ? o->nstreams : 0) + ((tests & BENCH_TPUT_UDP) ? o->nrates * o->nlengths : 0);
-	int tools = 1; /* ncpv, and each other tool found on PATH: a missing one is skipped */
-	char missing[64];
-	double s;
+	long sp = (tests & BENCH_TPUT_STREAMS) ? (long)o->nstreams : 0, st = sp ? tools_for(TPUT_STREAMS) : 0;
+	long up = (tests & BENCH_TPUT_UDP) ? (long)(o->nrates * o->nlengths) : 0, ut = up ? tools_for(TPUT_UDP) : 0;
+	double s = (double)(sp * st + up * ut) * (double)repeat * (ceil(duration) + 0.5);
+	char what[128];
 
-	for (int m = TPUT_IPERF3; m < TPUT_NMETHODS; m++)
-		tools += !tool_missing((enum tput_method)m, TPUT_STREAMS, missing, sizeof(missing));
-	s = (double)runs * tools * (double)repeat * (ceil(duration) + 0.5);
-	snprintf(buf, len, "%zu point%s x %d tool%s x %ld run%s of %.0f s: the streams and udp tests take about %.0f %s",
-		 runs, runs == 1 ? "" : "s", tools, tools == 1 ? "" : "s", repeat, repeat == 1 ? "" : "s", ceil(duration),
+	if (sp && up)
+		snprintf(what, sizeof(what), "streams %ld point%s x %ld tool%s, udp %ld point%s x %ld tool%s", sp,
+			 plural(sp), st, plural(st), up, plural(up), ut, plural(ut));
+	else
+		snprintf(what, sizeof(what), "%ld point%s x %ld tool%s", sp + up, plural(sp + up), st + ut, plural(st + ut));
+	snprintf(buf, len, "%s x %ld run%s of %.0f s: the %s take%s about %.0f %s", what, repeat, plural(repeat),
+		 ceil(duration), sp && up ? "streams and udp tests" : sp ? "streams test" : "udp test", sp && up ? "" : "s",
 		 s >= 120 ? s / 60 : s, s >= 120 ? "min" : "s");
 }
 

@@ -1121,7 +1121,7 @@ interrupt_bench() {
 		kill -INT "$pid"
 		wait "$pid" || true
 		cat "$SCRATCH/err"
-		grep -q "^ncpv bench: 1 methods x 10 runs: the stream test takes about $want$" "$SCRATCH/err"
+		grep -q "^ncpv bench: 1 method x 10 runs: the stream test takes about $want$" "$SCRATCH/err"
 	done
 }
 
