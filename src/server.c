@@ -1518,7 +1518,12 @@ struct server *server_new(const struct server_opts *o, int lfd, server_close_fn 
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (s->loop == NULL || s->scratch == NULL || (lfd >= 0 && loop_add(s->loop, lfd, EPOLLIN, on_accept, s) < 0)) {
+	/* The listening loop keeps a descriptor to spare: without it, a full fd table could never
+	 * reset the clients it queues (EMFILE: the fd limit leaves no room for it). */
+	if (lfd >= 0 && s->spare_fd < 0 && errno != EMFILE && errno != ENFILE)
+		errno = EMFILE;
+	if (s->loop == NULL || s->scratch == NULL || (lfd >= 0 && s->spare_fd < 0) ||
+	    (lfd >= 0 && loop_add(s->loop, lfd, EPOLLIN, on_accept, s) < 0)) {
 		int e = errno;
 
 		server_free(s);

@@ -25,6 +25,16 @@
 
 #define OPT_THREADS (OPT_BUSY_POLL + 1)
 
+
+/* server_new failed: why, with the fix when the fd limit is the cause. */
+static void loop_failed(void)
+{
+	if (errno == EMFILE || errno == ENFILE)
+		cmd_error("serve", "event loop: %s: the fd limit leaves serve no descriptor to spare "
+			  "(raise ulimit -n)", strerror(errno));
+	else
+		cmd_error("serve", "event loop: %s", strerror(errno));
+}
 static volatile sig_atomic_t stop_requested;
 
 static void usage(FILE *f)
@@ -219,7 +229,7 @@ static int run(struct serve_opts *o, struct source *src, struct tls_ctx *tls, in
 
 	s = server_new(&so, lfd, serve_log_close, serve_log_refuse, o);
 	if (s == NULL) {
-		cmd_error("serve", "event loop: %s", strerror(errno));
+		loop_failed();
 		return NCPV_EXIT_FAIL;
 	}
 	serve_log_listen(o, src, lfd);
@@ -305,7 +315,7 @@ static int run_threads(struct serve_opts *o, struct source **srcs, struct tls_ct
 		t[i].failed = &failed;
 		t[i].s = loops[i] = server_new(&so, i == 0 ? lfd : -1, serve_log_close, serve_log_refuse, o);
 		if (t[i].s == NULL) {
-			cmd_error("serve", "event loop: %s", strerror(errno));
+			loop_failed();
 			rc = NCPV_EXIT_FAIL;
 			break;
 		}
