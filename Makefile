@@ -207,8 +207,9 @@ lint-bats:
 
 # The whole suite again with AddressSanitizer and UndefinedBehaviorSanitizer.
 # The time-boxed generators (serve's close path, get's server schedules, nc's close schedules)
-# run a third of their native budget here, get_side_out.bats its fixed seed alone: every state they reach is reached in make check's
-# full run, and ASan's job is what each visit touches (docs/RELIABILITY.md, CI).
+# run a third of their native budget here, get_side_out.bats its fixed seed alone: every state
+# they reach is reached in make check's full run, and ASan's job is what each visit touches
+# (docs/RELIABILITY.md, CI).
 ASAN_BUDGETS ?= SERVE_CLOSE_SECONDS=15 NCPV_SCHEDULE_BUDGET=15 NC_CLOSE_FUZZ_SECONDS=4 GET_OUT_NEW_SEED=0
 asan:
 	$(ASAN_BUDGETS) $(MAKE) BUILD=build/asan CFLAGS="-O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all" \
