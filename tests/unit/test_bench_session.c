@@ -49,11 +49,11 @@ static void test_estimate_is_worded_in_minutes(void **state)
 	bench_estimate(&b, msg, sizeof(msg));
 	/* 1 method x 3 runs x (60 s + 0.15 s to start and stop) = 180 s: 3 min; files: 3 runs x
 	 * (0.05 s + 200 downloads x 10 ms for a method of one's own) = 6.15 s; the whole, both. */
-	assert_string_equal(msg, "1 methods x 3 runs: the stream test takes about 3 min, the files test about 6 s "
+	assert_string_equal(msg, "1 method x 3 runs: the stream test takes about 3 min, the files test about 6 s "
 				 "(200 downloads a run): about 3 min in all");
 	b.tests = BENCH_FILES; /* as after --connect to a server that never closes */
 	bench_estimate(&b, msg, sizeof(msg));
-	assert_string_equal(msg, "1 methods x 3 runs: the files test takes about 6 s (200 downloads a run)");
+	assert_string_equal(msg, "1 method x 3 runs: the files test takes about 6 s (200 downloads a run)");
 	bench_free(&b);
 }
 
