@@ -377,15 +377,23 @@ assert 0 < l["p50"] <= l["p90"] <= l["p99"] <= l["max"], l'
 	[[ "$output" == *'"bytes":10'* ]]
 }
 
-@test "out of file descriptors, serve neither spins nor stops serving" {
-	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind itself cannot start with 16 descriptors"
+# serve_fd_limited N ARGS...: start serve ARGS... on a free port under `ulimit -n N`; sets
+# SERVE_LOG, SERVE_PID and SERVE_PORT as start_serve does.
+serve_fd_limited() {
+	local n=$1
+	shift
 	SERVE_LOG=$SCRATCH/serve.log
-	# 16 fds: stdio, listener, epoll, the spare and a few clients.
-	bash -c 'ulimit -n 16; exec "$0" serve --max-conns 1000 --max-time 3 127.0.0.1:0' "$NCPV" 2>"$SERVE_LOG" &
+	bash -c 'ulimit -n "$1"; shift; exec "$@" 127.0.0.1:0' limited "$n" "$NCPV" serve "$@" 2>"$SERVE_LOG" &
 	SERVE_PID=$!
 	STARTED_PIDS+=("$SERVE_PID")
 	wait_for "$SERVE_LOG" 'listening on' 5
 	SERVE_PORT=$(sed -En 's/.*listening on .*:([0-9]+) .*/\1/p' "$SERVE_LOG")
+}
+
+@test "out of file descriptors, serve neither spins nor stops serving" {
+	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind itself cannot start with 16 descriptors"
+	# 16 fds: stdio, listener, epoll, the spare and a few clients.
+	serve_fd_limited 16 --max-conns 1000 --max-time 3
 	python3 -c '
 import socket, sys, time
 socks = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(40)]
@@ -404,12 +412,7 @@ time.sleep(1.5)' "$SERVE_PORT" &
 
 @test "a client that arrives while the fd table is full waits and is served once an fd comes free" {
 	[ -z "${NCPV_VALGRIND:-}" ] || skip "valgrind itself cannot start with 16 descriptors"
-	SERVE_LOG=$SCRATCH/serve.log
-	bash -c 'ulimit -n 16; exec "$0" serve --max-conns 1000 --size 64K 127.0.0.1:0' "$NCPV" 2>"$SERVE_LOG" &
-	SERVE_PID=$!
-	STARTED_PIDS+=("$SERVE_PID")
-	wait_for "$SERVE_LOG" 'listening on' 5
-	SERVE_PORT=$(sed -En 's/.*listening on .*:([0-9]+) .*/\1/p' "$SERVE_LOG")
+	serve_fd_limited 16 --max-conns 1000 --size 64K
 	# 40 clients fill the table and the queue; a 41st comes while it is full, then the 40
 	# go away at once: their closes free fds, and the 41st is served whole, never reset.
 	run timeout 10 python3 -c '
