@@ -124,6 +124,7 @@ struct serve_side_session *serve_side_open(struct serve_side_table *t, const str
 		t->head->prev = ss;
 	t->head = ss;
 	t->n++;
+	t->nfast += SERVE_SIDE_FAST(ss);
 	return ss;
 }
 
@@ -141,6 +142,7 @@ void serve_side_close(struct serve_side_table *t, struct serve_side_session *ss)
 	if (ss->next)
 		ss->next->prev = ss->prev;
 	t->n--;
+	t->nfast -= SERVE_SIDE_FAST(ss);
 	free(ss->out);
 	free(ss);
 }

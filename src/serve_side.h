@@ -57,10 +57,17 @@ struct serve_side_session {
 	int listed;		    /* in the table (a refusal's is not) */
 };
 
+/* Sessions asking for reports more often than this have them between serve's sweeps. */
+#define SERVE_SIDE_FAST_MS 100
+
 struct serve_side_table {
 	struct serve_side_session *head;
 	long n;
+	long nfast; /* of them, those with 0 < interval_ms < SERVE_SIDE_FAST_MS */
 };
+
+/* Whether ss is one of the table's nfast. */
+#define SERVE_SIDE_FAST(ss) ((ss)->interval_ms > 0 && (ss)->interval_ms < SERVE_SIDE_FAST_MS)
 
 /* A new session for hello h (a ctl) on connection ctl at now, with its answer queued (saying
  * rate= back when the hello asked for one: the server paces every down connection). NULL

@@ -36,6 +36,7 @@
 #define SEND_BUDGET 4
 /* How often deadlines are checked when any are set. */
 #define SWEEP_MS 100
+_Static_assert(SWEEP_MS == SERVE_SIDE_FAST_MS, "sessions under the sweep's period have their own timer");
 /* How long a TLS client may take over its handshake. */
 #define HANDSHAKE_SECONDS 10.0
 /* At a stop, the longest wait for acknowledgements still on their way to connections whose
@@ -1617,7 +1618,7 @@ static double side_reports_due(const struct server *s)
 	double due = 0;
 
 	for (const struct serve_side_session *ss = s->sides.head; ss != NULL; ss = ss->next)
-		if (ss->interval_ms > 0 && ss->interval_ms < SWEEP_MS && (due == 0 || ss->next_report < due))
+		if (SERVE_SIDE_FAST(ss) && (due == 0 || ss->next_report < due))
 			due = ss->next_report;
 	return due;
 }
@@ -1627,7 +1628,7 @@ static void side_reports(struct server *s, double now)
 {
 	for (struct serve_side_session *ss = s->sides.head, *next; ss != NULL; ss = next) {
 		next = ss->next; /* the report may end this session, never another */
-		if (ss->interval_ms > 0 && ss->interval_ms < SWEEP_MS && now >= ss->next_report)
+		if (SERVE_SIDE_FAST(ss) && now >= ss->next_report)
 			control_sweep(s, ss->ctl, now);
 	}
 }
@@ -1640,7 +1641,7 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 	while (!*stop) {
 		/* A counter, not a walk over every connection on each wakeup. */
 		int timeout = s->accept_paused || s->ndeadlines > 0 ? SWEEP_MS : -1;
-		double due = s->sides.head ? side_reports_due(s) : 0;
+		double due = s->sides.nfast > 0 ? side_reports_due(s) : 0; /* no walk without them */
 
 		if (due > 0) {
 			double ms = (due - clock_now()) * 1000 + 1; /* whole ms, never early */
