@@ -103,7 +103,10 @@ static char *bare_value(char *buf, size_t len, enum bench_test test, double v)
 {
 	if (test == BENCH_STREAM) {
 		char *s = display_amount(buf, len, v, 0, "");
+		size_t n = strlen(s);
 
+		while (n > 0 && s[n - 1] == ' ') /* "0.00", not "0.00 " before ".." */
+			s[--n] = '\0';
 		return s + strspn(s, " "); /* "815Mi", not " 815Mi" after ".." */
 	}
 	snprintf(buf, len, v >= 100 ? "%.0f" : "%.1f", v);
