@@ -39,10 +39,17 @@ document.getElementById('r').addEventListener('load', function () {
 });
 </script></body></html>
 HTML
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium" \
-		--allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$SCRATCH/check.html" \
-		2>/dev/null | grep -o 'report height=[^<]*'
+	# Chromium is the ruler here, not what is measured: a start that gave no page (seen
+	# under load) is tried once more, and its stderr shown if that fails too.
+	local try out
+	for try in 1 2; do
+		out=$(timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+			--disable-component-update --disable-sync --no-first-run --user-data-dir="$SCRATCH/chromium.$try" \
+			--allow-file-access-from-files --virtual-time-budget=5000 --dump-dom "file://$SCRATCH/check.html" \
+			2>"$SCRATCH/chromium.err" | grep -o 'report height=[^<]*') && { echo "$out"; return 0; }
+	done
+	tail -5 "$SCRATCH/chromium.err" >&2
+	return 1
 }
 
 # field NAME: a KEY=VALUE of the last measure.
