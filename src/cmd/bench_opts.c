@@ -13,6 +13,7 @@
 #include "../tls.h"
 #include "../units.h"
 #include "../bench/link.h"
+#include "../udp/pace.h"
 
 /* Full TCP segments a stream run over --link should move at least. */
 #define LINK_MIN_SEGMENTS 20
@@ -48,7 +49,7 @@ static void usage(FILE *f)
 		"                         iperf3 -P N and iperf -P N (default 1,2,4)\n"
 		"      --rates LIST       udp: bits/s asked of get -u --rate, iperf3 -u -b\n"
 		"                         and iperf -u -b; 0: as fast as possible (default\n"
-		"                         10M,100M,1G,0)\n"
+		"                         10M,100M,1G,0); each at least 8 x length\n"
 		"      --lengths LIST     udp: payload bytes, 36 to 65507 (default 64,1400)\n"
 		"      --no-latency       stream: no latency probe (a ping-pong over a second\n"
 		"                         connection, idle and while each method runs)\n"
@@ -142,6 +143,7 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	char err[256];
+	const char *rates_arg = "";
 	long n;
 	int c;
 
@@ -259,6 +261,7 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		case OPT_RATES:
 			if (tput_parse_rates(optarg, &o->tput) < 0)
 				return bad("rates", optarg, "expected up to 8 rates in bits/s, such as 10M,100M,1G,0");
+			rates_arg = optarg;
 			break;
 		case OPT_LENGTHS:
 			if (tput_parse_lengths(optarg, &o->tput) < 0)
@@ -308,6 +311,18 @@ enum cmd_parse bench_parse_options(int argc, char **argv, struct bench_opts *o)
 		cmd_error("bench", "-T streams and udp run here (on loopback or --link), each tool against its own plain "
 				   "server: they conflict with %s", o->connect ? "--connect" : o->tls ? "--tls" : "--server seed");
 		return CMD_PARSE_USAGE;
+	}
+	for (size_t i = 0; (o->tests & BENCH_TPUT_UDP) && i < o->tput.nrates; i++) {
+		for (size_t k = 0; o->tput.rates[i] > 0 && k < o->tput.nlengths; k++) {
+			double floor = udp_rate_floor((uint32_t)o->tput.lengths[k], 1);
+
+			if (o->tput.rates[i] < floor) {
+				cmd_error("bench", "invalid rates '%s': %.15g bit/s is below a datagram a second (%.15g bit/s at "
+						   "length %d); ask for more, or shorter --lengths",
+					  rates_arg, o->tput.rates[i], floor, o->tput.lengths[k]);
+				return CMD_PARSE_USAGE;
+			}
+		}
 	}
 	if ((o->tests & BENCH_TPUT_UDP) && o->link) {
 		cmd_error("bench", "-T udp runs on loopback only: it conflicts with --link (-T streams takes it)");

@@ -53,7 +53,8 @@ static void get_usage(FILE *f)
 		"  -u, --udp            a UDP test (this help)\n"
 		"      --rate RATE      bits per second over all streams: K, M, G are SI (1M =\n"
 		"                       1000000, as iperf3's -b), or 100mbit; 0 as fast as\n"
-		"                       possible (default 1M)\n"
+		"                       possible (default 1M); at least a datagram a\n"
+		"                       second per stream (8 x LEN x N)\n"
 		"  -l, --length LEN     UDP payload bytes per datagram, 36 to 65507\n"
 		"                       (default 1400)\n"
 		"  -P, --parallel N     N streams, a socket each, the rate shared (default 1,\n"
@@ -97,6 +98,7 @@ static enum cmd_parse get_parse(int argc, char **argv, struct get_udp *g)
 		{ NULL, 0, NULL, 0 },
 	};
 	char err[256];
+	const char *rate_arg = "";
 	long n;
 	int c;
 
@@ -111,6 +113,7 @@ static enum cmd_parse get_parse(int argc, char **argv, struct get_udp *g)
 		case OPT_RATE:
 			if (udp_parse_rate(optarg, &g->c.rate) < 0)
 				return cmd_bad_value("get", "rate", optarg, "expected bits per second such as 100M, 1.5G or 0");
+			rate_arg = optarg;
 			break;
 		case 'l':
 			if (units_parse_long(optarg, UDP_WIRE_DATA_MIN, UDP_WIRE_MAX, &n) < 0)
@@ -184,6 +187,12 @@ static enum cmd_parse get_parse(int argc, char **argv, struct get_udp *g)
 	}
 	if (g->at.host[0] == '\0') {
 		cmd_error("get", "missing HOST in '%s'", argv[optind]);
+		return CMD_PARSE_USAGE;
+	}
+	if (g->c.rate > 0 && g->c.rate < udp_rate_floor(g->c.length, g->c.streams)) {
+		cmd_error("get", "invalid rate '%s': below a datagram a second per stream (%.15g bit/s at -l %u -P %d); "
+			  "ask for more, or a shorter -l",
+			  rate_arg, udp_rate_floor(g->c.length, g->c.streams), g->c.length, g->c.streams);
 		return CMD_PARSE_USAGE;
 	}
 	if (g->c.interval > g->c.duration)

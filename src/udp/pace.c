@@ -46,6 +46,11 @@ int udp_parse_rate(const char *s, double *bits_per_s)
 	return -1;
 }
 
+double udp_rate_floor(uint32_t length, int streams)
+{
+	return 8.0 * length * (streams > 0 ? streams : 1);
+}
+
 void udp_pace_init(struct udp_pace *p, double rate_bps, uint64_t len, uint64_t start_ns, uint64_t max_batch)
 {
 	memset(p, 0, sizeof(*p));

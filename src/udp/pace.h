@@ -20,6 +20,13 @@
 int udp_parse_rate(const char *s, double *bits_per_s);
 
 /*
+ * The least --rate a test can keep: a datagram a second per stream. Below it the first
+ * datagram alone is more than was asked (at 1 bit/s, 1400 bytes read as 11,200 times the
+ * rate), so a rate under it is refused, not reported as a huge overshoot.
+ */
+double udp_rate_floor(uint32_t length, int streams);
+
+/*
  * Datagram k (from 0) is due at start + k * gap, gap = len * 8 / rate: the schedule is a
  * deadline per datagram, never a rate averaged over bursts. With rate 0 every call has
  * `max` due. A caller sleeps until udp_pace_wake, then sends what udp_pace_due says.

@@ -40,6 +40,26 @@ summary() {
 	done
 }
 
+# --rate 1 was sent as one 1400-byte datagram and reported as 11,200 times the rate asked. The
+# least rate is a datagram a second per stream: at each length and count, one bit/s under it
+# is refused naming the floor, the floor itself is taken (nothing listens on port 9: exit 4).
+@test "a --rate under a datagram a second per stream is refused at every length and stream count" {
+	local len p floor
+	for len in 36 37 64 1400 65507; do
+		for p in 1 2 7 128; do
+			floor=$((8 * len * p))
+			run "$NCPV" get -u --rate $((floor - 1)) -l "$len" -P "$p" -w 0.2 127.0.0.1:9
+			[ "$status" -eq 2 ] || { echo "l=$len P=$p: $status $output"; return 1; }
+			[[ "$output" == *"below a datagram a second per stream ($floor bit/s at -l $len -P $p)"* ]] ||
+				{ echo "l=$len P=$p: $output"; return 1; }
+			run "$NCPV" get -u --rate "$floor" -l "$len" -P "$p" -w 0.2 -t 0.1 127.0.0.1:9
+			[ "$status" -ne 2 ] || { echo "l=$len P=$p floor refused: $output"; return 1; }
+		done
+	done
+	run "$NCPV" bench -T udp --rates 10M,511 --lengths 64
+	[ "$status" -eq 2 ] && [[ "$output" == *"511 bit/s is below a datagram a second (512 bit/s at length 64)"* ]]
+}
+
 @test "TCP-only options are refused in a UDP test, not ignored" {
 	for opt in "-o x" "--send" "-b 1M" "--tls" "-n 2"; do
 		# shellcheck disable=SC2086
