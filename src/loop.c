@@ -23,6 +23,7 @@ struct loop {
 	struct slot *slots;
 	int have_mask;
 	struct loop_spin spin;
+	size_t moved; /* bytes the handlers of this wakeup read or sent (loop_moved) */
 	sigset_t mask;
 	struct epoll_event events[LOOP_BATCH];
 };
@@ -158,7 +159,12 @@ void loop_spin_took(struct loop_spin *sp, size_t bytes)
 
 void loop_set_spin(struct loop *l, double seconds)
 {
-	l->spin = (struct loop_spin){ .window = seconds };
+	l->spin = (struct loop_spin){ .window = seconds, .min_bytes = LOOP_SPIN_MIN_BYTES };
+}
+
+void loop_moved(struct loop *l, size_t bytes)
+{
+	l->moved += bytes;
 }
 
 static int wait_events(struct loop *l, int timeout_ms)
@@ -188,6 +194,7 @@ int loop_poll(struct loop *l, int timeout_ms)
 		return errno == EINTR ? 0 : -1;
 	if (n > 0 && l->have_mask)
 		deliver_pending(l);
+	l->moved = 0;
 	for (int i = 0; i < n; i++) {
 		int fd = l->events[i].data.fd;
 
@@ -195,5 +202,8 @@ int loop_poll(struct loop *l, int timeout_ms)
 		if (fd < l->nslots && l->slots[fd].handler != NULL)
 			l->slots[fd].handler(l, fd, l->events[i].events, l->slots[fd].ctx);
 	}
+	/* Events that moved no data (accepts, timers) say nothing about the link's packets. */
+	if (l->moved > 0)
+		loop_spin_took(&l->spin, l->moved);
 	return n;
 }

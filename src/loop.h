@@ -55,8 +55,17 @@ void loop_spin_done(struct loop_spin *sp);
  * polling between them costs a core for no gain; loopback's 64 KB ones do not. */
 void loop_spin_took(struct loop_spin *sp, size_t bytes);
 
-/* Busy-poll the loop's waits with this window (seconds); 0, the default, off. */
+/* Below this, a read or send after a wait is one or a few packets of a real link (or ncpv
+ * link: 1448-byte segments, no coalescing), not a loopback segment of up to 64 KB or a TLS
+ * record of 16 KB: polling for the next one costs a core for no more rate. */
+#define LOOP_SPIN_MIN_BYTES ((size_t)8 * 1024)
+
+/* Busy-poll the loop's waits with this window (seconds); 0, the default, off. A wakeup whose
+ * handlers moved (loop_moved) fewer than LOOP_SPIN_MIN_BYTES makes the next wait sleep. */
 void loop_set_spin(struct loop *l, double seconds);
+
+/* A handler moved this many bytes (read or sent) in the current wakeup. */
+void loop_moved(struct loop *l, size_t bytes);
 
 /* Wait up to timeout_ms (-1: forever) and dispatch. Returns the number of
  * events handled, 0 on timeout or signal, -1 with errno on failure. */

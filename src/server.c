@@ -644,6 +644,7 @@ static int conn_pump_tls(struct server *s, struct conn *c)
 		c->toff += (size_t)w;
 		c->tlen -= (size_t)w;
 		c->sent += (uint64_t)w;
+		loop_moved(s->loop, (size_t)w);
 		if (tls_conn_wire_written(c->tls, &written) == 0)
 			recmap_mark(c->rmap, written, c->sent);
 		budget = (size_t)w < budget ? budget - (size_t)w : 0;
@@ -730,6 +731,7 @@ static int conn_pump(struct server *s, struct conn *c)
 			return -1;
 		}
 		c->sent += (uint64_t)n;
+		loop_moved(s->loop, (size_t)n);
 		if ((size_t)n < want)
 			return 0; /* the socket buffer is full: wait for EPOLLOUT */
 	}
@@ -755,6 +757,8 @@ static int conn_discard(struct conn *c, uint64_t cap)
 		ssize_t n = tls_read(c->tls, s->tls_rbuf, room < TLS_BUF ? (size_t)room : TLS_BUF,
 				     s->tls_err, sizeof(s->tls_err));
 
+		if (n > 0)
+			loop_moved(s->loop, (size_t)n);
 		if (n > 0 && (c->received += (uint64_t)n) >= cap)
 			return 0;
 		if (n == 0)
@@ -776,6 +780,7 @@ static int conn_discard(struct conn *c, uint64_t cap)
 
 		if (n > 0) {
 			c->received += (uint64_t)n;
+			loop_moved(s->loop, (size_t)n);
 			if (c->received >= cap)
 				return 0;
 			continue;

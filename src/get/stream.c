@@ -21,12 +21,9 @@
 #define SEND_CHUNK (1u << 20)
 /* One TLS write: four records, so a retry after TLS_WANT_WRITE is cheap to repeat. */
 #define TLS_CHUNK ((size_t)64 * 1024)
-/* A read after a wait that brings less than this is one or a few packets of a
- * real link (or ncpv link: 1448-byte segments, no coalescing), not a loopback
- * segment of up to 64 KB or a TLS record of 16 KB: then get sleeps instead of
- * busy-polling. Through ncpv link at 1 Gbit/s, polling between such packets
- * took 45% more of get's CPU for no more rate (docs/BENCHMARKS.md, issue 24). */
-#define SPIN_MIN_BYTES ((size_t)8 * 1024)
+/* A read after a wait that brings less than LOOP_SPIN_MIN_BYTES makes get sleep
+ * instead of busy-polling. Through ncpv link at 1 Gbit/s, polling between such
+ * packets took 45% more of get's CPU for no more rate (docs/BENCHMARKS.md, issue 24). */
 
 /* One stream's moving parts, and the progress events' state. */
 struct stream {
@@ -128,7 +125,7 @@ static enum get_end receive(struct stream *s, char *err, size_t errlen)
 	double start = s->t.start, deadline = o->duration > 0 ? start + o->duration : 0;
 	double last_io = start, tls_hint_at = o->tls ? 0 : start + GET_TLS_HINT_AFTER;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
-	struct loop_spin spin = { .window = o->busy_poll, .min_bytes = SPIN_MIN_BYTES };
+	struct loop_spin spin = { .window = o->busy_poll, .min_bytes = LOOP_SPIN_MIN_BYTES };
 
 	for (;;) {
 		uint64_t left = cap - s->t.bytes;
