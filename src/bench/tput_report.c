@@ -81,7 +81,8 @@ int tput_report_text(FILE *f, const struct tput_results *r)
 
 	if (r->tests & TPUT_STREAMS) {
 		fprintf(f, "\nstreams test: TCP throughput with P parallel streams, %.0f s runs x %ld, on %s; "
-			   "each method against its own server; CPU is client + server per GiB received\n",
+			   "each method downloads from its own server (iperf3 and iperf with -R); CPU is client + server per GiB "
+			   "received\n",
 			r->seconds, r->repeat, r->path);
 		fprintf(f, "%3s  %-7s %14s %8s %8s %10s %5s\n", "P", "method", "median", "spread", "vs ncpv", "CPU/GiB",
 			"runs");
@@ -253,7 +254,8 @@ int tput_report_html(FILE *f, const struct tput_results *r)
 		fprintf(f, "<h2>streams: TCP with P parallel streams beside iperf3 and iperf2</h2>\n<p>%.0f s runs x %ld "
 			   "on ", r->seconds, r->repeat);
 		esc(f, r->path);
-		fputs(", each method against its own server; CPU is client + server per GiB received.</p>\n"
+		fputs(", each method downloading from its own server (iperf3 and iperf with -R); CPU is client + "
+		      "server per GiB received.</p>\n"
 		      "<table><tr><th>P</th><th>method</th><th>median</th><th>spread</th><th>vs ncpv</th>"
 		      "<th>CPU/GiB</th><th>runs</th><th>command</th></tr>\n", f);
 		for (size_t i = 0; i < r->n; i++) {

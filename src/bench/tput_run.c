@@ -234,10 +234,12 @@ static void client_argv(const struct tput_server *s, enum tput_test test, int st
 	} else {
 		argv[n++] = s->method == TPUT_IPERF3 ? "iperf3" : "iperf";
 		argv[n++] = "-c", argv[n++] = (char *)s->host, argv[n++] = "-p", argv[n++] = port;
+		/* -R: the server sends, as serve does to get; without it iperf measures an upload,
+		 * another direction through a link than ncpv's download. */
 		if (test == TPUT_UDP)
 			argv[n++] = "-u", argv[n++] = "-b", argv[n++] = r, argv[n++] = "-l", argv[n++] = l;
 		else
-			argv[n++] = "-P", argv[n++] = p;
+			argv[n++] = "-R", argv[n++] = "-P", argv[n++] = p;
 		argv[n++] = "-t", argv[n++] = t;
 		if (s->method == TPUT_IPERF3)
 			argv[n++] = "-J";

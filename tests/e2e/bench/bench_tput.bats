@@ -54,7 +54,10 @@ path_with() {
 		test("^ncpv get -P 2 -t 1 ")] == [true]' out.json
 	if command -v iperf3 >/dev/null; then
 		jq -e '.throughput.streams[] | select(.method == "iperf3" and .streams == 2) |
-			.status == "ok" and (.command | test("^iperf3 -c 127.0.0.1 -p [0-9]+ -P 2 -t 1 -J$"))' out.json
+			.status == "ok" and (.command | test("^iperf3 -c 127.0.0.1 -p [0-9]+ -R -P 2 -t 1 -J$"))' out.json
+		# The same direction as ncpv's download: the server sends (-R), for iperf2 too.
+		jq -e '[.throughput.streams[] | select(.method != "ncpv" and .status == "ok") | .command |
+			test(" -R -P [0-9]+ ")] | length > 0 and all' out.json
 		# Its version is in the environment, as every method's tool is.
 		jq -e '.environment.tools.iperf3 | test("^iperf 3")' out.json
 	fi
