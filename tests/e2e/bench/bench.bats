@@ -381,15 +381,18 @@ running_with() {
 
 # Issue 16, misleading case 4: tbf's bucket let the start through unshaped, so
 # a low rate measured faster than the link. 1 Mbit/s is 125,000 B/s of IP packets,
-# at most 125000 * 1448 / 1500 = 120,667 B/s of payload in full segments; one
-# segment more or less in 4 s is 362 B/s.
+# at most 125000 * 1448 / 1500 = 120,667 B/s of payload in full segments. The meter
+# starts at the first byte; a delay line kept off the CPU at that moment delivers the
+# packets it owes at once when it runs again (docs/RELIABILITY.md, "Flaky under load"):
+# up to 100 ms of them, 12,067 bytes, are 3,017 B/s more over 4 s (CI failed at 121,856
+# with 1 Mbit/s plus one segment as the bound). An unshaped start is far more than that.
 @test "--link at a low rate never measures faster than the link carries" {
 	need_netns
 	"$NCPV" bench -q --json -T stream -d 4 -r 1 -M ncpv --link 1mbit >"$SCRATCH/out.json"
 	# The figures, shown when an assertion fails: status, median, and the run's samples.
 	jq -c '.tests[0].methods[0] | {status, reason, median_bytes_per_s, runs: [.runs[] | {bytes_per_s, bytes, elapsed_s,
 		first_byte_s, error, samples_s_bytes}]}' "$SCRATCH/out.json" >&2
-	jq -e '.tests[0].methods[0] | .status == "ok" and .median_bytes_per_s <= 120667 + 362 and .median_bytes_per_s > 60000' "$SCRATCH/out.json"
+	jq -e '.tests[0].methods[0] | .status == "ok" and .median_bytes_per_s <= 120667 + 3017 and .median_bytes_per_s > 60000' "$SCRATCH/out.json"
 	# The latency probe slows down to take 1% of the link (120 bytes a round trip: 96 ms at 1 Mbit/s).
 	jq -e '.tests[0] | .probe_interval_s == 0.096 and .probe_idle_s == 0.5 and
 		(.methods[0].latency_under_load | .load.samples > 0 and .load.samples <= 4 / 0.096 + 2 and
