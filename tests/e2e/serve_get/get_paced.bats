@@ -41,9 +41,10 @@ within() {
 		"$NCPV" get -j --rate "$r" -t 2 "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json"
 		within "$SCRATCH/get.json" "$bits" 5
 	done
-	# Unpaced, the same download is far faster: the bound above is the pacing's.
+	# Unpaced, the same download is far faster: the bound above is the pacing's. Twice the
+	# fastest paced rate, not a figure of this machine's (ASan under CI's load: 680 Mbit/s).
 	"$NCPV" get -j -t 0.5 "127.0.0.1:$SERVE_PORT" >"$SCRATCH/free.json"
-	jq -e '.bytes * 8 / .seconds > 1e9' "$SCRATCH/free.json"
+	jq -e '.bytes * 8 / .seconds > 2 * 200e6' "$SCRATCH/free.json" || { cat "$SCRATCH/free.json"; false; }
 }
 
 @test "get --rate 10M -P 3: each stream at 10M (per stream, as iperf3 -b), the sum at 30M" {
