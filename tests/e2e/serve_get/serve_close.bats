@@ -258,7 +258,13 @@ print(hashlib.sha256((d * 3)[:15000]).hexdigest())' "$SCRATCH/src")" ]
 				local tracer=$!
 				STARTED_PIDS+=("$tracer")
 				wait_for "$SERVE_LOG" '"event":"listen"' 10
-				SERVE_PID=$(pgrep -P "$tracer")
+				# serve listens, but /proc may not show strace's child yet (ASan, three files at once).
+				SERVE_PID=
+				for _ in $(seq 100); do
+					SERVE_PID=$(pgrep -P "$tracer") && break
+					sleep 0.05
+				done
+				[ -n "$SERVE_PID" ] || { ps -ef --forest >&2; false; }
 				STARTED_PIDS+=("$SERVE_PID")
 				SERVE_PORT=$(sed -En 's/.*"address":".*:([0-9]+)".*/\1/p' "$SERVE_LOG" | head -1)
 				local get_tls=()

@@ -297,7 +297,10 @@ while time.time() < end:
 			[ "$down" -gt 0 ] && [ "$up" -gt 0 ] || { echo "threads $n, test $i: $down $up"; false; }
 			[ "$(jq '.streams[1].server.received' "$SCRATCH/b.json")" = "$up" ] ||
 				{ echo "threads $n, test $i"; cat "$SCRATCH/b.json"; false; }
-			[ "$(jq '.streams[0].server.sent' "$SCRATCH/b.json")" -ge "$down" ]
+			# Under ASan at a load of 4.5, once: the down stream stalled at 128000 B and serve's
+			# end line never came; serve's log is shown if it happens again.
+			[ "$(jq '.streams[0].server.sent // -1' "$SCRATCH/b.json")" -ge "$down" ] ||
+				{ echo "threads $n, test $i"; cat "$SCRATCH/b.json"; tail -20 "$SERVE_LOG"; false; }
 		done
 		# Every session ended: as many control connections closed as tests made.
 		for i in $(seq 100); do
