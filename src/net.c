@@ -556,6 +556,21 @@ int net_set_nonblock(int fd, int on)
 	return fcntl(fd, F_SETFL, fl);
 }
 
+void net_msg_control(struct msghdr *mh, void *ctrl, size_t ctrl_len, int level, int type, const void *data,
+		     size_t len)
+{
+	struct cmsghdr *c;
+
+	memset(ctrl, 0, ctrl_len);
+	mh->msg_control = ctrl;
+	mh->msg_controllen = ctrl_len;
+	c = CMSG_FIRSTHDR(mh);
+	c->cmsg_level = level;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(len);
+	memcpy(CMSG_DATA(c), data, len);
+}
+
 int net_ms_until(double until, double now)
 {
 	double ms = (until - now) * 1000 + 1;

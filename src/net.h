@@ -147,6 +147,12 @@ int net_write_full(int fd, const void *buf, size_t len, const struct net_write_h
 int net_write_all(int fd, const void *buf, size_t len);
 int net_set_nonblock(int fd, int on);
 
+/* Gives mh one control message: level and type (SOL_SOCKET SCM_RIGHTS, SOL_UDP UDP_SEGMENT) with
+ * data's len bytes, in ctrl (ctrl_len bytes, at least CMSG_SPACE(len), aligned as a struct
+ * cmsghdr: the caller's union with one; zeroed here), which mh borrows until it is sent. */
+void net_msg_control(struct msghdr *mh, void *ctrl, size_t ctrl_len, int level, int type, const void *data,
+		     size_t len);
+
 /* One poll for events on fd (POLLIN/POLLOUT) for at most timeout_ms (< 0:
  * forever) that a signal cuts short, so that the caller can serve the
  * signal's flag: revents, 0 on timeout, -1 with errno (EINTR: a signal). */

@@ -25,17 +25,6 @@ struct get_args {
 	int side;	       /* 0: no side channel; else 1 + enum get_side_mode (-R, --bidir, --server-view) */
 };
 
-/* get.c's summary and exit codes, for get_side.c's runs (defined in get.c). */
-/* Where --json's lines go: stdout, or stderr when the data goes there (-o -). */
-FILE *get_json_out(const struct get_args *a);
-/* A signal stopped a download kept with -o (end GET_END_INTERRUPTED, a->run.output, not
- * --send): says that the output is not whole (stdout has only part; FILE left as it was, the
- * engine did not replace it) and returns NCPV_EXIT_FAIL; otherwise returns rc, saying nothing. */
-int get_interrupted_output(const struct get_args *a, enum get_end end, uint64_t bytes, int rc);
-int get_exit_code(enum get_end end, int net_error, int tls_error);
-void get_print_summary(const struct get_args *a, const struct get_result *r, enum get_end end);
-void get_socket_json(struct json *j, const struct get_result *r);
-
 /* --reverse, --bidir, --server-view: a run with a side-channel session (get_side.c). */
 int get_side_command(const struct get_args *a);
 

@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "get_cmd.h"
 #include "get_side_iv.h"
+#include "get_summary.h"
 #include "progress.h"
 #include "../json.h"
 #include "../transfer.h"

@@ -170,23 +170,15 @@ int nc_pass_fd(int fd, char *err, size_t errlen)
 		char buf[CMSG_SPACE(sizeof(int))];
 	} control;
 	struct msghdr mh;
-	struct cmsghdr *c;
 
 	if (isatty(STDOUT_FILENO)) {
 		snprintf(err, errlen, "Cannot pass file descriptor to tty");
 		return -1;
 	}
 	memset(&mh, 0, sizeof(mh));
-	memset(&control, 0, sizeof(control));
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	mh.msg_control = control.buf;
-	mh.msg_controllen = sizeof(control.buf);
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	net_msg_control(&mh, control.buf, sizeof(control.buf), SOL_SOCKET, SCM_RIGHTS, &fd, sizeof(int));
 	while (sendmsg(STDOUT_FILENO, &mh, 0) < 0) {
 		if (errno != EINTR) {
 			snprintf(err, errlen, "sendmsg: %s", strerror(errno));

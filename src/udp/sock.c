@@ -9,6 +9,7 @@
 
 #include "sock.h"
 #include "../clock.h"
+#include "../net.h"
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
@@ -124,23 +125,15 @@ static int send_gso(int fd, const uint8_t *buf, size_t len, unsigned n, const st
 	} ctrl;
 	struct iovec iov = { (void *)buf, len * n };
 	struct msghdr mh;
-	struct cmsghdr *c;
 	uint16_t seg = (uint16_t)len;
 	ssize_t r;
 
 	memset(&mh, 0, sizeof(mh));
-	memset(&ctrl, 0, sizeof(ctrl));
 	mh.msg_name = (void *)to;
 	mh.msg_namelen = to ? tolen : 0;
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
-	mh.msg_control = ctrl.b;
-	mh.msg_controllen = sizeof(ctrl.b);
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_UDP;
-	c->cmsg_type = UDP_SEGMENT;
-	c->cmsg_len = CMSG_LEN(sizeof(seg));
-	memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+	net_msg_control(&mh, ctrl.b, sizeof(ctrl.b), SOL_UDP, UDP_SEGMENT, &seg, sizeof(seg));
 	do
 		r = sendmsg(fd, &mh, MSG_DONTWAIT);
 	while (r < 0 && errno == EINTR);
