@@ -129,7 +129,7 @@ static int run_stream(const struct get_args *a)
 		get_print_summary(a, &r, end);
 	/* A signal stops a download counted to nowhere as asked, but one kept with -o is not
 	 * whole: the engine left FILE as it was, and the status says so (issue 22). */
-	rc = get_interrupted_output(a, end, r.bytes, rc);
+	rc = a->run.send ? get_interrupted_upload(a, end, r.bytes, rc) : get_interrupted_output(a, end, r.bytes, rc);
 	if (end == GET_END_SHORT)
 		cmd_error("get", "expected %llu byte%s, received %llu", (unsigned long long)a->run.size,
 			  wrap_s(a->run.size), (unsigned long long)r.bytes);

@@ -232,6 +232,8 @@ int get_side_command(const struct get_args *a)
 	 * as it was by the engine), and the status says so. */
 	if (mode != GET_SIDE_REVERSE)
 		rc = get_interrupted_output(a, end, r.down.r.bytes, rc);
+	else
+		rc = get_interrupted_upload(a, end, one->r.bytes, rc);
 	if (end == GET_END_SHORT)
 		cmd_error("get", "expected %llu byte%s, received %llu", (unsigned long long)a->run.size,
 			  wrap_s(a->run.size), (unsigned long long)r.down.r.bytes);

@@ -4,6 +4,7 @@
  * (through ../transfer.c) and as --json's object. Used by get.c and get_side.c. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "get_report.h"
@@ -56,6 +57,24 @@ int get_interrupted_output(const struct get_args *a, enum get_end end, uint64_t 
 	else
 		cmd_error("get", "interrupted after %llu byte%s: '%s' left as it was", (unsigned long long)bytes,
 			  wrap_s(bytes), a->run.output);
+	return NCPV_EXIT_FAIL;
+}
+
+int get_interrupted_upload(const struct get_args *a, enum get_end end, uint64_t bytes, int rc)
+{
+	static const char *const endless[] = { "random", "zero", "urandom" };
+	const char *src = a->run.source;
+	struct stat st;
+
+	if (end != GET_END_INTERRUPTED || src == NULL)
+		return rc;
+	for (size_t i = 0; i < sizeof(endless) / sizeof(endless[0]); i++)
+		if (strcmp(src, endless[i]) == 0)
+			return rc;
+	if (stat(src, &st) < 0 || !S_ISREG(st.st_mode) || bytes >= (uint64_t)st.st_size)
+		return rc;
+	cmd_error("get", "interrupted after %llu of %llu bytes: the server has only part of '%s'",
+		  (unsigned long long)bytes, (unsigned long long)st.st_size, src);
 	return NCPV_EXIT_FAIL;
 }
 

@@ -23,6 +23,9 @@ FILE *get_json_out(const struct get_args *a);
  * --send): says that the output is not whole (stdout has only part; FILE left as it was, the
  * engine did not replace it) and returns NCPV_EXIT_FAIL; otherwise returns rc, saying nothing. */
 int get_interrupted_output(const struct get_args *a, enum get_end end, uint64_t bytes, int rc);
+/* The same for an upload (--send, --reverse) of a regular FILE a signal cut short: the server
+ * has only part of it, status 1. An endless source (random, zero, a pipe) ends as asked. */
+int get_interrupted_upload(const struct get_args *a, enum get_end end, uint64_t bytes, int rc);
 
 /* The socket as the kernel runs it, and TCP's figures over the transfer: the "socket" and
  * "tcp" members of a JSON summary (none when r has not got them). */

@@ -125,6 +125,46 @@ interrupt_get() {
 	unwrapped "$SCRATCH/err" | grep -q '^received .* from 127.0.0.1:[0-9]*, interrupted$'
 }
 
+# An upload of a file cut by a signal exited 0 with "interrupted", as if the server had it all.
+# Every upload mode x source: a regular FILE not wholly sent is status 1 naming it; an endless
+# source (random, zero, a pipe) ends as asked, status 0.
+@test "an interrupted upload of a FILE is status 1 naming it; an endless source exits 0 (--send and -R)" {
+	local mode src want writer
+	# Sparse: 20 GB that no loopback upload sends whole in the 50 ms before the signal.
+	truncate -s 20G "$SCRATCH/up.bin"
+	mkfifo "$SCRATCH/fifo"
+	for mode in "--send" "-R"; do
+		if [ "$mode" = --send ]; then start_serve --discard; else start_serve; fi
+		for src in "$SCRATCH/up.bin" random zero "$SCRATCH/fifo"; do
+			want=0
+			[ "$src" = "$SCRATCH/up.bin" ] && want=1
+			writer=
+			if [ "$src" = "$SCRATCH/fifo" ]; then
+				head -c 100000000 /dev/zero >"$SCRATCH/fifo" &
+				writer=$!
+				STARTED_PIDS+=("$writer")
+			fi
+			interrupt_get "$mode" -S "$src" "127.0.0.1:$SERVE_PORT"
+			if [ -n "$writer" ]; then
+				kill "$writer" 2>/dev/null || true
+				wait "$writer" 2>/dev/null || true
+			fi
+			[ "$STATUS" -eq "$want" ] || { echo "$mode $src: status $STATUS"; cat "$SCRATCH/err"; false; }
+			if [ "$want" -eq 1 ]; then
+				grep -q "^ncpv get: interrupted after [0-9]* of 21474836480 bytes: the server has only part of '$src'$" \
+					"$SCRATCH/err" || { cat "$SCRATCH/err"; false; }
+			else
+				if grep -q "only part" "$SCRATCH/err"; then
+					cat "$SCRATCH/err"
+					false
+				fi
+			fi
+		done
+		kill -TERM "$SERVE_PID"
+		wait_gone "$SERVE_PID" 10
+	done
+}
+
 # sig_state PID: "ign cgt" bits of SIGHUP (1) and SIGINT (2) from /proc/PID/status, e.g. "1 0 0 1"
 # (HUP ignored, not caught; INT not ignored, caught).
 sig_state() {
