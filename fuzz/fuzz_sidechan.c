@@ -28,13 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = side_parse_hello(buf, size, &h);
 	check(rc, size);
 	if (rc > 0 && (n = side_format_hello(line, sizeof(line), &h)) > 0) {
-		if (side_parse_hello(line, (size_t)n, &h2) != n || h2.role != h.role || strcmp(h2.token, h.token) != 0)
+		if (side_parse_hello(line, (size_t)n, &h2) != n || h2.role != h.role || strcmp(h2.token, h.token) != 0 ||
+		    h2.ask_size != h.ask_size)
 			abort();
 	}
 	rc = side_parse_answer(buf, size, &a);
 	check(rc, size);
 	if (rc > 0 && (n = side_format_answer(line, sizeof(line), &a)) > 0) {
-		if (side_parse_answer(line, (size_t)n, &a2) != n || a2.ok != a.ok)
+		if (side_parse_answer(line, (size_t)n, &a2) != n || a2.ok != a.ok || a2.has_size != a.has_size || a2.size != a.size ||
+		    a2.rate_bps != a.rate_bps)
 			abort();
 	}
 	rc = side_parse_report(buf, size, &r);

@@ -87,7 +87,7 @@ struct serve_side_session *serve_side_find(struct serve_side_table *t, const cha
 }
 
 struct serve_side_session *serve_side_open(struct serve_side_table *t, const struct side_hello *h, void *ctl,
-					   double now, const char **why)
+					   double now, const uint64_t *size, const char **why)
 {
 	struct side_answer ans = { .version = SIDE_VERSION, .ok = 1 };
 	struct serve_side_session *ss;
@@ -106,6 +106,10 @@ struct serve_side_session *serve_side_open(struct serve_side_table *t, const str
 	ss->interval_ms = h->interval_ms;
 	ss->streams = h->streams;
 	ss->rate_bps = ans.rate_bps = h->rate_bps;
+	if (h->ask_size && size != NULL) {
+		ans.has_size = 1;
+		ans.size = *size;
+	}
 	ss->pace_waiting = h->rate_bps > 0 ? h->streams : 0;
 	ss->start = now;
 	ss->orphan_until = now + SERVE_SIDE_ORPHAN_SECONDS;

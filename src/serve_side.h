@@ -70,10 +70,11 @@ struct serve_side_table {
 #define SERVE_SIDE_FAST(ss) ((ss)->interval_ms > 0 && (ss)->interval_ms < SERVE_SIDE_FAST_MS)
 
 /* A new session for hello h (a ctl) on connection ctl at now, with its answer queued (saying
- * rate= back when the hello asked for one: the server paces every down connection). NULL
- * when the token is in use (*why "token") or memory ran out (*why NULL, errno). */
+ * rate= back when the hello asked for one: the server paces every down connection; and size=
+ * when it asked with ask=size and size is not NULL: the bytes each down connection will get,
+ * exactly). NULL when the token is in use (*why "token") or memory ran out (*why NULL, errno). */
 struct serve_side_session *serve_side_open(struct serve_side_table *t, const struct side_hello *h, void *ctl,
-					   double now, const char **why);
+					   double now, const uint64_t *size, const char **why);
 struct serve_side_session *serve_side_find(struct serve_side_table *t, const char *token);
 /* Free ss, and take it out of t if it is listed there. */
 void serve_side_close(struct serve_side_table *t, struct serve_side_session *ss);

@@ -1053,10 +1053,33 @@ static void on_moved(struct loop *l, int fd, uint32_t events, void *ctx)
 		side_adopt(s, cs[i]);
 }
 
+/* What every download connection accepted now will be sent, when it is exact (the side
+ * channel's size=, docs/SIDECHANNEL.md): --size, or a file's size (each connection gets the
+ * file once, as its size is at the accept), capped by --max-bytes; an endless stream with
+ * --max-bytes gets that. Unknown (0) for --discard, an endless stream, and under --max-time,
+ * which may cut a connection before its end. As accept_one sets c->limit. */
+static int down_size(const struct server *s, uint64_t *size)
+{
+	uint64_t n = UINT64_MAX;
+
+	if (s->o.discard || s->o.max_time > 0)
+		return 0;
+	if (s->o.has_size)
+		n = s->o.size;
+	else if (source_kind(s->src) == SOURCE_FILE)
+		n = source_size_now(s->src);
+	if (s->o.max_bytes && s->o.max_bytes < n)
+		n = s->o.max_bytes;
+	*size = n;
+	return n != UINT64_MAX;
+}
+
 static void side_hello(struct server *s, struct conn *c, const struct side_hello *h)
 {
 	const char *why = NULL;
 	struct serve_side_session *ss;
+	uint64_t size = 0;
+	int known;
 
 	if (s->side_home != NULL && s->side_home != s && side_move_home(s, c, h) == 0)
 		return;
@@ -1078,7 +1101,8 @@ static void side_hello(struct server *s, struct conn *c, const struct side_hello
 		control_refuse(s, c, h->token, "discard", "side channel refused: --discard sends nothing to pace");
 		return;
 	}
-	if ((ss = serve_side_open(&s->sides, h, c, clock_now(), &why)) == NULL) {
+	known = down_size(s, &size);
+	if ((ss = serve_side_open(&s->sides, h, c, clock_now(), known ? &size : NULL, &why)) == NULL) {
 		control_refuse(s, c, h->token, why ? why : "busy", why ? "side channel refused: token in use" :
 					"side channel refused: out of memory");
 		return;

@@ -118,12 +118,29 @@ static int head(const char *buf, size_t n, const char **p, unsigned *version)
 	return 0;
 }
 
+/* The comma list w[0..n) names word. */
+static int asks_for(const char *w, size_t n, const char *word_)
+{
+	const char *q = w, *end = w + n;
+
+	for (;;) {
+		const char *c = memchr(q, ',', (size_t)(end - q));
+		size_t len = (size_t)((c ? c : end) - q);
+
+		if (is(q, len, word_))
+			return 1;
+		if (c == NULL)
+			return 0;
+		q = c + 1;
+	}
+}
+
 int side_parse_hello(const void *vbuf, size_t len, struct side_hello *h)
 {
 	const char *buf = vbuf, *p, *w, *end;
 	size_t n, wn;
 	uint64_t v;
-	int have_interval = 0, have_streams = 0, have_stream = 0, have_rate = 0;
+	int have_interval = 0, have_streams = 0, have_stream = 0, have_rate = 0, have_ask = 0;
 
 	if (!side_maybe_hello(buf, len))
 		return SIDE_MALFORMED;
@@ -178,6 +195,10 @@ int side_parse_hello(const void *vbuf, size_t len, struct side_hello *h)
 			if (have_rate++ || number(eq + 1, vn, SIDE_RATE_MAX, &v) < 0 || v == 0)
 				return SIDE_MALFORMED;
 			h->rate_bps = v;
+		} else if (is(w, kn, "ask")) {
+			if (have_ask++ || !plain_word(eq + 1, vn, KEY_CHARS ","))
+				return SIDE_MALFORMED;
+			h->ask_size = asks_for(eq + 1, vn, "size");
 		}
 	}
 	return (int)n + 1;
@@ -206,17 +227,26 @@ int side_parse_answer(const void *vbuf, size_t len, struct side_answer *a)
 	if (token_of(w, wn, a->token) < 0)
 		return SIDE_MALFORMED;
 	if (a->ok) {
-		/* ok's pairs: rate= (what the hello asked for, honoured); nothing else yet. */
-		if (p < end) {
+		/* ok's pairs: rate= (what the hello asked for, honoured) and size= (asked for with
+		 * ask=size), each once, either order; nothing else yet. */
+		while (p < end) {
 			uint64_t v;
 			const char *eq;
+			size_t kn;
 
 			wn = word(&p, end, &w);
 			eq = memchr(w, '=', wn);
-			if (eq == NULL || !is(w, (size_t)(eq - w), "rate") ||
-			    number(eq + 1, wn - (size_t)(eq - w) - 1, SIDE_RATE_MAX, &v) < 0 || v == 0)
+			if (eq == NULL)
 				return SIDE_MALFORMED;
-			a->rate_bps = v;
+			kn = (size_t)(eq - w);
+			if (is(w, kn, "rate") && a->rate_bps == 0 &&
+			    number(eq + 1, wn - kn - 1, SIDE_RATE_MAX, &v) == 0 && v > 0)
+				a->rate_bps = v;
+			else if (is(w, kn, "size") && !a->has_size && number(eq + 1, wn - kn - 1, UINT64_MAX, &v) == 0) {
+				a->has_size = 1;
+				a->size = v;
+			} else
+				return SIDE_MALFORMED;
 		}
 		return p == end ? (int)n + 1 : SIDE_MALFORMED;
 	}
@@ -295,16 +325,17 @@ int side_format_hello(char *buf, size_t buflen, const struct side_hello *h)
 	if (buflen < SIDE_MAGIC_LEN + 1 || side_check_token(h->token) < 0 || (unsigned)h->role > SIDE_UP ||
 	    h->version == 0 || h->version > 65535 || h->streams == 0 || h->streams > SIDE_MAX_STREAMS ||
 	    h->stream >= SIDE_MAX_STREAMS || h->interval_ms > 60000 || (h->interval_ms && h->interval_ms < 10) ||
-	    h->rate_bps > SIDE_RATE_MAX || (h->rate_bps && h->role != SIDE_CTL))
+	    h->rate_bps > SIDE_RATE_MAX || ((h->rate_bps || h->ask_size) && h->role != SIDE_CTL))
 		return -1;
 	memcpy(buf, SIDE_MAGIC, SIDE_MAGIC_LEN);
-	if (h->role == SIDE_CTL && h->rate_bps > 0)
-		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u ctl %s interval=%u streams=%u rate=%llu\n",
-			     h->version, h->token, h->interval_ms, h->streams, (unsigned long long)h->rate_bps);
-	else if (h->role == SIDE_CTL)
-		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u ctl %s interval=%u streams=%u\n",
-			     h->version, h->token, h->interval_ms, h->streams);
-	else
+	if (h->role == SIDE_CTL) {
+		char rate[32] = "";
+
+		if (h->rate_bps > 0)
+			snprintf(rate, sizeof(rate), " rate=%llu", (unsigned long long)h->rate_bps);
+		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u ctl %s interval=%u streams=%u%s%s\n",
+			     h->version, h->token, h->interval_ms, h->streams, rate, h->ask_size ? " ask=size" : "");
+	} else
 		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u %s %s stream=%u\n", h->version,
 			     roles[h->role], h->token, h->stream);
 	n = fitted(n, buflen - SIDE_MAGIC_LEN);
@@ -319,13 +350,19 @@ int side_format_answer(char *buf, size_t buflen, const struct side_answer *a)
 		buf[0] = '\0';
 	if (buflen < SIDE_MAGIC_LEN + 1 || side_check_token(a->token) < 0 || a->version == 0 ||
 	    a->version > 65535 || (!a->ok && (a->reason[0] == '\0' || strspn(a->reason, "abcdefghijklmnopqrstuvwxyz") != strlen(a->reason))) ||
-	    a->rate_bps > SIDE_RATE_MAX || (a->rate_bps && !a->ok))
+	    a->rate_bps > SIDE_RATE_MAX || ((a->rate_bps || a->has_size) && !a->ok))
 		return -1;
 	memcpy(buf, SIDE_MAGIC, SIDE_MAGIC_LEN);
-	if (a->ok && a->rate_bps > 0)
-		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u ok %s rate=%llu\n", a->version,
-			     a->token, (unsigned long long)a->rate_bps);
-	else
+	if (a->ok) {
+		char rate[32] = "", size[32] = "";
+
+		if (a->rate_bps > 0)
+			snprintf(rate, sizeof(rate), " rate=%llu", (unsigned long long)a->rate_bps);
+		if (a->has_size)
+			snprintf(size, sizeof(size), " size=%llu", (unsigned long long)a->size);
+		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u ok %s%s%s\n", a->version, a->token,
+			     rate, size);
+	} else
 		n = snprintf(buf + SIDE_MAGIC_LEN, buflen - SIDE_MAGIC_LEN, "%u %s %s%s%s\n", a->version,
 			     a->ok ? "ok" : "no", a->token, a->ok ? "" : " ", a->ok ? "" : a->reason);
 	n = fitted(n, buflen - SIDE_MAGIC_LEN);

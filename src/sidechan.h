@@ -29,7 +29,7 @@ enum side_role {
 	SIDE_UP	   /* a data connection on which serve receives: --reverse, half of --bidir */
 };
 
-/* "\0ncpv-side VERSION ROLE TOKEN [interval=MS] [streams=N] [rate=BPS] [stream=I]\n" */
+/* "\0ncpv-side VERSION ROLE TOKEN [interval=MS] [streams=N] [rate=BPS] [ask=size] [stream=I]\n" */
 struct side_hello {
 	unsigned version;
 	enum side_role role;
@@ -39,18 +39,27 @@ struct side_hello {
 	unsigned stream;      /* down/up: this connection's index, 0..streams-1 */
 	uint64_t rate_bps;    /* ctl: pace each down connection to this many bits/s, 1..SIDE_RATE_MAX
 			       * (get --rate on a download); 0: not asked (the key is left out) */
+	int ask_size;	      /* ctl: "ask=size": say in the answer how many bytes each down
+			       * connection will get, when serve knows (a comma list; words other
+			       * than size are skipped, a newer client's) */
 };
 
-/* Serve's answer on the control connection: "\0ncpv-side VERSION ok TOKEN [rate=BPS]\n", or "no"
- * with a reason word ("version", "busy", "token") in place of ok, after which it closes. rate=
- * is said only to a hello that asked for it, and only by a serve that paces: a serve older
- * than the key skips it as unknown and answers a bare ok, which get takes as a refusal. */
+/* Serve's answer on the control connection: "\0ncpv-side VERSION ok TOKEN [rate=BPS] [size=N]\n",
+ * or "no" with a reason word ("version", "busy", "token") in place of ok, after which it closes.
+ * An ok's pairs are these two, in either order, each at most once; anything else (an unknown
+ * key, a value that is not a number in range) makes the line not an answer. Each is said only
+ * to a hello that asked (rate=, ask=size), so an older get never sees a pair it would refuse.
+ * rate= only by a serve that paces: a serve older than the key skips it as unknown and answers
+ * a bare ok, which get takes as a refusal. size= only when serve knows each down connection's
+ * bytes exactly (--size, or a --source file sent once); a bare ok: not known, or an older serve. */
 struct side_answer {
 	unsigned version;
 	int ok;
 	char token[SIDE_TOKEN_LEN + 1];
 	char reason[16]; /* "" when ok */
 	uint64_t rate_bps; /* ok: the rate each down connection is paced to; 0: none said */
+	int has_size;	   /* ok: size= said: each down connection gets exactly size bytes */
+	uint64_t size;	   /* 0..UINT64_MAX */
 };
 
 /* One report line, "iv STREAM MS k=v ...\n" during the run and "end STREAM MS k=v ...\n" at

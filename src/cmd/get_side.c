@@ -72,6 +72,7 @@ static void server_json(struct json *j, const struct get_side_dir *d)
 	json_fixed(j, "rttvar_ms", s->rttvar_us / 1000.0, 3);
 	json_uint(j, "pacing", s->pacing);
 	json_uint(j, "delivery", s->delivery);
+	d->have_size ? json_uint(j, "size", d->size) : json_null(j, "size"); /* its answer's size= */
 	json_end(j);
 }
 

@@ -28,6 +28,11 @@ struct get_opts {
 	uint64_t max_bytes;	/* -b (0: none) */
 	uint64_t size;		/* -s, when has_size */
 	int has_size, send;	/* --send: upload source instead of downloading */
+	/* The side channel's size= (get_side.h): what serve said this download connection will
+	 * get, when has_server_size. A total for the progress line only (without -s): never
+	 * checked against what comes, as -s is. */
+	uint64_t server_size;
+	int has_server_size;
 	long count, parallel;	/* --count (0: one stream), --parallel */
 	const char *output;	/* -o FILE, "-" for stdout, NULL to discard */
 	const char *source;	/* --source: what --send sends */
@@ -84,8 +89,9 @@ const char *get_end_name(enum get_end end);
 struct get_totals {
 	uint64_t bytes; /* moved so far: received, or sent with --send (every connection with --count) */
 	double start;	/* clock_now() when the transfer began (after the connect and handshake) */
-	uint64_t size;	/* the total bytes will reach, for a bar and an ETA; 0 unknown: -s, -b, an
-			 * uploaded file's size, whichever is least (one stream only) */
+	uint64_t size;	/* the total bytes will reach, for a bar and an ETA; 0 unknown: -s (else the
+			 * server's size through the side channel), -b, an uploaded file's size,
+			 * whichever is least (one stream only) */
 	long finished, count; /* --count: transfers over (done or failed) of count asked for */
 };
 

@@ -31,6 +31,9 @@ struct get_side_dir {
 	enum get_end end;
 	struct get_result r;	 /* this end's, as get_stream gives it (get_result_free: get_side_free) */
 	char err[256];		 /* r's failure, when get_end_failed(end) */
+	int have_size;		 /* size: what serve said this download connection would get (its
+				  * answer's size=: --size, or a file sent once; the progress total) */
+	uint64_t size;
 	int have_server;	 /* server: serve's end line for this connection came */
 	struct side_report server;
 };

@@ -33,6 +33,8 @@ struct session {
 	int stop, closed;		/* stop: asked by the run; closed: serve's EOF or an error */
 	struct side_report ends[2];
 	int have_end[2];
+	int has_size;			/* the answer's size=: each down connection's bytes */
+	uint64_t size;
 	char line[SIDE_LINE_MAX];	/* a report line's beginning */
 	size_t len;
 };
@@ -202,6 +204,8 @@ static int await_answer(struct session *ss, const struct get_opts *o, uint64_t r
 				break;
 			}
 			if (rc > 0 && a.ok) {
+				ss->has_size = a.has_size;
+				ss->size = a.size;
 				size_t rest = have - (size_t)(start - buf) - (size_t)rc;
 
 				if (rest > sizeof(ss->line))
@@ -234,8 +238,9 @@ static int await_answer(struct session *ss, const struct get_opts *o, uint64_t r
 static enum get_end open_session(struct session *ss, const struct get_opts *o, unsigned streams,
 				 unsigned interval_ms, uint64_t rate, struct get_side_result *r, char *err, size_t errlen)
 {
+	/* ask=size: a download's total for the progress line (serve says it when it knows). */
 	struct side_hello h = { .version = SIDE_VERSION, .role = SIDE_CTL, .interval_ms = interval_ms,
-				.streams = streams, .rate_bps = rate };
+				.streams = streams, .rate_bps = rate, .ask_size = 1 };
 	double until = clock_now() + (o->timeout > 0 ? o->timeout : SIDE_WAIT_SECONDS);
 	struct net_opts net = o->net;
 	char line[SIDE_LINE_MAX];
@@ -318,6 +323,10 @@ static int lane_init(struct lane *l, const struct get_opts *o, const struct sess
 	l->o.interval_out = o->interval_out ? &l->out : NULL;
 	if (role == SIDE_UP)
 		l->o.output = NULL; /* an upload writes nothing */
+	else if (ss->has_size) {
+		l->o.server_size = l->d->size = ss->size;
+		l->o.has_server_size = l->d->have_size = 1;
+	}
 	l->d->ran = 1;
 	return 0;
 }
@@ -507,6 +516,8 @@ enum get_end get_side_paced(const struct get_opts *o, long n, const struct get_e
 		po.hello_len = lens[0];
 		po.hellos = hellos;
 		po.hello_lens = lens;
+		po.server_size = ss.size; /* each stream's: the progress line's total (one stream) */
+		po.has_server_size = ss.has_size;
 		end = n == 1 ? get_stream(&po, ev, rs, err, errlen) : get_parallel(&po, n, rs, err, errlen);
 	} else if (end != GET_END_NET && end != GET_END_INTERRUPTED) {
 		char why[512];

@@ -495,12 +495,13 @@ static enum get_end open_stream(struct stream *s, struct get_result *r, char *er
 	return GET_END_EOF;
 }
 
-/* What the stream will reach if it goes as asked: the least of -s, -b and an uploaded file's
- * size; 0 when none is known (an endless server, a random source). */
+/* What the stream will reach if it goes as asked: the least of -s (or without it, the size
+ * serve said through the side channel), -b and an uploaded file's size; 0 when none is known
+ * (an endless server, a random source). */
 static uint64_t known_size(const struct stream *s)
 {
 	const struct get_opts *o = s->o;
-	uint64_t size = o->has_size ? o->size : 0;
+	uint64_t size = o->has_size ? o->size : !o->send && o->has_server_size ? o->server_size : 0;
 
 	if (o->send && s->src && source_kind(s->src) == SOURCE_FILE && (size == 0 || source_size(s->src) < size))
 		size = source_size(s->src);

@@ -91,6 +91,7 @@ static void test_round_trip_generated(void **state)
 		h.streams = 1 + (unsigned)test_rand() % SIDE_MAX_STREAMS;
 		h.stream = h.role == SIDE_CTL ? 0 : (unsigned)test_rand() % SIDE_MAX_STREAMS;
 		h.rate_bps = h.role == SIDE_CTL && test_rand() % 2 ? 1 + random_u64() % SIDE_RATE_MAX : 0;
+		h.ask_size = h.role == SIDE_CTL && test_rand() % 2;
 		n = side_format_hello(line, sizeof(line), &h);
 		assert_true(n > SIDE_MAGIC_LEN);
 		check_prefixes(HELLO, line, n);
@@ -102,6 +103,7 @@ static void test_round_trip_generated(void **state)
 			assert_int_equal(h2.interval_ms, h.interval_ms);
 			assert_int_equal(h2.streams, h.streams);
 			assert_true(h2.rate_bps == h.rate_bps);
+			assert_int_equal(h2.ask_size, h.ask_size);
 		} else
 			assert_int_equal(h2.stream, h.stream);
 
@@ -110,8 +112,11 @@ static void test_round_trip_generated(void **state)
 		memcpy(a.token, h.token, sizeof(a.token));
 		if (!a.ok)
 			snprintf(a.reason, sizeof(a.reason), "%s", test_rand() % 2 ? "busy" : "version");
-		else
+		else {
 			a.rate_bps = h.rate_bps;
+			a.has_size = h.ask_size;
+			a.size = a.has_size ? random_u64() : 0;
+		}
 		n = side_format_answer(line, sizeof(line), &a);
 		assert_true(n > 0);
 		check_prefixes(ANSWER, line, n);
@@ -119,6 +124,8 @@ static void test_round_trip_generated(void **state)
 		assert_int_equal(a2.ok, a.ok);
 		assert_string_equal(a2.reason, a.reason);
 		assert_true(a2.rate_bps == a.rate_bps);
+		assert_int_equal(a2.has_size, a.has_size);
+		assert_true(a2.size == a.size);
 
 		r.final = test_rand() % 2;
 		r.stream = (unsigned)test_rand() % SIDE_MAX_STREAMS;
@@ -213,6 +220,120 @@ static void test_bad_hellos(void **state)
 	assert_true(parse(HELLO, line, strlen(line + SIDE_MAGIC_LEN) + SIDE_MAGIC_LEN) > 0);
 }
 
+/* An ok line with tail (after the magic, tok for its %s): the parser's rc and answer. */
+static int answer_of(const char *tail, const char *tok, struct side_answer *a)
+{
+	char line[SIDE_LINE_MAX];
+	int len;
+
+	memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+	len = snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, tail, tok);
+	assert_true(len > 0);
+	return side_parse_answer(line, (size_t)len + SIDE_MAGIC_LEN, a);
+}
+
+/* size= in serve's ok: a decimal number 0..2^64-1 of at most 20 digits (leading zeros
+ * included), once, beside rate= in either order; anything else is not an answer. */
+static void test_answer_size(void **state)
+{
+	static const char tok[] = "0123456789abcdef0123456789abcdef";
+	static const struct {
+		const char *tail;
+		uint64_t size;
+	} good[] = {
+		{ "1 ok %s size=0\n", 0 },
+		{ "1 ok %s size=1\n", 1 },
+		{ "1 ok %s size=18446744073709551615\n", UINT64_MAX },
+		{ "1 ok %s size=00000000000000000042\n", 42 },
+		{ "1 ok %s size=10485760 rate=5\n", 10485760 },
+		{ "1 ok %s rate=5 size=10485760\n", 10485760 },
+	};
+	static const char *const bad[] = {
+		"1 ok %s size=18446744073709551616\n",	 /* 2^64 */
+		"1 ok %s size=99999999999999999999\n",	 /* 20 digits past 2^64 */
+		"1 ok %s size=000000000000000000042\n", /* 21 digits, leading zeros or not */
+		"1 ok %s size=\n",
+		"1 ok %s size=-1\n",
+		"1 ok %s size=1M\n",
+		"1 ok %s size=0x10\n",
+		"1 ok %s size=1 size=1\n",
+		"1 ok %s size=1 color=2\n",
+		"1 no %s busy size=5\n",
+		"1 ok %s size=1  rate=5\n",
+	};
+	struct side_answer a;
+	char line[SIDE_LINE_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_true(answer_of(good[i].tail, tok, &a) > 0);
+		assert_true(a.ok && a.has_size && a.size == good[i].size);
+	}
+	assert_true(answer_of("1 ok %s rate=5 size=7\n", tok, &a) > 0);
+	assert_true(a.rate_bps == 5);
+	/* Missing: a bare ok knows no size (0 is a size said, not this). */
+	assert_true(answer_of("1 ok %s\n", tok, &a) > 0);
+	assert_true(a.ok && !a.has_size && a.size == 0);
+	assert_true(answer_of("1 ok %s rate=5\n", tok, &a) > 0);
+	assert_false(a.has_size);
+	all_malformed(ANSWER, bad, sizeof(bad) / sizeof(bad[0]), tok);
+	/* The writer: said only on ok, and read back whole at both ends of the range. */
+	a = (struct side_answer){ .version = 1, .ok = 1, .has_size = 1, .size = UINT64_MAX };
+	memcpy(a.token, tok, sizeof(a.token));
+	assert_true(side_format_answer(line, sizeof(line), &a) > 0);
+	assert_string_equal(line + SIDE_MAGIC_LEN, "1 ok 0123456789abcdef0123456789abcdef size=18446744073709551615\n");
+	a.size = 0;
+	a.rate_bps = 8;
+	assert_true(side_format_answer(line, sizeof(line), &a) > 0);
+	assert_string_equal(line + SIDE_MAGIC_LEN, "1 ok 0123456789abcdef0123456789abcdef rate=8 size=0\n");
+	a.has_size = 0;
+	a.rate_bps = 0;
+	assert_true(side_format_answer(line, sizeof(line), &a) > 0);
+	assert_string_equal(line + SIDE_MAGIC_LEN, "1 ok 0123456789abcdef0123456789abcdef\n");
+	a = (struct side_answer){ .version = 1, .ok = 0, .has_size = 1, .size = 5 };
+	memcpy(a.token, tok, sizeof(a.token));
+	snprintf(a.reason, sizeof(a.reason), "busy");
+	assert_int_equal(side_format_answer(line, sizeof(line), &a), -1);
+}
+
+/* ask=size in a control hello: a comma list of words, of which size is known; others skipped. */
+static void test_hello_ask(void **state)
+{
+	static const char tok[] = "0123456789abcdef0123456789abcdef";
+	static const struct {
+		const char *tail;
+		int ask;
+	} cases[] = {
+		{ "1 ctl %s interval=0 streams=1 ask=size\n", 1 },
+		{ "1 ctl %s ask=future,size interval=0\n", 1 },
+		{ "1 ctl %s ask=size,future\n", 1 },
+		{ "1 ctl %s ask=future\n", 0 },
+		{ "1 ctl %s ask=sizes\n", 0 },
+		{ "1 ctl %s interval=0\n", 0 },
+	};
+	static const char *const bad[] = { "1 ctl %s ask=size ask=size\n", "1 ctl %s ask=Size\n", "1 ctl %s ask=\n" };
+	struct side_hello h;
+	char line[SIDE_LINE_MAX];
+	int len;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+		len = snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, cases[i].tail, tok);
+		assert_true(side_parse_hello(line, (size_t)len + SIDE_MAGIC_LEN, &h) > 0);
+		assert_int_equal(h.ask_size, cases[i].ask);
+	}
+	all_malformed(HELLO, bad, sizeof(bad) / sizeof(bad[0]), tok);
+	h = (struct side_hello){ .version = 1, .role = SIDE_CTL, .streams = 2, .rate_bps = 9, .ask_size = 1 };
+	memcpy(h.token, tok, sizeof(h.token));
+	assert_true(side_format_hello(line, sizeof(line), &h) > 0);
+	assert_string_equal(line + SIDE_MAGIC_LEN,
+			    "1 ctl 0123456789abcdef0123456789abcdef interval=0 streams=2 rate=9 ask=size\n");
+	h.role = SIDE_DOWN; /* only a control hello asks */
+	h.rate_bps = 0;
+	assert_int_equal(side_format_hello(line, sizeof(line), &h), -1);
+}
+
 /* What raw clients send first is never a hello, and is recognised as such from its first byte. */
 static void test_raw_clients_not_hellos(void **state)
 {
@@ -265,6 +386,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip_generated),
 		cmocka_unit_test(test_bad_hellos),
+		cmocka_unit_test(test_answer_size),
+		cmocka_unit_test(test_hello_ask),
 		cmocka_unit_test(test_raw_clients_not_hellos),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_report_edges),

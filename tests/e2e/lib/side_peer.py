@@ -9,6 +9,8 @@
 #                                               connection, at most HOLD open at once
 #   side_peer.py paced-ctl PORT SECONDS         a control hello with rate= whose data connection
 #                                               never comes: prints serve's answer, holds SECONDS
+#   side_peer.py answer PORT [PAIR]...          a control hello with PAIRs (ask=size...) added:
+#                                               prints serve's answer line, then closes
 #   side_peer.py old-serve                      a serve from before rate=: answers a control
 #                                               hello with a bare ok, sends to anything else;
 #                                               prints its port, then "data ROLE" per connection
@@ -208,6 +210,23 @@ def paced_ctl(argv):
     return 0
 
 
+def answer(argv):
+    """serve's answer to a control hello with argv[1:] added (the size= asked for or not)."""
+    s = connect(int(argv[0]))
+    s.sendall(MAGIC + b"1 ctl " + TOKEN + b" interval=0 streams=1" + b"".join(b" " + a.encode() for a in argv[1:]) + b"\n")
+    got, end = b"", time.time() + 5
+    while time.time() < end and not (MAGIC in got and TOKEN in got[got.rfind(MAGIC):] and
+                                      b"\n" in got[got.rfind(MAGIC):]):
+        d = s.recv(1 << 20)
+        if not d:
+            break
+        got = got[-600:] + d
+    line = got[got.rfind(MAGIC):].split(b"\n")[0] if MAGIC in got else b""
+    print(line[1:].decode("ascii", "replace"), flush=True)
+    s.close()
+    return 0
+
+
 def old_serve(argv):
     """Before rate=, serve skipped the key as unknown and answered ok: get must not go on."""
     import threading
@@ -260,5 +279,6 @@ def old_serve(argv):
 
 if __name__ == "__main__":
     cmd = sys.argv[1]
-    modes = {"near-miss": near_miss, "orphans": orphans, "paced-ctl": paced_ctl, "old-serve": old_serve}
+    modes = {"near-miss": near_miss, "orphans": orphans, "paced-ctl": paced_ctl, "old-serve": old_serve,
+             "answer": answer}
     sys.exit(modes[cmd](sys.argv[2:]))

@@ -68,6 +68,15 @@ within() {
 	[ "$(grep '"side":"down"' "$SERVE_LOG" | jq -r '.sent')" = 64000017 ]
 }
 
+@test "get --rate without -s: serve's size is the progress total, with a percentage and an ETA" {
+	start_serve --size 16M
+	# 16 MiB at 64 Mbit/s: 2.1 s, so the line is drawn at 1 s and 2 s with the size known.
+	"$NCPV" get -f --rate 64M "127.0.0.1:$SERVE_PORT" 2>"$SCRATCH/get.err"
+	tr '\r' '\n' <"$SCRATCH/get.err" | grep -Eq '\] +[1-9][0-9]?% ETA [0-9]+:[0-9]{2}:[0-9]{2}' ||
+		{ cat -v "$SCRATCH/get.err"; return 1; }
+	tr '\r' '\n' <"$SCRATCH/get.err" | grep -Eq '\] +100%'
+}
+
 @test "one paced client on serve's only loop holds up no other: a plain download beside it runs free" {
 	start_serve -q --threads 1
 	"$NCPV" get -j --rate 4M -t 3 "127.0.0.1:$SERVE_PORT" >"$SCRATCH/paced.json" &

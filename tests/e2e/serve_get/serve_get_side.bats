@@ -92,6 +92,62 @@ side_close() {
 	[ "$(wc -L <"$SCRATCH/bidir.err")" -le 80 ]
 }
 
+@test "serve's size through the side channel: get --server-view without -s shows a percentage and --json's server.size; an endless serve neither" {
+	start_serve --size 10M
+	"$NCPV" get --server-view -f -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json" 2>"$SCRATCH/get.err"
+	tr '\r' '\n' <"$SCRATCH/get.err" | grep -Eq '\] +100%'
+	jq -e '.bytes == 10485760 and .server.size == 10485760' "$SCRATCH/get.json"
+	# A --source file is sent once per connection: its size.
+	make_file "$SCRATCH/src.bin" 25165824
+	start_serve --source "$SCRATCH/src.bin"
+	"$NCPV" get --server-view -f -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/file.json" 2>"$SCRATCH/file.err"
+	tr '\r' '\n' <"$SCRATCH/file.err" | grep -Eq '\] +100%'
+	jq -e '.bytes == 25165824 and .server.size == 25165824' "$SCRATCH/file.json"
+	# An endless stream has no size: the bouncing bar, no percentage, and null.
+	start_serve
+	"$NCPV" get --server-view -f -t 0.5 -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/endless.json" 2>"$SCRATCH/endless.err"
+	tr '\r' '\n' <"$SCRATCH/endless.err" | grep -q '<=>'
+	run grep -E '[0-9]%' "$SCRATCH/endless.err"
+	[ "$status" -eq 1 ]
+	jq -e '.server.size == null and .server.sent > 0' "$SCRATCH/endless.json"
+}
+
+@test "serve says size= only when asked (ask=size) and when each download's bytes are exact" {
+	local tok=0123456789abcdef0123456789abcdef
+	# answer WANT ARGS... -- PAIRS...: serve ARGS answers a control hello with PAIRS added
+	# with "ncpv-side 1 ok TOKEN" and WANT after it.
+	answer() {
+		local want=$1 args=()
+		shift
+		while [ "$1" != -- ]; do args+=("$1"); shift; done
+		shift
+		start_serve -q "${args[@]}"
+		peer answer "$SERVE_PORT" "$@" >"$SCRATCH/answer"
+		[ "$(cat "$SCRATCH/answer")" = "ncpv-side 1 ok $tok$want" ] ||
+			{ echo "serve ${args[*]}, hello with $*: $(cat "$SCRATCH/answer")"; return 1; }
+	}
+	answer " size=10485760" --size 10M -- ask=size
+	# A hello without the key (a get from before it) gets the bare ok it parses.
+	answer "" --size 10M --
+	answer " size=10485760" --size 10M -- ask=future,size
+	answer "" --size 10M -- ask=future
+	# --max-bytes caps each connection, endless or sized: exact too.
+	answer " size=67108864" --size 128M -b 64M -- ask=size
+	answer " size=100663296" -b 96M -- ask=size
+	# Not exact, not said: an endless stream, --max-time (it may cut first), --discard.
+	answer "" -- ask=size
+	answer "" --size 10M -t 5 -- ask=size
+	answer "" --discard -- ask=size
+}
+
+@test "get --server-view -s SIZE against a serve of another size: -s is checked as without the side channel" {
+	start_serve --size 32M
+	run -1 "$NCPV" get -q -s 64M --server-view "127.0.0.1:$SERVE_PORT"
+	[ "$output" = "ncpv get: expected 67108864 bytes, received 33554432" ]
+	run -1 "$NCPV" get -q -s 16M --server-view "127.0.0.1:$SERVE_PORT"
+	[[ $output == *"the server sent more than --size (16777216 bytes)"* ]]
+}
+
 # side_ivals FILE STREAM FIELD: serve's "server_interval" lines of STREAM in FILE (every line must
 # parse) are numbered 0, 1, ... in order, each ends where it starts or later, the last is its
 # end line's remainder, and their bytes are printed summed (FIELD: the summary's member they
