@@ -366,3 +366,39 @@ for l in open(sys.argv[1]):
 	echo "$end"
 	[ "$end" = "cut peer stopped reading" ]
 }
+
+# serve stopped while a connection's bytes are all handed to the kernel but not all delivered:
+# a reader that reads nothing through a small window, before and after its FIN (serve draining,
+# then settling). Its log must say cut, never the "done" of a whole transfer.
+@test "serve stopped with a connection's bytes not all delivered logs it cut, draining or settling" {
+	local fin end
+	for fin in 0 1; do
+		start_serve --json --size 100K
+		python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+if sys.argv[2] == "1":
+    s.shutdown(socket.SHUT_WR)
+time.sleep(30)' "$SERVE_PORT" "$fin" &
+		STARTED_PIDS+=($!)
+		# All 100 KiB in serve's send buffer: the connection is past sending (well under the 10 s
+		# drain time; a moment for the FIN to be read).
+		for _ in $(seq 100); do
+			[ -n "$(ss -tnH state established "( sport = :$SERVE_PORT )")" ] && break
+			sleep 0.02
+		done
+		sleep 0.5
+		kill -TERM "$SERVE_PID"
+		wait_gone "$SERVE_PID" 10
+		end=$(python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == "close":
+        print(e["end"], e["reason"])' "$SERVE_LOG")
+		echo "fin $fin: $end"
+		[ "$end" = "cut server stopped" ]
+	done
+}
