@@ -7,6 +7,8 @@
 #                                               --discard: its -j LOG must count every byte
 #   side_peer.py orphans PORT N HOLD            N control hellos that never open a data
 #                                               connection, at most HOLD open at once
+#   side_peer.py hold-ctl PORT N SECONDS        N control sessions, each answered ok, held open
+#                                               SECONDS; prints "held N" once all are answered
 #   side_peer.py paced-ctl PORT SECONDS         a control hello with rate= whose data connection
 #                                               never comes: prints serve's answer, holds SECONDS
 #   side_peer.py answer PORT [PAIR]...          a control hello with PAIRs (ask=size...) added:
@@ -192,6 +194,31 @@ def orphans(argv):
     return 0
 
 
+def hold_ctl(argv):
+    """N control sessions at once, each waited for until serve's ok, then held: they are
+    connections, and count against --max-conns as any other."""
+    port, n, hold = int(argv[0]), int(argv[1]), float(argv[2])
+    socks, end = [], time.time() + 10
+    for _ in range(n):
+        tok = b"%032x" % random.getrandbits(128)
+        s = connect(port)
+        s.sendall(MAGIC + b"1 ctl " + tok + b" interval=0 streams=1\n")
+        got = b""
+        s.settimeout(max(0.1, end - time.time()))
+        while tok not in got:
+            d = s.recv(1 << 20)
+            if not d:
+                print("session %d: no answer" % len(socks))
+                return 1
+            got = got[-100:] + d
+        socks.append(s)
+    print("held %d" % n, flush=True)
+    time.sleep(hold)
+    for s in socks:
+        s.close()
+    return 0
+
+
 def paced_ctl(argv):
     """A paced session that no data connection joins: serve holds new connections meanwhile."""
     port, hold = int(argv[0]), float(argv[1])
@@ -279,6 +306,6 @@ def old_serve(argv):
 
 if __name__ == "__main__":
     cmd = sys.argv[1]
-    modes = {"near-miss": near_miss, "orphans": orphans, "paced-ctl": paced_ctl, "old-serve": old_serve,
+    modes = {"near-miss": near_miss, "orphans": orphans, "hold-ctl": hold_ctl, "paced-ctl": paced_ctl, "old-serve": old_serve,
              "answer": answer}
     sys.exit(modes[cmd](sys.argv[2:]))

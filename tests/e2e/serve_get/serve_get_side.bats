@@ -277,6 +277,31 @@ for _ in range(10):
 	done
 }
 
+# A control connection is a connection: --max-conns counts it (docs/SIDECHANNEL.md). With 4
+# sessions held open under --max-conns 4, a plain download is refused (reset, exit 1); once they
+# close it is served. The orphans test below could not tell: the session table refuses past the
+# same number.
+@test "control connections count against --max-conns: with all slots held by sessions a plain get is refused" {
+	local threads holder
+	# One loop counts its own connections; several count them together (two counts to keep).
+	for threads in 1 2; do
+		start_serve --json --max-conns 4 --threads "$threads"
+		peer hold-ctl "$SERVE_PORT" 4 2 >"$SCRATCH/held" &
+		holder=$!
+		STARTED_PIDS+=("$holder")
+		wait_for "$SCRATCH/held" '^held 4$' 10
+		run "$NCPV" get -q -w 1 -b 1M "127.0.0.1:$SERVE_PORT"
+		echo "threads $threads: $output"
+		[ "$status" -eq 1 ]
+		[[ "$output" == *"connection reset by peer (after 0 bytes)"* ]]
+		wait "$holder"
+		"$NCPV" get -q -w 5 -b 1M "127.0.0.1:$SERVE_PORT"
+		kill -TERM "$SERVE_PID"
+		wait_gone "$SERVE_PID" 10
+		: >"$SCRATCH/held"
+	done
+}
+
 @test "10,000 orphan control hellos: bounded by --max-conns, serve stays up and serves get and get -R after" {
 	start_serve --json --max-conns 64
 	run peer orphans "$SERVE_PORT" 10000 100
