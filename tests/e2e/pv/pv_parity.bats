@@ -128,11 +128,15 @@ eio_setup() {
 	sleep 30 <in2 &
 	BG_PIDS="$BG_PIDS $!"
 	set -- $BG_PIDS
-	timeout 10 "$PV" -f -i 0.1 -d "$1:0" "$2:0" >/dev/null 2>err &
+	"$PV" -f -i 0.1 -d "$1:0" "$2:0" >/dev/null 2>err &
 	local watcher=$!
+	STARTED_PIDS+=("$watcher")
 	wait_for err "^ *$1: *0:in1" 10
 	wait_for err "^ *$2: *0:in2" 10
+	# Bounded: under ASan at a load of 4, a pv ended by SIGTERM once spun in LeakSanitizer's
+	# exit check for 13 minutes (its tracer child waiting), and `timeout` waited on it.
 	kill "$watcher"
+	wait_gone "$watcher" 10 || kill -KILL "$watcher" 2>/dev/null || true
 	wait "$watcher" || true
 }
 
