@@ -65,16 +65,22 @@ int get_interrupted_upload(const struct get_args *a, enum get_end end, uint64_t 
 	static const char *const endless[] = { "random", "zero", "urandom" };
 	const char *src = a->run.source;
 	struct stat st;
+	uint64_t want;
 
 	if (end != GET_END_INTERRUPTED || src == NULL)
 		return rc;
 	for (size_t i = 0; i < sizeof(endless) / sizeof(endless[0]); i++)
 		if (strcmp(src, endless[i]) == 0)
 			return rc;
-	if (stat(src, &st) < 0 || !S_ISREG(st.st_mode) || bytes >= (uint64_t)st.st_size)
+	if (stat(src, &st) < 0 || !S_ISREG(st.st_mode))
+		return rc;
+	want = (uint64_t)st.st_size; /* what was to be sent: the file, or the -b asked of it */
+	if (a->run.max_bytes > 0 && a->run.max_bytes < want)
+		want = a->run.max_bytes;
+	if (bytes >= want)
 		return rc;
 	cmd_error("get", "interrupted after %llu of %llu bytes: the server has only part of '%s'",
-		  (unsigned long long)bytes, (unsigned long long)st.st_size, src);
+		  (unsigned long long)bytes, (unsigned long long)want, src);
 	return NCPV_EXIT_FAIL;
 }
 

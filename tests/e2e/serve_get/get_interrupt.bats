@@ -163,6 +163,12 @@ interrupt_get() {
 		kill -TERM "$SERVE_PID"
 		wait_gone "$SERVE_PID" 10
 	done
+	# With -b the upload was that much of the file: the message's total is it, not the file's.
+	start_serve --discard
+	interrupt_get --send -S "$SCRATCH/up.bin" -b 10G "127.0.0.1:$SERVE_PORT"
+	[ "$STATUS" -eq 1 ]
+	grep -q "^ncpv get: interrupted after [0-9]* of 10737418240 bytes: the server has only part of '$SCRATCH/up.bin'$" \
+		"$SCRATCH/err" || { cat "$SCRATCH/err"; false; }
 }
 
 # sig_state PID: "ign cgt" bits of SIGHUP (1) and SIGINT (2) from /proc/PID/status, e.g. "1 0 0 1"
