@@ -344,6 +344,16 @@ with open(sys.argv[2], "wb", buffering=0) as f:
 	grep -q 'sent 0 B' "$SCRATCH/err"
 }
 
+# close_ends LOG: "END REASON" of each close in serve's --json LOG.
+close_ends() {
+	python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["event"] == "close":
+        print(e["end"], e["reason"])' "$1"
+}
+
 @test "a reader that stopped with bytes undelivered is cut after the drain time, and logged as cut" {
 	local end
 	start_serve --json --size 100K
@@ -357,12 +367,7 @@ time.sleep(30)' "$SERVE_PORT" &
 	STARTED_PIDS+=($!)
 	# serve waits 10 s (DRAIN_SECONDS) for progress before it gives up.
 	wait_for "$SERVE_LOG" '"reason":"peer stopped reading"' 20
-	end=$(python3 -c '
-import json, sys
-for l in open(sys.argv[1]):
-    e = json.loads(l)
-    if e["event"] == "close":
-        print(e["end"], e["reason"])' "$SERVE_LOG")
+	end=$(close_ends "$SERVE_LOG")
 	echo "$end"
 	[ "$end" = "cut peer stopped reading" ]
 }
@@ -392,12 +397,7 @@ time.sleep(30)' "$SERVE_PORT" "$fin" &
 		sleep 0.5
 		kill -TERM "$SERVE_PID"
 		wait_gone "$SERVE_PID" 10
-		end=$(python3 -c '
-import json, sys
-for l in open(sys.argv[1]):
-    e = json.loads(l)
-    if e["event"] == "close":
-        print(e["end"], e["reason"])' "$SERVE_LOG")
+		end=$(close_ends "$SERVE_LOG")
 		echo "fin $fin: $end"
 		[ "$end" = "cut server stopped" ]
 	done
