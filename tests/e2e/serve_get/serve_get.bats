@@ -377,13 +377,18 @@ assert 0 < l["p50"] <= l["p90"] <= l["p99"] <= l["max"], l'
 	[[ "$output" == *'"bytes":10'* ]]
 }
 
-# serve_fd_limited N ARGS...: start serve ARGS... on a free port under `ulimit -n N`; sets
-# SERVE_LOG, SERVE_PID and SERVE_PORT as start_serve does.
+# serve_fd_limited N ARGS...: start serve -T 1 ARGS... on a free port under `ulimit -n N`,
+# with no descriptor but stdio inherited (bats, GNU parallel or a CI runner may hold low ones
+# open, and each would take a client's place); sets SERVE_LOG, SERVE_PID and SERVE_PORT as
+# start_serve does. One loop: the default, one per core, takes 7 descriptors per loop more.
 serve_fd_limited() {
 	local n=$1
 	shift
 	SERVE_LOG=$SCRATCH/serve.log
-	bash -c 'ulimit -n "$1"; shift; exec "$@" 127.0.0.1:0' limited "$n" "$NCPV" serve "$@" 2>"$SERVE_LOG" &
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	bash -c 'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -le 2 ] || eval "exec $fd>&-"; done
+		ulimit -n "$1"; shift; exec "$@" 127.0.0.1:0' limited "$n" "$NCPV" serve -T 1 "$@" \
+		</dev/null 2>"$SERVE_LOG" &
 	SERVE_PID=$!
 	STARTED_PIDS+=("$SERVE_PID")
 	wait_for "$SERVE_LOG" 'listening on' 5
