@@ -30,8 +30,11 @@ teardown() {
 }
 
 @test "-d PID:FD follows one descriptor, its offset rising to the end" {
-	local fd first last
-	fd=$(for f in /proc/"$WATCHED"/fd/*; do [ "$(readlink "$f")" = "$SCRATCH/in" ] && basename "$f"; done)
+	local fd f first last
+	fd=
+	for f in /proc/"$WATCHED"/fd/*; do
+		[[ ! $f -ef $SCRATCH/in ]] || fd=${f##*/}
+	done
 	[ -n "$fd" ]
 	run timeout 20 "$NCPV" pv -f -n -b -i 0.2 -d "$WATCHED:$fd"
 	[ "$status" -eq 0 ]
