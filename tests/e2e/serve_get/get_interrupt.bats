@@ -140,7 +140,8 @@ interrupt_get() {
 			[ "$src" = "$SCRATCH/up.bin" ] && want=1
 			writer=
 			if [ "$src" = "$SCRATCH/fifo" ]; then
-				head -c 100000000 /dev/zero >"$SCRATCH/fifo" &
+				# Endless: 100 MB once went through in the time ss took to see the connection.
+				cat /dev/zero >"$SCRATCH/fifo" &
 				writer=$!
 				STARTED_PIDS+=("$writer")
 			fi
