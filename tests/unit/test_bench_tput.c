@@ -92,10 +92,30 @@ static void test_iperf2_sum_line_wins(void **state)
 	assert_int_equal(tput_parse_iperf2(csv, strlen(csv), 0, 0, NULL, &f, err, sizeof(err)), 0);
 	assert_true(f.bytes == 4000);
 	assert_float_equal(f.bytes_per_s, 2000, 1e-9);
+	assert_float_equal(f.seconds, 2.0, 1e-9);
 	assert_int_equal(tput_parse_iperf2("", 0, 0, 0, NULL, &f, err, sizeof(err)), -1);
 	assert_int_equal(tput_parse_iperf2("connect failed: refused\n", 24, 0, 0, NULL, &f, err, sizeof(err)), -1);
 	/* A run that moved nothing in no time (iperf2 -R -P 1 prints this) is no report. */
 	assert_int_equal(tput_parse_iperf2("t,a,1,b,2,1,0.0-0.0,0,0\n", 24, 0, 0, NULL, &f, err, sizeof(err)), -1);
+}
+
+/* The interval's tenths are not the run's time: one report's seconds are its bytes over its
+ * rate (iperf -R -P 2 -t 1 printed 0.0-1.1 with a rate taken over 1.039 s), -P's sum line too. */
+static void test_iperf2_seconds_from_its_own_rate(void **state)
+{
+	const char *one = "t,127.0.0.1,40000,127.0.0.1,5001,3,0.0-1.1,1472331776,11337000000\n";
+	const char *sum = "t,127.0.0.1,40000,127.0.0.1,5001,3,0.0-1.1,700000000,5000000000\n"
+			  "t,127.0.0.1,40002,127.0.0.1,5001,4,0.0-1.1,772331776,6337000000\n"
+			  "t,127.0.0.1,0,127.0.0.1,5001,-1,0.0-1.1,1472331776,11337000000\n";
+	struct tput_figures f;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(tput_parse_iperf2(one, strlen(one), 0, 0, NULL, &f, err, sizeof(err)), 0);
+	assert_float_equal(f.seconds, 1472331776 * 8.0 / 11337000000, 1e-9);
+	assert_float_equal((double)f.bytes / f.seconds, f.bytes_per_s, 1e-3);
+	assert_int_equal(tput_parse_iperf2(sum, strlen(sum), 0, 0, NULL, &f, err, sizeof(err)), 0);
+	assert_float_equal(f.seconds, 1472331776 * 8.0 / 11337000000, 1e-9);
 }
 
 /* Random streams with a printed seed: the parser's totals are the sums. */
@@ -242,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_iperf3_udp_rate_pps_loss_jitter),
 		cmocka_unit_test(test_iperf2_sums_the_streams_final_lines),
 		cmocka_unit_test(test_iperf2_sum_line_wins),
+		cmocka_unit_test(test_iperf2_seconds_from_its_own_rate),
 		cmocka_unit_test(test_iperf2_random_streams_add_up),
 		cmocka_unit_test(test_iperf2_udp_takes_its_server_line),
 		cmocka_unit_test(test_ncpv_outputs),
