@@ -59,11 +59,11 @@ static int rcvlowat(int fd)
 /* Reads of one segment each, at rate bytes/s, for seconds from start: the count after each. */
 static uint64_t feed(struct tcp_lowat *w, int fd, uint64_t total, double start, double rate, double seconds)
 {
-	double step = SEGMENT / rate;
+	long n = (long)(seconds * rate / SEGMENT);
 
-	for (double t = 0; t < seconds; t += step) {
+	for (long i = 0; i < n; i++) {
 		total += (uint64_t)SEGMENT;
-		assert_true(tcp_lowat_update(w, fd, total, start + t) >= 1);
+		assert_true(tcp_lowat_update(w, fd, total, start + (double)i * SEGMENT / rate) >= 1);
 	}
 	return total;
 }
