@@ -12,6 +12,7 @@
 
 #include "get_engine.h"
 #include "../clock.h"
+#include "../tcp/lowat.h"
 #include "../tcp/pace.h"
 #include "../loop.h"
 #include "../sink.h"
@@ -126,6 +127,9 @@ static enum get_end receive(struct stream *s, char *err, size_t errlen)
 	double last_io = start, tls_hint_at = o->tls ? 0 : start + GET_TLS_HINT_AFTER;
 	uint64_t cap = o->max_bytes ? o->max_bytes : UINT64_MAX;
 	struct loop_spin spin = { .window = o->busy_poll, .min_bytes = LOOP_SPIN_MIN_BYTES };
+	/* A plain socket's wake-ups follow the rate (tcp/lowat.h); TLS reads whole records. */
+	struct tcp_lowat lowat = { .mark = 1 };
+	int marking = s->tls == NULL;
 
 	for (;;) {
 		uint64_t left = cap - s->t.bytes;
@@ -174,6 +178,8 @@ static enum get_end receive(struct stream *s, char *err, size_t errlen)
 		now = clock_now();
 		if (moved)
 			last_io = now;
+		if (marking && tcp_lowat_update(&lowat, s->sock, s->t.bytes, now) < 0)
+			marking = 0; /* refused: every byte wakes, as without it */
 		if (*o->cancel)
 			return GET_END_INTERRUPTED;
 		if (deadline > 0 && now >= deadline)
@@ -194,11 +200,18 @@ static enum get_end receive(struct stream *s, char *err, size_t errlen)
 		if (again) {
 			double until = earliest(earliest(next_wake(s), deadline), tls_hint_at);
 
-			if (loop_spin_again(&spin, now))
+			int wait_ms;
+
+			/* With a mark, a wake-up brings a mark's worth: polling after it finds single segments. */
+			if (lowat.mark <= 1 && loop_spin_again(&spin, now))
 				continue;
 			if (o->timeout > 0)
 				until = earliest(until, last_io + o->timeout);
-			net_wait_cancel(s->sock, POLLIN, until > 0 ? net_ms_until(until, now) : -1, o->cancel);
+			wait_ms = until > 0 ? net_ms_until(until, now) : -1;
+			if (lowat.mark > 1 && (wait_ms < 0 || wait_ms > TCP_LOWAT_STALL_MS))
+				wait_ms = TCP_LOWAT_STALL_MS;
+			if (net_wait_cancel(s->sock, POLLIN, wait_ms, o->cancel) == 0 && lowat.mark > 1)
+				tcp_lowat_off(&lowat, s->sock, s->t.bytes, clock_now());
 		}
 	}
 }

@@ -2,6 +2,8 @@
 /* test_get_engine.c - get's engine without the command: a loopback server in a thread, and what
  * comes back: the end reason, the counts, the ticks in order, never an exit code or a print. */
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -10,10 +12,12 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "clock.h"
 #include "get/get_engine.h"
 #include "net.h"
 
@@ -52,21 +56,27 @@ static void *serve_main(void *arg)
 	return NULL;
 }
 
-static void serve_start(struct server *s, int conns, size_t bytes, int hold)
+/* A listener on a free loopback port, answered by answer in a thread. */
+static void serve_with(struct server *s, void *(*answer)(void *))
 {
 	struct net_opts no = { .family = AF_INET };
 	char err[256], name[64];
 
-	memset(s, 0, sizeof(*s));
-	s->conns = conns;
-	s->bytes = bytes;
-	s->hold = hold;
 	s->lfd = net_listen("127.0.0.1", "0", &no, err, sizeof(err));
 	assert_true(s->lfd >= 0);
 	net_set_nonblock(s->lfd, 0);
 	net_local_name(s->lfd, name, sizeof(name));
 	snprintf(s->port, sizeof(s->port), "%s", strrchr(name, ':') + 1);
-	assert_int_equal(pthread_create(&s->thread, NULL, serve_main, s), 0);
+	assert_int_equal(pthread_create(&s->thread, NULL, answer, s), 0);
+}
+
+static void serve_start(struct server *s, int conns, size_t bytes, int hold)
+{
+	memset(s, 0, sizeof(*s));
+	s->conns = conns;
+	s->bytes = bytes;
+	s->hold = hold;
+	serve_with(s, serve_main);
 }
 
 static void serve_end(struct server *s)
@@ -221,6 +231,60 @@ static void test_batch(void **state)
 	assert_int_equal(r.latency.n, 6);
 }
 
+/* Segments one at a time at some 30 MB/s for 0.3 s, as through ncpv link (a bounded number, each
+ * its own send with TCP_NODELAY), then a 100-byte tail with the connection held open for 3 s. */
+#define TRICKLE_SENDS 6000
+#define TRICKLE_SEGMENT 1448
+#define TRICKLE_TAIL 100
+
+static void *trickle_main(void *arg)
+{
+	struct server *s = arg;
+	static const char zeros[TRICKLE_SEGMENT];
+	struct timespec gap = { 0, 200000 };
+	struct pollfd p;
+	int one = 1, fd = accept(s->lfd, NULL, NULL);
+
+	if (fd < 0)
+		return NULL;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	for (int i = 0; i < TRICKLE_SENDS; i++) {
+		if (write(fd, zeros, sizeof(zeros)) != (ssize_t)sizeof(zeros))
+			break;
+		if (i % 4 == 3) /* 4 segments, then a gap */
+			nanosleep(&gap, NULL);
+	}
+	(void)!write(fd, zeros, TRICKLE_TAIL);
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	poll(&p, 1, 3000); /* until the client closes, or 3 s */
+	close(fd);
+	return NULL;
+}
+
+/* get -b of exactly what came: the tail sits under the receiver's low-water mark (tcp/lowat.h)
+ * with no FIN behind it, and is read after the mark's bounded wait, not at the close 3 s later. */
+static void test_tail_under_the_mark(void **state)
+{
+	volatile sig_atomic_t cancel = 0;
+	struct server s;
+	struct get_opts o;
+	struct get_result r;
+	char err[256];
+	double start;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	serve_with(&s, trickle_main);
+	opts_for(&o, &s, &cancel);
+	o.max_bytes = (uint64_t)TRICKLE_SENDS * TRICKLE_SEGMENT + TRICKLE_TAIL;
+	start = clock_now();
+	assert_int_equal(get_stream(&o, NULL, &r, err, sizeof(err)), GET_END_BYTES);
+	assert_true(clock_now() - start < 2.0);
+	serve_end(&s);
+	assert_int_equal(r.bytes, o.max_bytes);
+	get_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_batch),
+		cmocka_unit_test(test_tail_under_the_mark),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

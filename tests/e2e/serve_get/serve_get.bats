@@ -553,3 +553,25 @@ c.close()' "$bytes" "$gap" "$count" "$from" "$to" >"$SCRATCH/feed" &
 	# Polling without sleep would use all of that time (100 ticks a second, over 1 s or more).
 	[ "$TICKS" -le 30 ]
 }
+
+@test "get through ncpv link at 200 Mbit/s: SO_RCVLOWAT raised to 8 KiB or more, the file byte-exact" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	if ! "$NCPV" link -- true 2>"$SCRATCH/why"; then
+		skip "ncpv link cannot run here: $(tail -1 "$SCRATCH/why")"
+	fi
+	head -c 24M /dev/urandom >"$SCRATCH/src"
+	# Through a link segments come one at a time: get raises its socket's low-water mark
+	# (SO_RCVLOWAT, src/tcp/lowat.c) to be woken once per many.
+	# --seccomp-bpf stops get at setsockopt only: its reads run at full speed, as without strace.
+	# Under ASan, LeakSanitizer cannot read /proc/PID/task inside link's namespaces (see
+	# get_interval.bats).
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+		timeout 60 "$NCPV" link --rate 200mbit --delay 1ms \
+		--near "exec '$NCPV' serve -q --source '$SCRATCH/src' 10.231.0.1:6666" -- \
+		strace -f -qq --seccomp-bpf -e trace=setsockopt -o "$SCRATCH/trace" \
+		"$NCPV" get -q -o "$SCRATCH/out" 10.231.0.1:6666 2>"$SCRATCH/err" ||
+		{ cat "$SCRATCH/err"; return 1; }
+	cmp "$SCRATCH/src" "$SCRATCH/out"
+	grep -Eq 'SO_RCVLOWAT, \[(8192|16384|32768|65536)\]' "$SCRATCH/trace" ||
+		{ cat "$SCRATCH/trace"; return 1; }
+}
