@@ -312,8 +312,8 @@ static void emit_interval(struct client *c, double t0, double t1)
 		c->ev->interval(c->ev->ctx, &sum, per, c->n);
 }
 
-/* Send what is due on every stream; the earliest time one wants to send again. */
-static uint64_t send_due(struct client *c, uint64_t now, int *blocked)
+/* Send what is due by due_by (stamped now) on every stream; the earliest time one wants to send again. */
+static uint64_t send_due(struct client *c, uint64_t due_by, uint64_t now, int *blocked)
 {
 	uint64_t wake = UINT64_MAX;
 	uint32_t len = c->o->length;
@@ -321,7 +321,7 @@ static uint64_t send_due(struct client *c, uint64_t now, int *blocked)
 	*blocked = 0;
 	for (int i = 0; i < c->n; i++) {
 		struct stream *s = &c->s[i];
-		uint64_t due = udp_pace_due(&s->pace, now, UDP_SOCK_BATCH);
+		uint64_t due = udp_pace_due(&s->pace, due_by, UDP_SOCK_BATCH);
 		int sent;
 
 		if (due > 0) {
@@ -477,11 +477,12 @@ static int run(struct client *c, const volatile sig_atomic_t *cancel, struct pol
 			break;
 		if (now >= c->end_ns) {
 			if (!c->o->reverse && c->o->rate > 0)
-				(void)send_due(c, now, &blocked); /* woken late: what was due before the end still goes */
+				(void)send_due(c, now, now, &blocked); /* woken late: what was due before the end still goes */
 			break;
 		}
 		if (!c->o->reverse) {
-			uint64_t w = send_due(c, now, &blocked);
+			/* At an interval's edge only what was due before it: the rest counts in the next. */
+			uint64_t w = send_due(c, now >= next_tick ? next_tick - 1 : now, now, &blocked);
 
 			if (w < wake && !blocked)
 				wake = w; /* blocked: wait for room (POLLOUT) instead */

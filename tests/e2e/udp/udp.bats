@@ -155,6 +155,11 @@ print(s.getsockname()[1], flush=True); time.sleep(30)' >"$SCRATCH/silent" &
 			[ "$(jq -s 'map(select(.event == "interval")) | last | .end' "$SCRATCH/get.json")" = "$(summary end)" ]
 		done
 	done
+	# An interval holds the datagrams due within it: at 1 Mbit/s of 1000 bytes (8 ms apart) 0.2 s
+	# is 25 slots, and the one due on an edge is the next interval's first, not this one's 26th.
+	udp_get --rate 1M -l 1000 -t 1 -i 0.2 "127.0.0.1:$SERVE_PORT" || { cat "$SCRATCH/get.err"; return 1; }
+	jq -c 'select(.event == "interval") | [.start, .sent_packets, .slipped]' "$SCRATCH/get.json"
+	[ "$(jq -s '[.[] | select(.event == "interval") | .sent_packets + .slipped] | unique' -c "$SCRATCH/get.json")" = "[25]" ]
 }
 
 @test "IPv6 (::1) both ways, and -4/-6 against the server's family: figures as over IPv4" {
@@ -196,12 +201,14 @@ print(s.getsockname()[1], flush=True); time.sleep(30)' >"$SCRATCH/silent" &
 	udp_get -R --rate 50M -t 3 -i 0 "127.0.0.1:$SERVE_PORT"
 	cat "$SCRATCH/get.json"
 	[ "$(summary rate_granted_bps)" = 5000000 ]
-	# 5 Mbit/s of 1400-byte datagrams for 1 s is 447 datagrams: never more (+1 for the first).
+	# 5 Mbit/s of 1400-byte datagrams (2.24 ms apart) for 1 s: the 447 whose slot begins within
+	# the second granted, never more, over their slots (1.00128 s), not over the 3 s asked.
 	local sent
 	sent=$(summary sent_packets)
-	[ "$sent" -le 448 ]
+	[ "$sent" -le 447 ]
 	[ "$sent" -ge 400 ]
 	[ "$(summary received_packets)" -eq "$sent" ]
+	[ "$(summary seconds)" = 1.00128 ]
 }
 
 # RSS in KiB of a PID.
