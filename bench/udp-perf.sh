@@ -5,8 +5,9 @@
 # (iperf2). Two parts:
 #   pps:  as fast as possible (--rate 0, iperf3 -b 0, iperf -b 10G) at 64 and 1400 bytes:
 #         datagrams per second sent and received;
-#   rate: a sweep of asked rates (1M 10M 100M 1G at 1400 bytes): the rate each sent, its error
-#         against the ask, the loss and the jitter the receiver measured.
+#   rate: a sweep of asked rates (1M 10M 100M 1G at 1400 bytes, or RATES="1000000 ..." in bit/s):
+#         the rate each sent by its own count over its own time (ncpv: over the test's span of
+#         whole datagram slots, docs/UDP.md), its error against the ask: median, min .. max.
 # Each line prints the median over ROUNDS and the min-max; the order of the tools rotates each round.
 # usage: bench/udp-perf.sh [ROUNDS] [SECONDS] [PART]   (defaults: 5 rounds of 3 s, both parts)
 set -euo pipefail
@@ -71,14 +72,14 @@ if not vals:
     print("%-28s (no result)" % label); sys.exit()
 if asked:
     errs = [100 * (v / asked - 1) for v in vals]
-    print("%-28s sent %10.4g bit/s  error median %+7.3f%%  |max| %6.3f%%" % (label, statistics.median(vals),
-          statistics.median(errs), max(abs(e) for e in errs)))
+    print("%-28s sent %10.4g bit/s  error median %+7.3f%%  (%+.3f%% .. %+.3f%%)  |max| %6.3f%%  n=%d" % (label,
+          statistics.median(vals), statistics.median(errs), min(errs), max(errs), max(abs(e) for e in errs), len(errs)))
 else:
     print("%-28s %12.0f  (%.0f - %.0f)" % (label, statistics.median(vals), min(vals), max(vals)))
 PY
 }
 
-echo "# $(date -u +%F) $ROUNDS rounds of $SECS s, loopback, $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); $(iperf3 --version | head -1); $(iperf -v 2>&1)"
+echo "# $(date -u +%FT%TZ) $ROUNDS rounds of $SECS s, loopback, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg) before; $(iperf3 --version | head -1); $(iperf -v 2>&1)"
 tools=(ncpv ncpv_sendmmsg iperf3 iperf2)
 one() { # TOOL LEN RATE
 	case $1 in
@@ -108,7 +109,7 @@ if [ "$PART" = all ] || [ "$PART" = pps ]; then
 	done
 fi
 if [ "$PART" = all ] || [ "$PART" = rate ]; then
-	rates=(1000000 10000000 100000000 1000000000)
+	read -ra rates <<<"${RATES:-1000000 10000000 100000000 1000000000}"
 	for ((r = 0; r < ROUNDS; r++)); do
 		for rate in "${rates[@]}"; do
 			for ((k = 0; k < 3; k++)); do
@@ -117,10 +118,11 @@ if [ "$PART" = all ] || [ "$PART" = rate ]; then
 			done
 		done
 	done
-	echo "## asked rate vs sent (1400 B): median error and the largest; then receiver loss-free pps and jitter"
+	echo "## asked rate vs sent (1400 B): median error (min .. max) and the largest"
 	for rate in "${rates[@]}"; do
 		for t in ncpv iperf3 iperf2; do
 			summarize "$dir/rate.$t.$rate" "$t at $rate" 2 "$rate"
 		done
 	done
 fi
+echo "# $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg) after"

@@ -74,7 +74,8 @@ static void get_usage(FILE *f)
 		"= arrived after a higher sequence number; jitter = RFC 3550's running mean of\n"
 		"|transit-time difference| (gain 1/16); one-way delay = arrival - send time, only\n"
 		"meaningful when both ends share CLOCK_MONOTONIC (one host, its namespaces,\n"
-		"ncpv link). Rates count UDP payload bits.\n"
+		"ncpv link). Rates count UDP payload bits over the test's span: the slots of\n"
+		"the datagrams sent (8 x LEN / rate each, per stream), -t or up to a slot more.\n"
 		"Exit status: 0 done (also when interrupted), 1 no final report, 2 bad option,\n"
 		"3 not resolved, 4 refused (nothing on that port, or the server is full),\n"
 		"5 no answer within -w.\n");

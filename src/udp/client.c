@@ -312,8 +312,8 @@ static void emit_interval(struct client *c, double t0, double t1)
 		c->ev->interval(c->ev->ctx, &sum, per, c->n);
 }
 
-/* Send what is due on every stream; the earliest time one wants to send again. */
-static uint64_t send_due(struct client *c, uint64_t now, int *blocked)
+/* Send what is due by due_by (stamped now) on every stream; the earliest time one wants to send again. */
+static uint64_t send_due(struct client *c, uint64_t due_by, uint64_t now, int *blocked)
 {
 	uint64_t wake = UINT64_MAX;
 	uint32_t len = c->o->length;
@@ -321,7 +321,7 @@ static uint64_t send_due(struct client *c, uint64_t now, int *blocked)
 	*blocked = 0;
 	for (int i = 0; i < c->n; i++) {
 		struct stream *s = &c->s[i];
-		uint64_t due = udp_pace_due(&s->pace, now, UDP_SOCK_BATCH);
+		uint64_t due = udp_pace_due(&s->pace, due_by, UDP_SOCK_BATCH);
 		int sent;
 
 		if (due > 0) {
@@ -432,23 +432,42 @@ static double secs(const struct client *c, uint64_t t)
 	return (double)(t - c->start_ns) / 1e9;
 }
 
+/* The test's span to a stop at now: the longest stream's (udp_pace_span: whole slots). */
+static uint64_t test_span(const struct client *c, uint64_t now)
+{
+	uint64_t span = 0;
+
+	for (int i = 0; i < c->n; i++)
+		if (udp_pace_span(&c->s[i].pace, now) > span)
+			span = udp_pace_span(&c->s[i].pace, now);
+	return span;
+}
+
 /* The test proper: send (or receive) until the end, with interval requests and lines. */
 static int run(struct client *c, const volatile sig_atomic_t *cancel, struct pollfd *pfd)
 {
 	uint64_t tick_ns = c->o->interval > 0 ? (uint64_t)(c->o->interval * 1e9) : 0;
-	uint64_t next_tick, pending_until = 0, last_edge, now = 0;
-	double rate = c->o->rate / c->n;
+	uint64_t next_tick, pending_until = 0, last_edge, now = 0, asked_end;
 	int pending = 0;
 
 	c->start_ns = clock_now_ns();
-	c->end_ns = c->start_ns + (uint64_t)(c->o->duration * 1e9);
-	next_tick = tick_ns ? c->start_ns + tick_ns : UINT64_MAX;
-	last_edge = c->start_ns;
-	if (!c->o->reverse) {
-		(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); /* wake on time, not 50 us late */
-		for (int i = 0; i < c->n; i++)
-			udp_pace_init(&c->s[i].pace, rate, c->o->length, c->start_ns, UDP_SOCK_BATCH);
+	/* Each stream's schedule, the server's with --reverse: the test lasts its datagrams' slots. */
+	c->end_ns = c->start_ns;
+	for (int i = 0; i < c->n; i++) {
+		struct stream *s = &c->s[i];
+		double rate = c->o->reverse ? (double)s->granted.rate : c->o->rate / c->n;
+		uint64_t dur = c->o->reverse ? (uint64_t)s->granted.duration_ms * 1000000u : (uint64_t)(c->o->duration * 1e9);
+
+		udp_pace_init(&s->pace, rate, c->o->length, c->start_ns, UDP_SOCK_BATCH, dur);
+		if (c->start_ns + udp_pace_span(&s->pace, UINT64_MAX) > c->end_ns)
+			c->end_ns = c->start_ns + udp_pace_span(&s->pace, UINT64_MAX);
 	}
+	/* Interval edges fall before the time asked; the last interval runs to the end of the span. */
+	asked_end = c->start_ns + c->s[0].pace.duration_ns;
+	next_tick = tick_ns && c->start_ns + tick_ns < asked_end ? c->start_ns + tick_ns : UINT64_MAX;
+	last_edge = c->start_ns;
+	if (!c->o->reverse)
+		(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL); /* wake on time, not 50 us late */
 	for (;;) {
 		uint64_t wake = c->end_ns;
 		int blocked = 0;
@@ -456,10 +475,14 @@ static int run(struct client *c, const volatile sig_atomic_t *cancel, struct pol
 		now = clock_now_ns();
 		if ((cancel && *cancel) || c->conn_refused)
 			break;
-		if (now >= c->end_ns)
+		if (now >= c->end_ns) {
+			if (!c->o->reverse && c->o->rate > 0)
+				(void)send_due(c, now, now, &blocked); /* woken late: what was due before the end still goes */
 			break;
+		}
 		if (!c->o->reverse) {
-			uint64_t w = send_due(c, now, &blocked);
+			/* At an interval's edge only what was due before it: the rest counts in the next. */
+			uint64_t w = send_due(c, now >= next_tick ? next_tick - 1 : now, now, &blocked);
 
 			if (w < wake && !blocked)
 				wake = w; /* blocked: wait for room (POLLOUT) instead */
@@ -474,7 +497,7 @@ static int run(struct client *c, const volatile sig_atomic_t *cancel, struct pol
 			}
 			pending = 1;
 			last_edge = next_tick;
-			next_tick += tick_ns;
+			next_tick = next_tick + tick_ns < asked_end ? next_tick + tick_ns : UINT64_MAX;
 			/* The answers have until then: a round trip and then some, at most half an interval. */
 			pending_until = now + (c->rtt_ns * 4 + 20000000u < tick_ns / 2 ? c->rtt_ns * 4 + 20000000u : tick_ns / 2);
 		}
@@ -501,7 +524,7 @@ static int run(struct client *c, const volatile sig_atomic_t *cancel, struct pol
 	}
 	if (pending)
 		emit_interval(c, secs(c, last_edge - tick_ns), secs(c, last_edge));
-	c->res->sum.end = secs(c, now < c->end_ns ? now : c->end_ns);
+	c->res->sum.end = secs(c, c->start_ns + test_span(c, now));
 	c->res->sum.start = secs(c, last_edge); /* where the last (partial) interval begins */
 	return 0;
 }

@@ -30,21 +30,38 @@ double udp_rate_floor(uint32_t length, int streams);
  * Datagram k (from 0) is due at start + k * gap, gap = len * 8 / rate: the schedule is a
  * deadline per datagram, never a rate averaged over bursts. With rate 0 every call has
  * `max` due. A caller sleeps until udp_pace_wake, then sends what udp_pace_due says.
+ *
+ * Datagram k owns the slot [k * gap, (k + 1) * gap). A test of duration D sends the datagrams
+ * whose slot begins before D, limit = ceil(D / gap) (at least 1), and lasts their slots: its
+ * span is limit * gap, at most one gap more than D. So a sender that keeps up sends exactly
+ * rate x span bits; counting the datagram at t = 0 over D alone would overstate the rate by
+ * one datagram (+0.24% at 1 Mbit/s, 1400 bytes, 2 s: 179 over 2 s).
  */
 struct udp_pace {
 	uint64_t start_ns;
 	double gap_ns;	       /* 0: as fast as possible */
+	uint64_t duration_ns;  /* as asked; 0: no end */
+	uint64_t limit;	       /* datagrams in the test (their slots begin before the duration); 0: no end */
 	uint64_t k;	       /* datagrams scheduled so far */
 	uint64_t batch;	       /* datagrams per wake: those due within UDP_PACE_BATCH_NS, at least 1 */
 	uint64_t slipped;      /* datagrams given up on after falling more than CATCHUP behind */
 };
 
-void udp_pace_init(struct udp_pace *p, double rate_bps, uint64_t len, uint64_t start_ns, uint64_t max_batch);
+void udp_pace_init(struct udp_pace *p, double rate_bps, uint64_t len, uint64_t start_ns, uint64_t max_batch,
+		   uint64_t duration_ns);
 
-/* Datagrams due at now (at most max), counted as scheduled. */
+/*
+ * The test's span from start to a stop at now_ns (UINT64_MAX: the whole test), in ns: paced, the
+ * end of the slot now is in, at most limit slots (the end of the last datagram's slot); as fast
+ * as possible, now - start, at most the duration. The test ends at start + udp_pace_span(p,
+ * UINT64_MAX), and its rates are bits over this span.
+ */
+uint64_t udp_pace_span(const struct udp_pace *p, uint64_t now_ns);
+
+/* Datagrams due at now (at most max, never past limit), counted as scheduled. */
 uint64_t udp_pace_due(struct udp_pace *p, uint64_t now_ns, uint64_t max);
 
-/* When to wake for the next batch (now or earlier: at once). */
+/* When to wake for the next batch (now or earlier: at once; UINT64_MAX: all are scheduled). */
 uint64_t udp_pace_wake(const struct udp_pace *p);
 
 #endif

@@ -29,7 +29,7 @@ struct flow {
 	uint64_t start_ns, heard_ns, end_ns;
 	struct udp_stats *st;	/* forward: what arrives */
 	struct udp_pace pace;	/* reverse: what we send */
-	uint64_t seq, sent_bytes, first_send, last_send;
+	uint64_t seq, sent_bytes;
 };
 
 struct server {
@@ -91,7 +91,7 @@ static void figures(const struct flow *f, struct udp_figures *fig)
 		fig->sent_packets = f->seq;
 		fig->sent_bytes = f->sent_bytes;
 		fig->slipped = f->pace.slipped;
-		fig->end = f->seq ? (double)(f->last_send - f->first_send) / 1e9 : 0;
+		fig->end = f->seq ? (double)udp_pace_span(&f->pace, clock_now_ns()) / 1e9 : 0;
 	} else {
 		struct udp_report r;
 
@@ -198,8 +198,12 @@ static void on_start(struct server *s, const uint8_t *buf, size_t len, const str
 			f->end_ns = now + (uint64_t)p.duration_ms * 1000000u;
 			if (f->st)
 				udp_stats_init(f->st);
-			else
-				udp_pace_init(&f->pace, (double)p.rate, p.length, now, UDP_SOCK_BATCH);
+			else {
+				/* A reverse flow lasts its datagrams' slots (pace.h), as the client's does. */
+				udp_pace_init(&f->pace, (double)p.rate, p.length, now, UDP_SOCK_BATCH,
+					      (uint64_t)p.duration_ms * 1000000u);
+				f->end_ns = now + udp_pace_span(&f->pace, UINT64_MAX);
+			}
 			s->nflows++;
 			s->st->flows++;
 		}
@@ -229,7 +233,7 @@ static void on_report_req(struct server *s, struct flow *f, const uint8_t *buf, 
 		memset(&r, 0, sizeof(r));
 		r.packets = f->seq;
 		r.bytes = f->sent_bytes;
-		r.span_ns = f->seq ? f->last_send - f->first_send : 0;
+		r.span_ns = f->seq ? udp_pace_span(&f->pace, clock_now_ns()) : 0;
 		r.late = f->pace.slipped; /* a sender's REPORT: datagrams it let go of behind schedule */
 		if (f->pace.k >= f->seq && clock_now_ns() >= f->end_ns)
 			r.flags |= UDP_FLAG_DONE;
@@ -322,7 +326,9 @@ static uint64_t send_due(struct server *s, uint64_t now)
 		uint64_t due;
 		int sent;
 
-		if (!f->used || !f->reverse || f->finished || now >= f->end_ns)
+		/* Past the end only what was due before it (woken late); as fast as possible, nothing. */
+		if (!f->used || !f->reverse || f->finished ||
+		    (now >= f->end_ns && (f->pace.limit == 0 || f->pace.k >= f->pace.limit)))
 			continue;
 		due = udp_pace_due(&f->pace, now, UDP_SOCK_BATCH);
 		if (due > 0) {
@@ -337,11 +343,6 @@ static uint64_t send_due(struct server *s, uint64_t now)
 				sent = 0;
 			if ((uint64_t)sent < due)
 				f->pace.k -= due - (uint64_t)sent; /* the socket was full: those are still due */
-			if (sent > 0) {
-				if (f->seq == 0)
-					f->first_send = now;
-				f->last_send = now;
-			}
 			f->seq += (uint64_t)sent;
 			f->sent_bytes += (uint64_t)sent * f->granted.length;
 			s->st->sent_packets += (uint64_t)sent;

@@ -327,7 +327,7 @@ static void test_pace_holds_rate(void **state)
 		struct udp_pace p;
 		uint64_t now = 1000000000u, sent = 0, end = now + 1000000000u;
 
-		udp_pace_init(&p, rates[r], 1000, now, 64);
+		udp_pace_init(&p, rates[r], 1000, now, 64, 0);
 		while (now < end) {
 			uint64_t wake = udp_pace_wake(&p);
 
@@ -357,9 +357,9 @@ static void test_pace_batches(void **state)
 	struct udp_pace p;
 
 	(void)state;
-	udp_pace_init(&p, 1e9, 1000, 0, 64); /* 8 us apart */
+	udp_pace_init(&p, 1e9, 1000, 0, 64, 0); /* 8 us apart */
 	assert_int_equal(p.batch, 6);
-	udp_pace_init(&p, 1e6, 1000, 0, 64); /* 8 ms apart */
+	udp_pace_init(&p, 1e6, 1000, 0, 64, 0); /* 8 ms apart */
 	assert_int_equal(p.batch, 1);
 	assert_int_equal(udp_pace_due(&p, 0, 64), 1);
 	assert_int_equal(udp_pace_due(&p, 7999999, 64), 0);
@@ -368,8 +368,86 @@ static void test_pace_batches(void **state)
 	/* Far behind: catch up at most UDP_PACE_CATCHUP_NS' worth (+ a batch), the rest slips. */
 	assert_int_equal(udp_pace_due(&p, 1000000000, 64), UDP_PACE_CATCHUP_NS / 8000000 + 1);
 	assert_int_equal(p.slipped, 125 - 2 - (UDP_PACE_CATCHUP_NS / 8000000 + 1) + 1);
-	udp_pace_init(&p, 0, 1000, 0, 64); /* as fast as possible */
+	udp_pace_init(&p, 0, 1000, 0, 64, 0); /* as fast as possible */
 	assert_int_equal(udp_pace_due(&p, 0, 64), 64);
+}
+
+/*
+ * A test lasts its datagrams' slots (pace.h): over a table of rates, lengths and durations, a
+ * sender that wakes on time or up to 2 ms late sends the datagrams whose slot begins before the
+ * duration, and no more; the span ends with the last one's slot (at least the duration, less
+ * than one gap more); so the bytes sent are the rate times the span, exactly, not within a
+ * datagram. A stop inside the test ends the span with the slot in progress, the same way.
+ */
+static void test_pace_span_is_whole_slots(void **state)
+{
+	static const struct {
+		double rate;
+		uint64_t len, dur_ns;
+	} t[] = {
+		{ 1e6, 1400, 2000000000u },	/* the fencepost of issue 25: 179 datagrams, not over 2 s */
+		{ 1e6, 1000, 1000000000u },	/* the duration a whole number of gaps: 125, not 126 */
+		{ 11200, 1400, 2500000000u },	/* the floor: a datagram a second, 3 of them over 3 s */
+		{ 11200, 1400, 300000000u },	/* shorter than one gap: one datagram, one slot */
+		{ 333333, 1400, 1700000000u },
+		{ 10e6, 64, 1234567891u },
+		{ 100e6, 1400, 1000000000u },
+		{ 1e9, 8972, 500000000u },
+		{ 2.5e6, 36, 3000000000u },
+	};
+	unsigned seed = 25;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const uint64_t start = 5000000000u;
+		double gap = (double)t[i].len * 8e9 / t[i].rate;
+		struct udp_pace p;
+		uint64_t now = start, sent = 0, span, end;
+
+		udp_pace_init(&p, t[i].rate, t[i].len, start, 64, t[i].dur_ns);
+		span = udp_pace_span(&p, UINT64_MAX);
+		end = start + span;
+		while (now < end) {
+			uint64_t wake = udp_pace_wake(&p);
+
+			if (wake == UINT64_MAX || wake >= end)
+				now = end;
+			else
+				now = (wake > now ? wake : now) + (uint64_t)(rand_r(&seed) % 2000000);
+			for (uint64_t got = 1; got > 0;) { /* at the end too: a late wake sends what was due */
+				got = udp_pace_due(&p, now, 64);
+				sent += got;
+			}
+		}
+		/* Exactly the datagrams whose slot begins before the duration. */
+		if ((double)(sent - 1) * gap >= (double)t[i].dur_ns || (double)sent * gap < (double)t[i].dur_ns ||
+		    p.slipped != 0)
+			fail_msg("rate %g len %llu: sent %llu (slipped %llu) of gap %g ns in %llu ns", t[i].rate,
+				 (unsigned long long)t[i].len, (unsigned long long)sent, (unsigned long long)p.slipped, gap,
+				 (unsigned long long)t[i].dur_ns);
+		/* The span: their slots, so bits sent = rate x span to a nanosecond of rounding. */
+		if (span < t[i].dur_ns || (double)span >= (double)t[i].dur_ns + gap ||
+		    fabs((double)(sent * t[i].len * 8) - t[i].rate * (double)span / 1e9) > t[i].rate * 2e-9)
+			fail_msg("rate %g len %llu: %llu datagrams over a span of %llu ns (asked %llu)", t[i].rate,
+				 (unsigned long long)t[i].len, (unsigned long long)sent, (unsigned long long)span,
+				 (unsigned long long)t[i].dur_ns);
+		/* A stop inside the test: the slot in progress ends the span. */
+		{
+			uint64_t at = start + t[i].dur_ns / 3, s = udp_pace_span(&p, at);
+			uint64_t slots = (uint64_t)floor((double)(at - start) / gap) + 1;
+
+			assert_true(s >= at - start || s == span);
+			assert_true(fabs((double)s - (double)slots * gap) <= 1 || s == span);
+		}
+	}
+	/* As fast as possible: no slots, the span is the time, at most the duration. */
+	{
+		struct udp_pace p;
+
+		udp_pace_init(&p, 0, 1400, 100, 64, 1000);
+		assert_int_equal(udp_pace_span(&p, 600), 500);
+		assert_int_equal(udp_pace_span(&p, UINT64_MAX), 1000);
+	}
 }
 
 int main(void)
@@ -388,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_rate_parses),
 		cmocka_unit_test(test_pace_holds_rate),
 		cmocka_unit_test(test_pace_batches),
+		cmocka_unit_test(test_pace_span_is_whole_slots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
