@@ -229,6 +229,23 @@ eio_setup() {
 	[ "${lines[0]}" = "pv: option '--size' requires an argument" ]
 }
 
+# The wording of -d errors, compared with pv 1.10.5 run as root and as nobody (issue 26). As root
+# -d 1 watches init, so the unprivileged case needs another user.
+@test "13: -d 1 as an unprivileged user: pv's words, status 2; with :FD the pid alone" {
+	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || skip "needs root and setpriv to drop to nobody"
+	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	"${nobody[@]}" true || skip "setpriv cannot switch user here"
+	run "${nobody[@]}" "$NCPV" pv -f -d 1 </dev/null
+	[ "$status" -eq 2 ]
+	[ "$output" = "pv: pid 1: Operation not permitted" ]
+	run "${nobody[@]}" "$NCPV" pv -f -d 1:0 </dev/null
+	[ "$status" -eq 2 ]
+	[ "$output" = "pv: pid 1: Operation not permitted" ]
+	run "${nobody[@]}" "$NCPV" pv -f -d 1 -d 2147483646 </dev/null
+	[ "$status" -eq 2 ]
+	[ "$output" = $'pv: pid 1: Operation not permitted\npv: pid 2147483646: No such process' ]
+}
+
 @test "13: a -N with a newline leaves no room for the bar, as pv's wcswidth" {
 	head -c 1000 /dev/zero >in
 	"$PV" -f -N "$(printf 'a\nb')" in 2>err >/dev/null
