@@ -235,6 +235,7 @@ eio_setup() {
 	[ "$(id -u)" = 0 ] && command -v setpriv >/dev/null || skip "needs root and setpriv to drop to nobody"
 	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	"${nobody[@]}" true || skip "setpriv cannot switch user here"
+	"${nobody[@]}" test -x "$NCPV" || skip "nobody cannot run $NCPV from here (a private checkout)"
 	run "${nobody[@]}" "$NCPV" pv -f -d 1 </dev/null
 	[ "$status" -eq 2 ]
 	[ "$output" = "pv: pid 1: Operation not permitted" ]
