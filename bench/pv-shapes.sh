@@ -3,8 +3,8 @@
 # pv-shapes.sh - `ncpv pv -q` against pv 1.10.5 (PV2) and Debian's pv (PV), side by side and
 # interleaved, in every input/output shape: input from a file, a pipe or a TCP socket; output to
 # a file, a pipe, /dev/null or a TCP socket.
-# Usage: PV2=/path/to/pv-1.10.5 [PV=/usr/bin/pv] bench/pv-shapes.sh [ROUNDS] [MIB]
-#   (defaults 5 rounds of 512 MiB per run; a tool that is not there is left out)
+# Usage: PV2=/path/to/pv-1.10.5 [PV=/usr/bin/pv] [SHAPES="pipe>null socket>null"] bench/pv-shapes.sh [ROUNDS] [MIB]
+#   (defaults 5 rounds of 512 MiB per run, every shape; a tool that is not there is left out)
 # Each round runs every shape with every tool in turn (the tools' order rotates per round), so
 # load from elsewhere falls on all of them alike. Prints per shape and tool: median wall seconds,
 # the spread (min-max), the pv process's median CPU seconds (user+sys), and the ratios
@@ -43,6 +43,9 @@ head -c "$BYTES" /dev/zero >"$work/in"
 
 INS=(file pipe socket)
 OUTS=(file pipe null socket)
+SHAPES=${SHAPES:-}
+# wanted IN OUT: whether SHAPES (space-separated IN>OUT) asks for this shape (empty: all).
+wanted() { [ -z "$SHAPES" ] || [[ " $SHAPES " == *" $1>$2 "* ]]; }
 
 # run TOOL IN OUT: one timed run; appends "wall cpu" to $work/IN-OUT.TOOL.
 run() {
@@ -82,6 +85,7 @@ echo "# ncpv: $("$NCPV" pv --version | head -1); pv110: ${PV2:-none}; pv16: $([ 
 for r in $(seq "$ROUNDS"); do
 	for in in "${INS[@]}"; do
 		for out in "${OUTS[@]}"; do
+			wanted "$in" "$out" || continue
 			n=${#tools[@]}
 			for k in $(seq 0 $((n - 1))); do
 				run "${tools[$(((k + r) % n))]}" "$in" "$out"
@@ -97,6 +101,7 @@ spread() { cut -d' ' -f"$2" "$1" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 
 printf '%-14s %-6s %8s %12s %8s   %s\n' shape tool wall spread cpu "pv110/ncpv wall, cpu"
 for in in "${INS[@]}"; do
 	for out in "${OUTS[@]}"; do
+		wanted "$in" "$out" || continue
 		f=$work/$in-$out
 		for tool in "${tools[@]}"; do
 			ratio=

@@ -414,7 +414,8 @@ static int run_pv(int argc, char **argv, char **args)
 
 	if ((parsed = parse_into(argc, args, &o)) != CMD_PARSE_RUN)
 		return cmd_parse_exit(parsed, PV_EXIT_USAGE);
-	other = o.watch_pid > 0 || o.remote_pid > 0 || o.query_pid > 0; /* no copy of our own */
+	/* -d, -R, -Q: no copy of our own (the last of them given, as in pv; -U after them copies). */
+	other = o.action == 'd' || o.action == 'R' || o.action == 'Q';
 	memset(&c, 0, sizeof(c));
 	c.o = &o;
 	c.show = !o.quiet && (o.numeric || o.force || isatty(STDERR_FILENO));
@@ -428,11 +429,11 @@ static int run_pv(int argc, char **argv, char **args)
 	/* As pv: the pidfile for every mode (scripts wait for it before they act on us). */
 	if (o.pidfile && write_pidfile(o.pidfile) < 0)
 		return PV_EXIT_PIDFILE;
-	if (o.watch_pid > 0)
+	if (o.action == 'd')
 		rc = cmd_pv_watch(&o, c.show);
-	else if (o.remote_pid > 0)
+	else if (o.action == 'R')
 		rc = cmd_pv_remote(&o);
-	else if (o.query_pid > 0)
+	else if (o.action == 'Q')
 		rc = cmd_pv_query(&o, c.show);
 	else if ((fault = pv_run_open(&c.run, &o, size, &ev, &stop_signal, err, sizeof(err))) != 0) {
 		pv_error("%s", err);

@@ -45,8 +45,8 @@ void pv_extra_display(const char *spec, struct pv_opts *o);
 /* "pv: message" on stderr, as pv 1.10 prints it, whether run as pv or as "ncpv pv". */
 void pv_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Watch o->watch_pid's files (o->watch_fd, or all when it is -1) until the process ends or
- * closes the file, drawing when show is set. Returns pv's exit status. */
+/* Watch the files of each -d PID[:FD] and further argument (one FD, or every file the process
+ * has open) until the processes end or close them, drawing when show is set. pv's exit status. */
 int cmd_pv_watch(const struct pv_opts *o, int show);
 
 /* -R: send the options given with it to the ncpv pv o->remote_pid. pv's status (0, or 1). */

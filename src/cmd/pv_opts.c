@@ -85,8 +85,10 @@ static int pid_option(struct pv_parse_err *e, int c, const char *arg, long *out)
 	return fail(e, "-%c: %s: integer argument expected", c, arg);
 }
 
-/* -d PID[:FD]: pv's words for what is not that shape, and which part is out of range. */
-static int watchfd_option(struct pv_parse_err *e, const char *arg, struct pv_opts *o)
+/* -d PID[:FD] (option: for the -d option itself, else a further argument): pv's words for what
+ * is not that shape. A PID out of range is refused (pv would wrap it into kill(-1, 0) or a
+ * process group): in pv's words for -d 0, the value named only for a further argument, as pv. */
+static int watchfd_check(struct pv_parse_err *e, const char *arg, int option)
 {
 	char pid[32];
 	const char *colon = strchr(arg, ':');
@@ -98,14 +100,53 @@ static int watchfd_option(struct pv_parse_err *e, const char *arg, struct pv_opt
 		n = sizeof(pid) - 1; /* too long to be a PID: refused as one below */
 	memcpy(pid, arg, n);
 	pid[n] = '\0';
-	if (units_parse_pid(pid, &p) < 0)
-		return errno == ERANGE ? fail(e, "-d: %s: invalid process ID", arg)
-				       : fail(e, "-d: process ID or pid:fd pair expected");
+	if (units_parse_pid(pid, &p) < 0) {
+		if (errno != ERANGE)
+			return fail(e, "-d: process ID or pid:fd pair expected");
+		return option ? fail(e, "-d: invalid process ID") : fail(e, "-d: %s: invalid process ID", arg);
+	}
 	if (colon && units_parse_fd(colon + 1, &fd) < 0)
 		return errno == ERANGE ? fail(e, "-d: %s: invalid file descriptor", arg)
 				       : fail(e, "-d: process ID or pid:fd pair expected");
-	o->watch_pid = p;
-	o->watch_fd = fd;
+	return 0;
+}
+
+static int watchfd_option(struct pv_parse_err *e, const char *arg, struct pv_opts *o)
+{
+	int rc = watchfd_check(e, arg, 1);
+
+	if (rc != 0)
+		return rc;
+	if (o->nwatch == PV_WATCH_OPTS)
+		return fail(e, "-d: at most %d -d options: name further processes as arguments", PV_WATCH_OPTS);
+	o->watch[o->nwatch++] = arg;
+	return 0;
+}
+
+/* pv 1.10.5 runs the last of -d, -R, -Q and -U; with -d what makes no sense there is refused,
+ * in pv's words and order. 0, or PV_PARSE_ERROR. */
+static int action_check(struct pv_parse_err *e, struct pv_opts *o)
+{
+	if (o->action == 'd') {
+		int rc;
+
+		if (o->lines || o->stop_at_size || o->skip_errors || o->buffer_size > 0 || o->rate_limit > 0)
+			return fail(e, "cannot use line mode or transfer modifier options when watching file descriptors");
+		if (o->cursor)
+			return fail(e, "cannot use cursor positioning when watching file descriptors");
+		if (o->remote_pid > 0)
+			return fail(e, "cannot use remote control when watching file descriptors");
+		if (o->query_pid > 0)
+			return fail(e, "cannot use remote query when watching file descriptors");
+		if (o->output)
+			return fail(e, "-o: cannot transfer files when watching file descriptors");
+		/* Further arguments are more processes to watch, as in pv: each checked as -d's. */
+		for (int i = 0; i < o->nfiles; i++)
+			if ((rc = watchfd_check(e, o->files[i], 0)) != 0)
+				return rc;
+	}
+	if (o->remote_pid > 0 && o->query_pid > 0)
+		return fail(e, "cannot use remote control and remote query together");
 	return 0;
 }
 
@@ -244,7 +285,10 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 	case 'C': o->no_splice = 1; break;
 	case 'O': o->sparse = 1; break;
 	case 'K': o->direct = 1; break;
-	case 'U': o->store_file = arg; break;
+	case 'U':
+		o->store_file = arg;
+		o->action = 'U';
+		break;
 	case 'E': o->skip_errors++; break;
 	case 'S': o->stop_at_size = 1; break;
 	case 'Y': o->sync = 1; break;
@@ -253,8 +297,10 @@ static int apply(int c, const char *arg, struct pv_opts *o, int *shown, struct p
 	case 'P': o->pidfile = arg; break;
 	case 'R':
 	case 'Q':
+		o->action = (char)c;
 		return pid_option(e, c, arg, c == 'R' ? &o->remote_pid : &o->query_pid);
 	case 'd':
+		o->action = 'd';
 		return watchfd_option(e, arg, o);
 	case 'Z':
 		if ((rc = check(e, c, arg, UNITS_PV_SIZE)) == 0)
@@ -371,13 +417,8 @@ int pv_parse_options(int argc, char **argv, struct pv_opts *o, struct pv_parse_e
 	o->disp.pv110 = 1;
 	o->files = argv + optind;
 	o->nfiles = argc - optind;
-	/* With -d, further arguments are more processes to watch, as in pv: each checked as -d's. */
-	for (int i = 0; o->watch_pid > 0 && i < o->nfiles; i++) {
-		struct pv_opts more = *o;
-
-		if ((rc = watchfd_option(e, o->files[i], &more)) != 0)
-			return rc;
-	}
+	if ((rc = action_check(e, o)) != 0)
+		return rc;
 	if (o->remote_pid > 0 && o->nfiles > 0)
 		return fail(e, "-R: files cannot be specified with this option");
 	if (o->query_pid > 0 && o->nfiles > 0)

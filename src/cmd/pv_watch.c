@@ -192,8 +192,8 @@ static int refresh(struct target *t, const struct pv_opts *o, const char *cwd, i
 	return 0;
 }
 
-/* "PID" or "PID:FD" (checked by the option parser for -d's own argument; pv takes more
- * processes as further arguments). 0, or -1 with pv's message said. */
+/* "PID" or "PID:FD", from a -d or a further argument (the option parser checked both). 0, or
+ * -1 with pv's message said. */
 static int parse_target(const char *arg, struct target *t)
 {
 	char *end;
@@ -219,27 +219,54 @@ static int parse_target(const char *arg, struct target *t)
 	return 0;
 }
 
-/* Watch the targets until every one has ended (or a signal); pv's exit status. */
+/* Start following t; -1 when it cannot be, said in pv's words (a process that cannot be
+ * signalled or listed; with :FD a descriptor that is closed or not on a file or block device). */
+static int open_target(struct target *t, const struct pv_opts *o, const char *cwd, int multiple)
+{
+	struct pv_watch_fd w;
+	char path[2048]; /* another process's file name: its control characters shown, never sent */
+
+	if (pv_watch_pid_alive(t->pid) < 0) {
+		pv_error("pid %ld: %s", (long)t->pid, strerror(errno));
+		return -1;
+	}
+	if (t->fd < 0) {
+		if (refresh(t, o, cwd, multiple) == 0)
+			return 0;
+		pv_error("pid %ld: %s", (long)t->pid, strerror(errno));
+		return -1;
+	}
+	if (pv_watch_read(t->pid, t->fd, &w) == 0 && w.regular && refresh(t, o, cwd, multiple) == 0)
+		return 0;
+	if (w.path[0] == '\0') {
+		pv_error("pid %ld: fd %d: %s", (long)t->pid, t->fd, strerror(errno));
+		return -1;
+	}
+	termsafe(path, sizeof(path), w.path, strlen(w.path));
+	pv_error("pid %ld: fd %d: %s: %s", (long)t->pid, t->fd, path,
+		 w.regular ? strerror(errno) : "not a regular file or block device");
+	return -1;
+}
+
+/* Watch the targets until every one has ended (or a signal); pv's exit status: 2 when one of
+ * them could not be watched (the others are), 32 for a signal. */
 static int watch(struct target *ts, int nt, struct watched *all, const struct pv_opts *o, int show)
 {
 	char cwd[512];
 	static const int stops[] = { SIGINT, SIGTERM };
-	int multiple = 0;
+	int multiple = 0, failed = 0, started = 0;
 
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		cwd[0] = '\0';
 	for (int i = 1; i < nt; i++)
 		multiple |= ts[i].pid != ts[0].pid;
 	for (int i = 0; i < nt; i++) {
-		if (pv_watch_pid_alive(ts[i].pid) < 0 || refresh(&ts[i], o, cwd, multiple) < 0) {
-			if (ts[i].fd >= 0)
-				pv_error("pid %ld: fd %d: %s", (long)ts[i].pid, ts[i].fd, strerror(errno));
-			else
-				pv_error("pid %ld: %s", (long)ts[i].pid, strerror(errno));
-			return 2;
-		}
-		ts[i].alive = 1;
+		ts[i].alive = open_target(&ts[i], o, cwd, multiple) == 0;
+		failed |= !ts[i].alive;
+		started += ts[i].alive;
 	}
+	if (started == 0)
+		return 2;
 	cmd_catch_stop(&watch_stop, stops, 2, 0);
 	signal(SIGTTOU, SIG_IGN);
 	for (;;) {
@@ -263,12 +290,12 @@ static int watch(struct target *ts, int nt, struct watched *all, const struct pv
 	}
 	if (show)
 		draw(all, nt * PV_WATCH_MAX, o, 1);
-	return watch_stop ? 32 : 0;
+	return (failed ? 2 : 0) | (watch_stop ? 32 : 0);
 }
 
 int cmd_pv_watch(const struct pv_opts *o, int show)
 {
-	int nt = 1 + o->nfiles, rc = PV_EXIT_USAGE;
+	int nt = o->nwatch + o->nfiles, rc = PV_EXIT_USAGE;
 	struct target *ts = calloc((size_t)nt, sizeof(*ts));
 	struct watched *all = calloc((size_t)nt * PV_WATCH_MAX, sizeof(*all));
 
@@ -276,10 +303,8 @@ int cmd_pv_watch(const struct pv_opts *o, int show)
 		pv_error("%s", strerror(ENOMEM));
 		goto out;
 	}
-	ts[0].pid = (pid_t)o->watch_pid;
-	ts[0].fd = o->watch_fd;
-	for (int i = 1; i < nt; i++)
-		if (parse_target(o->files[i - 1], &ts[i]) < 0)
+	for (int i = 0; i < nt; i++)
+		if (parse_target(i < o->nwatch ? o->watch[i] : o->files[i - o->nwatch], &ts[i]) < 0)
 			goto out;
 	for (int i = 0; i < nt; i++)
 		ts[i].set = all + (size_t)i * PV_WATCH_MAX;

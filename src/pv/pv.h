@@ -13,6 +13,9 @@
 #include "../meter.h"
 #include "xfer.h"
 
+/* The most -d options one command line takes (further processes go as arguments). */
+#define PV_WATCH_OPTS 16
+
 /* Everything pv's command line says; filled once by pv_parse_options (src/cmd/pv_opts.c).
  * The strings point into argv, which must outlive the struct. */
 struct pv_opts {
@@ -27,8 +30,9 @@ struct pv_opts {
 	const char *store_file;	/* -U FILE: all input there first, then to the output */
 	char **files; /* borrowed from argv */
 	int nfiles;
-	long watch_pid;	/* -d PID[:FD]: watch another process (0: not) */
-	int watch_fd;	/* its FD, or -1 for every file it has open */
+	const char *watch[PV_WATCH_OPTS]; /* each -d PID[:FD], as given (checked) */
+	int nwatch;
+	char action;	 /* the last of -d, -R, -Q, -U given (0: none): pv runs that one */
 	long remote_pid; /* -R PID: send our options to that pv (0: not) */
 	long query_pid;	/* -Q PID: show that pv's progress (0: not) */
 	int interval_given; /* -i was on the command line (for -R) */

@@ -89,11 +89,14 @@ int pv_watch_read(pid_t pid, int fd, struct pv_watch_fd *w)
 	memset(w, 0, sizeof(*w));
 	w->fd = fd;
 	snprintf(link, sizeof(link), "/proc/%ld/fd/%d", (long)pid, fd);
-	if ((n = readlink(link, w->path, sizeof(w->path) - 1)) < 0 || stat(link, &st) < 0)
+	if ((n = readlink(link, w->path, sizeof(w->path) - 1)) < 0)
 		return -1;
 	w->path[n] = '\0';
+	if (stat(link, &st) < 0)
+		return -1;
 	w->dev = st.st_dev;
 	w->ino = st.st_ino;
+	w->regular = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode);
 	if (S_ISREG(st.st_mode)) {
 		w->size = (uint64_t)st.st_size;
 	} else if (S_ISBLK(st.st_mode)) {

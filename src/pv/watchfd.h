@@ -17,6 +17,7 @@ struct pv_watch_fd {
 	uint64_t size;	 /* the file's (or block device's) size; 0 unknown */
 	dev_t dev;	 /* with ino: the same open file, not a reused number */
 	ino_t ino;
+	int regular;	 /* open on a regular file or a block device (what pv follows) */
 };
 
 /* Whether pid exists: 0, or -1 with errno (ESRCH, EPERM). */
@@ -26,7 +27,8 @@ int pv_watch_pid_alive(pid_t pid);
  * max). Their count, or -1 with errno. */
 int pv_watch_list(pid_t pid, int *fds, int max);
 
-/* Read descriptor fd of pid into w. 0, or -1 with errno (ENOENT: it is closed). */
+/* Read descriptor fd of pid into w. 0, or -1 with errno (ENOENT: it is closed; w->path is
+ * empty when the descriptor could not be read at all, set when only stat or fdinfo failed). */
 int pv_watch_read(pid_t pid, int fd, struct pv_watch_fd *w);
 
 #endif

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,12 +33,35 @@ static int is_pipe(int fd)
 	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
 }
 
+/* The output is /dev/null (the same character device, however reached): what is written there
+ * goes nowhere. */
+static int is_null(int fd)
+{
+	struct stat st, null;
+
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 &&
+	       S_ISCHR(null.st_mode) && st.st_rdev == null.st_rdev;
+}
+
+/* A TCP connection: recv(MSG_TRUNC) takes its bytes off the connection without copying them. */
+static int is_tcp(int fd)
+{
+	int type = 0, domain = 0;
+	socklen_t len = sizeof(type), dlen = sizeof(domain);
+
+	return getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM &&
+	       getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &dlen) == 0 &&
+	       (domain == AF_INET || domain == AF_INET6);
+}
+
 struct pv_xfer {
 	int in, out;
 	struct pv_xfer_opts o;	/* as given, but no_splice also set by -K and -O, and
 				 * sparse only where the output can seek */
 	int in_splice;		/* splice may be tried for this input */
 	int out_pipe;		/* the output is a pipe */
+	int out_null;		/* the output is /dev/null */
+	int in_drop;		/* a TCP input into /dev/null: received, counted, never copied */
 	int hole_at_end;	/* the last thing done to the output was a seek */
 	unsigned char *buf;	/* o.buffer_size bytes */
 	size_t pend_off, pend_len; /* read but not yet written */
@@ -65,6 +89,7 @@ struct pv_xfer *pv_xfer_new(int out, const struct pv_xfer_opts *o)
 	if (x->o.sparse)
 		x->o.no_splice = 1;
 	x->out_pipe = out >= 0 && is_pipe(out);
+	x->out_null = out >= 0 && is_null(out);
 	/* Page-aligned, as O_DIRECT (-K) requires of the memory it reads into and writes from. */
 	if (posix_memalign((void **)&x->buf, 4096, x->o.buffer_size) != 0)
 		x->buf = NULL;
@@ -96,6 +121,16 @@ int pv_xfer_output_is_pipe(const struct pv_xfer *x)
 	return x->out_pipe;
 }
 
+int pv_xfer_output_is_null(const struct pv_xfer *x)
+{
+	return x->out_null;
+}
+
+int pv_xfer_input_dropped(const struct pv_xfer *x)
+{
+	return x->in_drop;
+}
+
 const unsigned char *pv_xfer_last(const struct pv_xfer *x, size_t *len)
 {
 	*len = x->last_len;
@@ -119,6 +154,10 @@ void pv_xfer_set_input(struct pv_xfer *x, int in)
 	/* splice needs a pipe on one side; the bytes are never seen then. */
 	x->in_splice = !x->o.no_splice && !x->o.count_lines && !x->o.discard && !x->o.sync &&
 		       (x->out_pipe || is_pipe(in));
+	/* From a TCP connection into /dev/null the bytes need not reach our memory at all (where
+	 * nothing needs them: the same conditions as splice's). pv reads and writes them. */
+	x->in_drop = !x->in_splice && x->out_null && !x->o.no_splice && !x->o.count_lines &&
+		     !x->o.sync && !x->o.skip_errors && is_tcp(in);
 }
 
 void pv_xfer_grow_pipe(int fd, size_t size)
@@ -342,7 +381,7 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 			return splice_step(x, max, bytes);
 		if (x->o.direct && want >= 4096)
 			want &= ~(size_t)4095; /* O_DIRECT reads whole blocks */
-		n = read(x->in, x->buf, want);
+		n = x->in_drop ? recv(x->in, x->buf, want, MSG_TRUNC) : read(x->in, x->buf, want);
 		if (n < 0 && errno == EINVAL && x->o.direct && set_direct(x->in, 0) == 0)
 			n = read(x->in, x->buf, want); /* an unaligned length: this read without O_DIRECT */
 		if (n == 0)
@@ -357,6 +396,10 @@ enum pv_step pv_xfer_step(struct pv_xfer *x, uint64_t max, uint64_t max_lines, u
 			return PV_STEP_READ_ERR;
 		}
 		x->skip = 1;
+		if (x->in_drop) {
+			*bytes += (uint64_t)n; /* nothing to write: /dev/null would drop it */
+			return PV_STEP_MOVED;
+		}
 		x->pend_off = 0;
 		x->pend_len = (size_t)n;
 	}

@@ -43,9 +43,14 @@ struct pv_xfer;
 struct pv_xfer *pv_xfer_new(int out, const struct pv_xfer_opts *o);
 void pv_xfer_free(struct pv_xfer *x);
 
-/* The output descriptor, and whether it is a pipe (then worth growing). */
+/* The output descriptor, whether it is a pipe (then worth growing), and whether it is /dev/null
+ * (then an input pipe is worth growing, and a TCP input is received without a copy). */
 int pv_xfer_output(const struct pv_xfer *x);
 int pv_xfer_output_is_pipe(const struct pv_xfer *x);
+int pv_xfer_output_is_null(const struct pv_xfer *x);
+/* Whether the input set last is received without being copied: a TCP connection into
+ * /dev/null (recv with MSG_TRUNC), where nothing needs the bytes themselves. */
+int pv_xfer_input_dropped(const struct pv_xfer *x);
 
 /* The last bytes written (for -A): *len of them, valid until the next step. */
 const unsigned char *pv_xfer_last(const struct pv_xfer *x, size_t *len);

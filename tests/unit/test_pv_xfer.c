@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* test_pv_xfer.c - pv's data path on pipes: line limits keep the rest, -A's tail, -X. */
+/* test_pv_xfer.c - pv's data path: line limits keep the rest, -A's tail, -X, TCP into /dev/null. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 
 #include "pv/xfer.h"
@@ -165,6 +167,78 @@ static void test_buffer_percent_counts_what_waits(void **state)
 	}
 }
 
+/* A loopback TCP connection: *server is the accepted end, *client the connecting one. */
+static void tcp_pair(int *server, int *client)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(l >= 0);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(l, 1), 0);
+	assert_int_equal(getsockname(l, (struct sockaddr *)&a, &len), 0);
+	*client = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(*client >= 0);
+	assert_int_equal(connect(*client, (struct sockaddr *)&a, sizeof(a)), 0);
+	*server = accept(l, NULL, NULL);
+	assert_true(*server >= 0);
+	close(l);
+}
+
+/* From a TCP connection into /dev/null the bytes are received without a copy (MSG_TRUNC) and
+ * still counted to the end; into a pipe, from a pipe, or when the bytes are needed (-C, -A, -T:
+ * no_splice), they are read as before. */
+static void test_tcp_into_null_is_received_without_a_copy(void **state)
+{
+	struct pv_xfer_opts o;
+	uint64_t bytes = 0, lines = 0;
+	int sv, cl, null = open("/dev/null", O_WRONLY), p[2];
+	struct pv_xfer *x;
+	enum pv_step st;
+
+	(void)state;
+	assert_true(null >= 0);
+	tcp_pair(&sv, &cl);
+	assert_int_equal(write(cl, "hello, world", 12), 12);
+	close(cl);
+	memset(&o, 0, sizeof(o));
+	o.buffer_size = 5;
+	x = pv_xfer_new(null, &o);
+	assert_non_null(x);
+	assert_true(pv_xfer_output_is_null(x));
+	pv_xfer_set_input(x, sv);
+	assert_true(pv_xfer_input_dropped(x));
+	for (int i = 0; i < 20 && (st = pv_xfer_step(x, UINT64_MAX, UINT64_MAX, &bytes, &lines)) != PV_STEP_EOF;
+	     i++)
+		assert_int_equal(st, PV_STEP_MOVED);
+	assert_int_equal(bytes, 12);
+	assert_int_equal(pipe(p), 0);
+	pv_xfer_set_input(x, p[0]);
+	assert_false(pv_xfer_input_dropped(x)); /* a pipe splices instead */
+	pv_xfer_free(x);
+	o.no_splice = 1;
+	x = pv_xfer_new(null, &o);
+	assert_non_null(x);
+	pv_xfer_set_input(x, sv);
+	assert_false(pv_xfer_input_dropped(x));
+	pv_xfer_free(x);
+	o.no_splice = 0;
+	x = pv_xfer_new(p[1], &o);
+	assert_non_null(x);
+	assert_false(pv_xfer_output_is_null(x));
+	pv_xfer_set_input(x, sv);
+	assert_false(pv_xfer_input_dropped(x));
+	pv_xfer_free(x);
+	close(sv);
+	close(p[0]);
+	close(p[1]);
+	close(null);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_last_written_and_discard),
 		cmocka_unit_test(test_count_byte_matches_naive),
 		cmocka_unit_test(test_buffer_percent_counts_what_waits),
+		cmocka_unit_test(test_tcp_into_null_is_received_without_a_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,7 +38,7 @@ fixture() {
 
 @test "every error in docs/ERRORS.md gives its exact message and exit code" {
 	local SERVE BUSY CLOSED BLACKHOLE RESETTER MISSING DIR EMPTY LONGHOST SMALL SILENT ENDLESS
-	local TLSSERVE TLSCERT TLSFP ZEROPIN
+	local TLSSERVE TLSCERT TLSFP ZEROPIN WATCHED
 	local cmd msg code got rc n=0 bad=0
 	start_serve --size 1000 127.0.0.1:0
 	SERVE=$SERVE_PORT BUSY=$SERVE_PORT
@@ -69,6 +69,10 @@ fixture() {
 	LONGHOST=$(printf 'a%.0s' {1..300})
 	SMALL=$SCRATCH/small
 	make_file "$SMALL" 100000
+	# A process for -d PID:FD, its stdin /dev/null (teardown stops it).
+	sleep 600 </dev/null >/dev/null 2>&1 &
+	WATCHED=$!
+	STARTED_PIDS+=("$WATCHED")
 	ncpv() { "$NCPV" "$@"; }
 
 	while IFS=$'\t' read -r cmd msg code; do

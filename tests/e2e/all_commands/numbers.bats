@@ -92,7 +92,7 @@ run_table() {
 	NONAME=1 run_table 64 "-d: " 1 2147483647 pv -d @
 	NONAME=1 run_table 64 "-d: " 0 2147483647 pv -d 1:@
 	run "$NCPV" pv -d 99999999999999999999
-	[ "$output" = "pv: -d: 99999999999999999999: invalid process ID" ]
+	[ "$output" = "pv: -d: invalid process ID" ]
 	run "$NCPV" pv -d 1:4294967296
 	[ "$output" = "pv: -d: 1:4294967296: invalid file descriptor" ]
 }

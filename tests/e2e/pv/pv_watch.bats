@@ -61,6 +61,32 @@ teardown() {
 	[ "$output" = "pv: -d: 0: invalid process ID" ]
 }
 
+# pv 1.10.5 follows only descriptors open on files or block devices: an offset on a pipe or a
+# terminal says nothing. Asked for one by number, it says so (status 2), and so does ncpv.
+@test "-d PID:FD on a pipe or /dev/null is refused in pv's words, status 2" {
+	local fd
+	fd=$(for f in /proc/"$WATCHED"/fd/*; do [ "$(readlink "$f")" = /dev/null ] && basename "$f"; done | head -1)
+	[ -n "$fd" ]
+	run "$NCPV" pv -d "$WATCHED:$fd"
+	[ "$status" -eq 2 ]
+	[ "$output" = "pv: pid $WATCHED: fd $fd: /dev/null: not a regular file or block device" ]
+	# With :FD, a process that cannot be signalled is named alone, as pv does.
+	run "$NCPV" pv -d 2147483646:3
+	[ "$status" -eq 2 ]
+	[ "$output" = "pv: pid 2147483646: No such process" ]
+}
+
+# pv 1.10.5 takes every -d (and further arguments), names each one it cannot watch, watches the
+# rest and ends with status 2; ncpv watched only the last -d, or stopped at the first failure.
+@test "-d A -d B: one that cannot be watched is named, the other followed to its end; status 2" {
+	cd "$SCRATCH"
+	run timeout 20 "$NCPV" pv -f -n -b -i 0.2 -d 2147483646 -d "$WATCHED"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "pv: pid 2147483646: No such process" ]
+	[ "${#lines[@]}" -ge 3 ]
+	! kill -0 "$WATCHED" 2>/dev/null
+}
+
 # The outside attack of issue 22's round: another process's file names reached the terminal raw
 # (a title set, colours on). They are shown escaped, as every other untrusted text.
 @test "-d shows another process's file name with its control characters escaped" {
