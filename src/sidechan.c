@@ -118,19 +118,22 @@ static int head(const char *buf, size_t n, const char **p, unsigned *version)
 	return 0;
 }
 
-/* The comma list w[0..n) names word. */
+/* The comma list w[0..n) names word: 1, 0, or -1 for an empty item (",size", "size,,x", ",,,"),
+ * which no client writes: a list with one is not a hello, as an empty ask= is not. */
 static int asks_for(const char *w, size_t n, const char *word_)
 {
 	const char *q = w, *end = w + n;
+	int found = 0;
 
 	for (;;) {
 		const char *c = memchr(q, ',', (size_t)(end - q));
 		size_t len = (size_t)((c ? c : end) - q);
 
-		if (is(q, len, word_))
-			return 1;
+		if (len == 0)
+			return -1;
+		found |= is(q, len, word_);
 		if (c == NULL)
-			return 0;
+			return found;
 		q = c + 1;
 	}
 }
@@ -196,9 +199,9 @@ int side_parse_hello(const void *vbuf, size_t len, struct side_hello *h)
 				return SIDE_MALFORMED;
 			h->rate_bps = v;
 		} else if (is(w, kn, "ask")) {
-			if (have_ask++ || !plain_word(eq + 1, vn, KEY_CHARS ","))
+			if (have_ask++ || !plain_word(eq + 1, vn, KEY_CHARS ",") ||
+			    (h->ask_size = asks_for(eq + 1, vn, "size")) < 0)
 				return SIDE_MALFORMED;
-			h->ask_size = asks_for(eq + 1, vn, "size");
 		}
 	}
 	return (int)n + 1;

@@ -334,6 +334,51 @@ static void test_hello_ask(void **state)
 	assert_int_equal(side_format_hello(line, sizeof(line), &h), -1);
 }
 
+/* ask='s list, generated: every list of 1 to 4 items drawn from a known word, an unknown one
+ * and the empty item. A list with an empty item (",,,", "size,", ",size") is not a hello, as an
+ * empty ask= is not; any other asks for size exactly when one item is "size". */
+static void test_hello_ask_lists(void **state)
+{
+	static const char tok[] = "0123456789abcdef0123456789abcdef";
+	static const char *const items[] = { "size", "future_2", "" };
+	char list[64], line[SIDE_LINE_MAX];
+	struct side_hello h;
+	int checked = 0, refused = 0;
+
+	(void)state;
+	for (int k = 1; k <= 4; k++) {
+		int combos = 1;
+
+		for (int i = 0; i < k; i++)
+			combos *= 3;
+		for (int c = 0; c < combos; c++) {
+			int empty = 0, size = 0, len, rc;
+			size_t at = 0;
+
+			for (int i = 0, x = c; i < k; i++, x /= 3) {
+				at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", i ? "," : "", items[x % 3]);
+				empty |= x % 3 == 2;
+				size |= x % 3 == 0;
+			}
+			memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+			len = snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, "1 ctl %s interval=0 ask=%s\n",
+				       tok, list);
+			rc = parse(HELLO, line, (size_t)len + SIDE_MAGIC_LEN);
+			if (empty) {
+				if (rc != SIDE_MALFORMED)
+					fail_msg("ask=%s: taken as a hello (rc %d)", list, rc);
+				refused++;
+			} else {
+				assert_int_equal(side_parse_hello(line, (size_t)len + SIDE_MAGIC_LEN, &h), len + SIDE_MAGIC_LEN);
+				assert_int_equal(h.ask_size, size);
+			}
+			checked++;
+		}
+	}
+	assert_int_equal(checked, 3 + 9 + 27 + 81);
+	assert_int_equal(refused, checked - (2 + 4 + 8 + 16));
+}
+
 /* What raw clients send first is never a hello, and is recognised as such from its first byte. */
 static void test_raw_clients_not_hellos(void **state)
 {
@@ -388,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_bad_hellos),
 		cmocka_unit_test(test_answer_size),
 		cmocka_unit_test(test_hello_ask),
+		cmocka_unit_test(test_hello_ask_lists),
 		cmocka_unit_test(test_raw_clients_not_hellos),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_report_edges),
