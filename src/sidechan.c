@@ -195,7 +195,7 @@ int side_parse_hello(const void *vbuf, size_t len, struct side_hello *h)
 				return SIDE_MALFORMED;
 			h->stream = (unsigned)v;
 		} else if (is(w, kn, "rate")) {
-			if (have_rate++ || number(eq + 1, vn, SIDE_RATE_MAX, &v) < 0 || v == 0)
+			if (have_rate++ || number(eq + 1, vn, SIDE_RATE_MAX, &v) < 0 || v < SIDE_RATE_MIN)
 				return SIDE_MALFORMED;
 			h->rate_bps = v;
 		} else if (is(w, kn, "ask")) {
@@ -328,7 +328,8 @@ int side_format_hello(char *buf, size_t buflen, const struct side_hello *h)
 	if (buflen < SIDE_MAGIC_LEN + 1 || side_check_token(h->token) < 0 || (unsigned)h->role > SIDE_UP ||
 	    h->version == 0 || h->version > 65535 || h->streams == 0 || h->streams > SIDE_MAX_STREAMS ||
 	    h->stream >= SIDE_MAX_STREAMS || h->interval_ms > 60000 || (h->interval_ms && h->interval_ms < 10) ||
-	    h->rate_bps > SIDE_RATE_MAX || ((h->rate_bps || h->ask_size) && h->role != SIDE_CTL))
+	    h->rate_bps > SIDE_RATE_MAX || (h->rate_bps && h->rate_bps < SIDE_RATE_MIN) ||
+	    ((h->rate_bps || h->ask_size) && h->role != SIDE_CTL))
 		return -1;
 	memcpy(buf, SIDE_MAGIC, SIDE_MAGIC_LEN);
 	if (h->role == SIDE_CTL) {

@@ -56,7 +56,12 @@ def cases(seed):
         ("rate0", MAGIC + b"1 ctl " + TOKEN + b" rate=0\n"),
         ("ratebig", MAGIC + b"1 ctl " + TOKEN + b" rate=10000000000001\n"),
         ("rateunit", MAGIC + b"1 ctl " + TOKEN + b" rate=10M\n"),
+        ("askempty", MAGIC + b"1 ctl " + TOKEN + b" ask=,,,\n"),
+        ("asktrailing", MAGIC + b"1 ctl " + TOKEN + b" ask=size,\n"),
+        ("askleading", MAGIC + b"1 ctl " + TOKEN + b" ask=,size\n"),
     ]
+    # Below the floor, a kilobyte a second (SIDE_RATE_MIN): 1 bit/s was taken.
+    out += [("rate%d" % r, MAGIC + b"1 ctl " + TOKEN + b" rate=%d\n" % r) for r in (1, 8, 999, 7999)]
     for i in range(20):
         out.append(("random%d" % i, b"\0" + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 700)))))
     return out
