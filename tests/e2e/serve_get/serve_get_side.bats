@@ -140,6 +140,33 @@ side_close() {
 	answer "" --discard -- ask=size
 }
 
+@test "the size serve says is the size it sends, though its --source file grows between the answer and the download" {
+	# Generated: file sizes x growth. Small files are answered only while a paced session holds new
+	# connections from sending (else serve's FIN goes before it reads the hello); large ones in
+	# any case. It was said N, sent N + growth, each time (the outside attack: 3 of 12 get runs).
+	local st said=0 line
+	head -c 10 /dev/urandom >"$SCRATCH/src"
+	start_serve -q --source "$SCRATCH/src"
+	for st in 16777216 8388608; do
+		timeout 60 "$BATS_TEST_DIRNAME/../lib/side_peer.py" grow "$SERVE_PORT" "$SCRATCH/src" "$st" 1 4096 1048576 >>"$SCRATCH/grow.out"
+	done
+	peer paced-ctl "$SERVE_PORT" 60 >"$SCRATCH/ctl.out" &
+	STARTED_PIDS+=("$!")
+	wait_for "$SCRATCH/ctl.out" 'ok [0-9a-f]{32} rate=' 5
+	for st in 1 1000 65536 1048576; do
+		timeout 60 "$BATS_TEST_DIRNAME/../lib/side_peer.py" grow "$SERVE_PORT" "$SCRATCH/src" "$st" 1 4096 1048576 >>"$SCRATCH/grow.out"
+	done
+	cat "$SCRATCH/grow.out" >&3
+	while read -r line; do
+		[[ $line =~ ^said\ ([0-9]+)\ got\ ([0-9]+)\ eof$ ]] || continue
+		[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] || { echo "$line"; return 1; }
+		said=$((said + 1))
+	done <"$SCRATCH/grow.out"
+	# Every case answered and delivered whole but for a race the paced hold closes; at least 16 of 18.
+	[ "$(grep -c . "$SCRATCH/grow.out")" -eq 18 ]
+	[ "$said" -ge 16 ] || { cat "$SCRATCH/grow.out"; return 1; }
+}
+
 @test "get --server-view -s SIZE against a serve of another size: -s is checked as without the side channel" {
 	start_serve --size 32M
 	run -1 "$NCPV" get -q -s 64M --server-view "127.0.0.1:$SERVE_PORT"
