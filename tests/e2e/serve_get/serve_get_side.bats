@@ -458,13 +458,17 @@ while time.time() < end:
 		rm -f "$SCRATCH"/out.* "$SCRATCH"/err.*
 		stop_pid "$SERVE_PID"
 	done
-	# -q: no note; --json: the server's view is null, the bytes are the file's.
-	start_serve -q --size 1K
+	# -q: no note; --json: the server's view is null, the bytes are the file's. The download
+	# again is a plain one: no hello of a session that is gone ("unknown token" in serve's log).
+	start_serve --size 1K
 	run "$NCPV" get --server-view -q "127.0.0.1:$SERVE_PORT"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	"$NCPV" get --server-view -j "127.0.0.1:$SERVE_PORT" >"$SCRATCH/get.json" 2>/dev/null
 	jq -e '.bytes == 1024 and (.server == null or .server.size == 1024)' "$SCRATCH/get.json"
+	stop_pid "$SERVE_PID" # its log is whole once it has stopped
+	run grep -c 'unknown token' "$SERVE_LOG"
+	[ "$output" = 0 ] || { cat "$SERVE_LOG"; return 1; }
 }
 
 @test "--reverse, --bidir, --server-view: the options they do not combine with are refused (exit 2)" {
