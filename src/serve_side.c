@@ -107,8 +107,8 @@ struct serve_side_session *serve_side_open(struct serve_side_table *t, const str
 	ss->streams = h->streams;
 	ss->rate_bps = ans.rate_bps = h->rate_bps;
 	if (h->ask_size && size != NULL) {
-		ans.has_size = 1;
-		ans.size = *size;
+		ss->said_size = ans.has_size = 1;
+		ss->size = ans.size = *size;
 	}
 	ss->pace_waiting = h->rate_bps > 0 ? h->streams : 0;
 	ss->start = now;

@@ -49,6 +49,8 @@ struct serve_side_session {
 	uint64_t rate_bps;	    /* the hello's rate=: each down connection paced to it (0: none) */
 	unsigned pace_waiting;	    /* rate=: down connections still to come (the server holds new
 				     * connections from sending until their first bytes meanwhile) */
+	int said_size;		    /* the answer said size= (ask=size, and serve knew it) ... */
+	uint64_t size;		    /* ...this: each down connection is sent exactly that */
 	double start, orphan_until; /* orphan_until: 0 once a data connection joined */
 	double next_report;	    /* interval_ms > 0: when the next iv lines are due */
 	void *ctl;		    /* the server's control connection (borrowed) */

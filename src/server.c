@@ -954,6 +954,16 @@ static void side_join(struct server *s, struct conn *c, const struct side_hello 
 		ss->pace_waiting--;
 		atomic_fetch_sub(&s->pace_pending, 1);
 	}
+	/* The size the answer said is what this connection gets: a --source file that grew since
+	 * (this connection took its size at the accept) is sent as it was then, its first bytes.
+	 * One that shrank, or bytes already sent past the size, cannot agree: cut (a reset). */
+	if (h->role == SIDE_DOWN && ss->said_size && c->state == CONN_SENDING && c->limit != ss->size) {
+		if (c->limit < ss->size || c->sent > ss->size) {
+			conn_abort(s, c, "source file changed size since the side channel said it");
+			return;
+		}
+		c->limit = ss->size;
+	}
 	if (h->role == SIDE_DOWN && ss->rate_bps > 0 && c->state == CONN_SENDING) {
 		char why[128];
 

@@ -118,19 +118,22 @@ static int head(const char *buf, size_t n, const char **p, unsigned *version)
 	return 0;
 }
 
-/* The comma list w[0..n) names word. */
+/* The comma list w[0..n) names word: 1, 0, or -1 for an empty item (",size", "size,,x", ",,,"),
+ * which no client writes: a list with one is not a hello, as an empty ask= is not. */
 static int asks_for(const char *w, size_t n, const char *word_)
 {
 	const char *q = w, *end = w + n;
+	int found = 0;
 
 	for (;;) {
 		const char *c = memchr(q, ',', (size_t)(end - q));
 		size_t len = (size_t)((c ? c : end) - q);
 
-		if (is(q, len, word_))
-			return 1;
+		if (len == 0)
+			return -1;
+		found |= is(q, len, word_);
 		if (c == NULL)
-			return 0;
+			return found;
 		q = c + 1;
 	}
 }
@@ -192,13 +195,13 @@ int side_parse_hello(const void *vbuf, size_t len, struct side_hello *h)
 				return SIDE_MALFORMED;
 			h->stream = (unsigned)v;
 		} else if (is(w, kn, "rate")) {
-			if (have_rate++ || number(eq + 1, vn, SIDE_RATE_MAX, &v) < 0 || v == 0)
+			if (have_rate++ || number(eq + 1, vn, SIDE_RATE_MAX, &v) < 0 || v < SIDE_RATE_MIN)
 				return SIDE_MALFORMED;
 			h->rate_bps = v;
 		} else if (is(w, kn, "ask")) {
-			if (have_ask++ || !plain_word(eq + 1, vn, KEY_CHARS ","))
+			if (have_ask++ || !plain_word(eq + 1, vn, KEY_CHARS ",") ||
+			    (h->ask_size = asks_for(eq + 1, vn, "size")) < 0)
 				return SIDE_MALFORMED;
-			h->ask_size = asks_for(eq + 1, vn, "size");
 		}
 	}
 	return (int)n + 1;
@@ -325,7 +328,8 @@ int side_format_hello(char *buf, size_t buflen, const struct side_hello *h)
 	if (buflen < SIDE_MAGIC_LEN + 1 || side_check_token(h->token) < 0 || (unsigned)h->role > SIDE_UP ||
 	    h->version == 0 || h->version > 65535 || h->streams == 0 || h->streams > SIDE_MAX_STREAMS ||
 	    h->stream >= SIDE_MAX_STREAMS || h->interval_ms > 60000 || (h->interval_ms && h->interval_ms < 10) ||
-	    h->rate_bps > SIDE_RATE_MAX || ((h->rate_bps || h->ask_size) && h->role != SIDE_CTL))
+	    h->rate_bps > SIDE_RATE_MAX || (h->rate_bps && h->rate_bps < SIDE_RATE_MIN) ||
+	    ((h->rate_bps || h->ask_size) && h->role != SIDE_CTL))
 		return -1;
 	memcpy(buf, SIDE_MAGIC, SIDE_MAGIC_LEN);
 	if (h->role == SIDE_CTL) {

@@ -20,6 +20,9 @@
 /* The highest rate= a hello may ask for, in bits/s: 10 Tbit/s (SO_MAX_PACING_RATE takes 64 bits
  * of bytes/s; anything faster than a host can send is no pacing at all). */
 #define SIDE_RATE_MAX 10000000000000ULL
+/* The lowest: a kilobyte a second. Slower is no measurement (a 1 bit/s download holds a slot of
+ * serve's for as long as its client waits: 8 s a byte); get refuses it at its option. */
+#define SIDE_RATE_MIN 8000ULL
 #define SIDE_PARTIAL (-2)
 #define SIDE_MALFORMED (-1)
 
@@ -37,7 +40,7 @@ struct side_hello {
 	unsigned interval_ms; /* ctl: how often to report, 10..60000; 0 only at the end */
 	unsigned streams;     /* ctl: data connections to expect, 1..SIDE_MAX_STREAMS */
 	unsigned stream;      /* down/up: this connection's index, 0..streams-1 */
-	uint64_t rate_bps;    /* ctl: pace each down connection to this many bits/s, 1..SIDE_RATE_MAX
+	uint64_t rate_bps;    /* ctl: pace each down connection to this many bits/s, SIDE_RATE_MIN..SIDE_RATE_MAX
 			       * (get --rate on a download); 0: not asked (the key is left out) */
 	int ask_size;	      /* ctl: "ask=size": say in the answer how many bytes each down
 			       * connection will get, when serve knows (a comma list; words other

@@ -17,6 +17,7 @@
 #include "../addr.h"
 #include "../get/get_engine.h"
 #include "../net.h"
+#include "../sidechan.h"
 #include "../units.h"
 #include "../udp/pace.h"
 #include "../wrap.h"
@@ -389,6 +390,13 @@ enum cmd_parse get_parse_options(int argc, char **argv, struct get_args *a, vola
 			  a->side == 1 + GET_SIDE_BIDIR ? "--bidir" : "--server-view",
 			  a->tls.on ? " (serve is asked to pace through the side channel, which is plain TCP's)" :
 			  " yet (use --send --rate to pace an upload)");
+		return CMD_PARSE_USAGE;
+	}
+	/* serve paces a download to a kilobyte a second at the least (sidechan.h): worded as -u's
+	 * floor, a datagram a second. */
+	if (rate_arg && o->rate > 0 && !o->send && o->rate < (double)SIDE_RATE_MIN) {
+		cmd_error("get", "invalid rate '%s': below a kilobyte a second per stream (%llu bit/s), the least serve "
+			  "paces a download to; ask for more, or 0 for no pacing", rate_arg, (unsigned long long)SIDE_RATE_MIN);
 		return CMD_PARSE_USAGE;
 	}
 	if (interval_given && !o->count)

@@ -83,6 +83,10 @@ static void server_text(char *out, size_t len, const struct get_side_dir *d, int
 	char a[64], b[64], c[64], e[64];
 	const char *clauses[] = { a, b, c, e };
 
+	if (d->no_session) {
+		snprintf(out, len, "server: no figures (it closed before the side channel's hello)");
+		return;
+	}
 	if (!d->have_server) {
 		snprintf(out, len, "server: no figures (its end line did not come within -w)");
 		return;

@@ -34,6 +34,9 @@ struct get_side_dir {
 	int have_size;		 /* size: what serve said this download connection would get (its
 				  * answer's size=: --size, or a file sent once; the progress total) */
 	uint64_t size;
+	int no_session;		 /* --server-view: serve closed the control connection unanswered
+				  * (a transfer its socket buffers held whole); this direction ran
+				  * as a plain download, without serve's view */
 	int have_server;	 /* server: serve's end line for this connection came */
 	struct side_report server;
 };
@@ -54,7 +57,10 @@ struct get_side_result {
  * o->send and o->output are the command's; each direction takes its own copy. After the
  * streams, serve's end lines are awaited for -w (10 s without it). Returns the run's end: a
  * failure of the session itself (err says why), else the first direction's failure, else
- * the first direction's end. Free r with get_side_free.
+ * the first direction's end. --server-view whose control connection serve closes unanswered
+ * (it had sent a transfer its socket buffers held, FIN and all, before it read the hello) says
+ * so through ev->say and runs the download again as a plain get_stream (r->down.no_session).
+ * Free r with get_side_free.
  */
 enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, unsigned interval_ms,
 			  const struct get_events *ev, const struct get_side_events *sev, struct get_side_result *r,

@@ -33,6 +33,8 @@ struct session {
 	int stop, closed;		/* stop: asked by the run; closed: serve's EOF or an error */
 	struct side_report ends[2];
 	int have_end[2];
+	int unanswered;			/* serve's EOF came before any answer: its FIN went before it
+					 * read the hello (a transfer its socket buffers held whole) */
 	int has_size;			/* the answer's size=: each down connection's bytes */
 	uint64_t size;
 	char line[SIDE_LINE_MAX];	/* a report line's beginning */
@@ -162,10 +164,17 @@ static int await_answer(struct session *ss, const struct get_opts *o, uint64_t r
 		ssize_t n = recv(ss->fd, buf + have, ANSWER_CHUNK, 0);
 		char *at;
 
-		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
-			snprintf(err, errlen, "%s did not answer the side channel%s%s: is it ncpv serve, still "
-				 "sending when the hello came (an endless stream, or a file larger than a socket buffer)?",
-				 peer, n < 0 ? ": " : "", n < 0 ? strerror(errno) : "");
+		if (n == 0) {
+			/* serve answers while it sends: a transfer it handed its kernel whole, FIN and all,
+			 * before it read the hello (serve --size 1K) ends without one. */
+			ss->unanswered = 1;
+			snprintf(err, errlen, "%s closed without answering the side channel: it had sent everything "
+				 "before the hello came (ncpv serve answers while still sending: an endless stream, or "
+				 "more than the socket buffers hold)", peer);
+			break;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR) {
+			snprintf(err, errlen, "%s did not answer the side channel: %s", peer, strerror(errno));
 			break;
 		}
 		if (n < 0) {
@@ -374,6 +383,33 @@ static void await_ends(struct session *ss, const struct get_opts *o, struct get_
 	pthread_mutex_unlock(&ss->lock);
 }
 
+/* --server-view whose control connection serve closed unanswered: what it sent there was the
+ * whole transfer, dropped unseen; the download runs again as a plain get, without serve's view
+ * (said once through ev, as the summary's server line says it). */
+static enum get_end view_unanswered(struct session *ss, const struct get_opts *o, const struct get_events *ev,
+				    struct get_side_result *r, struct lane *l, char *err, size_t errlen)
+{
+	char note[320];
+
+	session_end(ss);
+	snprintf(note, sizeof(note), "%s closed before it read the side channel's hello (it had sent everything: "
+		 "a transfer its socket buffers held): no server view; downloading again without it", r->peer);
+	if (ev && ev->say)
+		ev->say(ev->ctx, note);
+	if (lane_init(l, o, ss, SIDE_DOWN, 0) < 0) {
+		snprintf(err, errlen, "side channel: bad hello");
+		return GET_END_FAILED;
+	}
+	l->o.hello = NULL; /* a plain download: no hello, nothing to answer */
+	l->o.hello_len = 0;
+	l->ev = ev;
+	l->d->no_session = 1;
+	lane_run(l);
+	if (get_end_failed(l->d->end))
+		snprintf(err, errlen, "%s", l->d->err);
+	return l->d->end;
+}
+
 enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, unsigned interval_ms,
 			  const struct get_events *ev, const struct get_side_events *sev, struct get_side_result *r,
 			  char *err, size_t errlen)
@@ -393,6 +429,8 @@ enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, uns
 		snprintf(err, errlen, "cannot start the side channel's reader");
 		end = GET_END_FAILED;
 	}
+	if (end == GET_END_FAILED && ss.unanswered && mode == GET_SIDE_VIEW && !*o->cancel)
+		return view_unanswered(&ss, o, ev, r, &lanes[0], err, errlen);
 	if (end == GET_END_EOF) {
 		/* Stream 0: the download (or --reverse's upload); stream 1: --bidir's upload. */
 		int down = mode != GET_SIDE_REVERSE, up = mode != GET_SIDE_VIEW;

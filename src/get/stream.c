@@ -342,8 +342,9 @@ static enum get_end upload(struct stream *s, char *err, size_t errlen)
 			/* Nothing at an offset below the size it had when opened: the
 			 * file was truncated under us. What the server got is not the file. */
 			net_reset_on_close(s->sock);
-			snprintf(err, errlen, "source file shrank: '%s' ended at %llu of %llu bytes", o->source,
-				 (unsigned long long)s->t.bytes, (unsigned long long)source_size(s->src));
+			/* The count sent is the command's "(after N bytes)": said once. */
+			snprintf(err, errlen, "source file shrank: '%s' is shorter than the %llu bytes it had when the upload began",
+				 o->source, (unsigned long long)source_size(s->src));
 			return GET_END_FILE;
 		}
 		if (n == SOURCE_SEND_WAIT) {

@@ -90,7 +90,7 @@ static void test_round_trip_generated(void **state)
 		h.interval_ms = test_rand() % 5 ? 10 + (unsigned)test_rand() % 59991 : 0;
 		h.streams = 1 + (unsigned)test_rand() % SIDE_MAX_STREAMS;
 		h.stream = h.role == SIDE_CTL ? 0 : (unsigned)test_rand() % SIDE_MAX_STREAMS;
-		h.rate_bps = h.role == SIDE_CTL && test_rand() % 2 ? 1 + random_u64() % SIDE_RATE_MAX : 0;
+		h.rate_bps = h.role == SIDE_CTL && test_rand() % 2 ? SIDE_RATE_MIN + random_u64() % (SIDE_RATE_MAX - SIDE_RATE_MIN + 1) : 0;
 		h.ask_size = h.role == SIDE_CTL && test_rand() % 2;
 		n = side_format_hello(line, sizeof(line), &h);
 		assert_true(n > SIDE_MAGIC_LEN);
@@ -324,14 +324,92 @@ static void test_hello_ask(void **state)
 		assert_int_equal(h.ask_size, cases[i].ask);
 	}
 	all_malformed(HELLO, bad, sizeof(bad) / sizeof(bad[0]), tok);
-	h = (struct side_hello){ .version = 1, .role = SIDE_CTL, .streams = 2, .rate_bps = 9, .ask_size = 1 };
+	h = (struct side_hello){ .version = 1, .role = SIDE_CTL, .streams = 2, .rate_bps = 9000, .ask_size = 1 };
 	memcpy(h.token, tok, sizeof(h.token));
 	assert_true(side_format_hello(line, sizeof(line), &h) > 0);
 	assert_string_equal(line + SIDE_MAGIC_LEN,
-			    "1 ctl 0123456789abcdef0123456789abcdef interval=0 streams=2 rate=9 ask=size\n");
+			    "1 ctl 0123456789abcdef0123456789abcdef interval=0 streams=2 rate=9000 ask=size\n");
 	h.role = SIDE_DOWN; /* only a control hello asks */
 	h.rate_bps = 0;
 	assert_int_equal(side_format_hello(line, sizeof(line), &h), -1);
+}
+
+/* ask='s list, generated: every list of 1 to 4 items drawn from a known word, an unknown one
+ * and the empty item. A list with an empty item (",,,", "size,", ",size") is not a hello, as an
+ * empty ask= is not; any other asks for size exactly when one item is "size". */
+static void test_hello_ask_lists(void **state)
+{
+	static const char tok[] = "0123456789abcdef0123456789abcdef";
+	static const char *const items[] = { "size", "future_2", "" };
+	char list[64], line[SIDE_LINE_MAX];
+	struct side_hello h;
+	int checked = 0, refused = 0;
+
+	(void)state;
+	for (int k = 1; k <= 4; k++) {
+		int combos = 1;
+
+		for (int i = 0; i < k; i++)
+			combos *= 3;
+		for (int c = 0; c < combos; c++) {
+			int empty = 0, size = 0, len, rc;
+			size_t at = 0;
+
+			for (int i = 0, x = c; i < k; i++, x /= 3) {
+				at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s", i ? "," : "", items[x % 3]);
+				empty |= x % 3 == 2;
+				size |= x % 3 == 0;
+			}
+			memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+			len = snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, "1 ctl %s interval=0 ask=%s\n",
+				       tok, list);
+			rc = parse(HELLO, line, (size_t)len + SIDE_MAGIC_LEN);
+			if (empty) {
+				if (rc != SIDE_MALFORMED)
+					fail_msg("ask=%s: taken as a hello (rc %d)", list, rc);
+				refused++;
+			} else {
+				assert_int_equal(side_parse_hello(line, (size_t)len + SIDE_MAGIC_LEN, &h), len + SIDE_MAGIC_LEN);
+				assert_int_equal(h.ask_size, size);
+			}
+			checked++;
+		}
+	}
+	assert_int_equal(checked, 3 + 9 + 27 + 81);
+	assert_int_equal(refused, checked - (2 + 4 + 8 + 16));
+}
+
+/* rate= at and around its bounds, generated: SIDE_RATE_MIN (a kilobyte a second) to SIDE_RATE_MAX
+ * is a paced hello, and the writer writes it; below (1 bit/s was taken) or above, neither. */
+static void test_hello_rate_bounds(void **state)
+{
+	static const char tok[] = "0123456789abcdef0123456789abcdef";
+	static const uint64_t edges[] = { 0, SIDE_RATE_MIN, SIDE_RATE_MAX };
+	static const int64_t offsets[] = { -2, -1, 0, 1, 2 };
+	char line[SIDE_LINE_MAX];
+	struct side_hello h;
+
+	(void)state;
+	for (size_t e = 0; e < sizeof(edges) / sizeof(edges[0]); e++)
+		for (size_t k = 0; k < sizeof(offsets) / sizeof(offsets[0]); k++) {
+			uint64_t rate = edges[e] + (uint64_t)offsets[k];
+			int ok = rate >= SIDE_RATE_MIN && rate <= SIDE_RATE_MAX, len, rc;
+
+			if (edges[e] == 0 && offsets[k] < 0)
+				continue;
+			memcpy(line, SIDE_MAGIC, SIDE_MAGIC_LEN);
+			len = snprintf(line + SIDE_MAGIC_LEN, sizeof(line) - SIDE_MAGIC_LEN, "1 ctl %s rate=%llu\n", tok,
+				       (unsigned long long)rate);
+			rc = side_parse_hello(line, (size_t)len + SIDE_MAGIC_LEN, &h);
+			if (ok != (rc > 0))
+				fail_msg("rate=%llu: parse %d", (unsigned long long)rate, rc);
+			if (ok)
+				assert_true(h.rate_bps == rate);
+			h = (struct side_hello){ .version = 1, .role = SIDE_CTL, .streams = 1, .rate_bps = rate };
+			memcpy(h.token, tok, sizeof(h.token));
+			if (ok != (side_format_hello(line, sizeof(line), &h) > 0) && rate != 0)
+				fail_msg("rate=%llu: written as a hello: %d", (unsigned long long)rate, !ok);
+		}
 }
 
 /* What raw clients send first is never a hello, and is recognised as such from its first byte. */
@@ -388,6 +466,8 @@ int main(void)
 		cmocka_unit_test(test_bad_hellos),
 		cmocka_unit_test(test_answer_size),
 		cmocka_unit_test(test_hello_ask),
+		cmocka_unit_test(test_hello_ask_lists),
+		cmocka_unit_test(test_hello_rate_bounds),
 		cmocka_unit_test(test_raw_clients_not_hellos),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_report_edges),

@@ -13,6 +13,10 @@
 #                                               never comes: prints serve's answer, holds SECONDS
 #   side_peer.py answer PORT [PAIR]...          a control hello with PAIRs (ask=size...) added:
 #                                               prints serve's answer line, then closes
+#   side_peer.py grow PORT FILE START ADD...    for each ADD: FILE made START bytes, a control
+#                                               hello with ask=size, ADD bytes appended after
+#                                               the answer, then the down connection: prints
+#                                               "said N got M eof|reset" per case
 #   side_peer.py old-serve                      a serve from before rate=: answers a control
 #                                               hello with a bare ok, sends to anything else;
 #                                               prints its port, then "data ROLE" per connection
@@ -56,7 +60,12 @@ def cases(seed):
         ("rate0", MAGIC + b"1 ctl " + TOKEN + b" rate=0\n"),
         ("ratebig", MAGIC + b"1 ctl " + TOKEN + b" rate=10000000000001\n"),
         ("rateunit", MAGIC + b"1 ctl " + TOKEN + b" rate=10M\n"),
+        ("askempty", MAGIC + b"1 ctl " + TOKEN + b" ask=,,,\n"),
+        ("asktrailing", MAGIC + b"1 ctl " + TOKEN + b" ask=size,\n"),
+        ("askleading", MAGIC + b"1 ctl " + TOKEN + b" ask=,size\n"),
     ]
+    # Below the floor, a kilobyte a second (SIDE_RATE_MIN): 1 bit/s was taken.
+    out += [("rate%d" % r, MAGIC + b"1 ctl " + TOKEN + b" rate=%d\n" % r) for r in (1, 8, 999, 7999)]
     for i in range(20):
         out.append(("random%d" % i, b"\0" + bytes(rng.randrange(256) for _ in range(rng.randrange(1, 700)))))
     return out
@@ -241,14 +250,7 @@ def answer(argv):
     """serve's answer to a control hello with argv[1:] added (the size= asked for or not)."""
     s = connect(int(argv[0]))
     s.sendall(MAGIC + b"1 ctl " + TOKEN + b" interval=0 streams=1" + b"".join(b" " + a.encode() for a in argv[1:]) + b"\n")
-    got, end = b"", time.time() + 5
-    while time.time() < end and not (MAGIC in got and TOKEN in got[got.rfind(MAGIC):] and
-                                      b"\n" in got[got.rfind(MAGIC):]):
-        d = s.recv(1 << 20)
-        if not d:
-            break
-        got = got[-600:] + d
-    line = got[got.rfind(MAGIC):].split(b"\n")[0] if MAGIC in got else b""
+    line = read_answer(s, TOKEN)
     print(line[1:].decode("ascii", "replace"), flush=True)
     s.close()
     return 0
@@ -304,8 +306,50 @@ def old_serve(argv):
     return 0
 
 
+def read_answer(s, token):
+    """serve's answer line on control connection s, read past the data queued before it."""
+    got, end = b"", time.time() + 5
+    while time.time() < end and not (MAGIC in got and token in got[got.rfind(MAGIC):] and
+                                      b"\n" in got[got.rfind(MAGIC):]):
+        d = s.recv(1 << 20)
+        if not d:
+            break
+        got = got[-600:] + d
+    return got[got.rfind(MAGIC):].split(b"\n")[0] if MAGIC in got else b""
+
+
+def grow(argv):
+    """The file grows between serve's answer (its size=) and the down connection's accept."""
+    port, path, start = int(argv[0]), argv[1], int(argv[2])
+    for add in (int(a) for a in argv[3:]):
+        with open(path, "wb") as f:
+            f.write(os.urandom(start))
+        token = b"%032x" % random.getrandbits(128)  # its own: a paced-ctl may hold TOKEN
+        ctl = connect(port)
+        ctl.sendall(MAGIC + b"1 ctl " + token + b" interval=0 streams=1 ask=size\n")
+        line = read_answer(ctl, token)
+        said = [w[5:].decode() for w in line.split() if w.startswith(b"size=")]
+        with open(path, "ab") as f:
+            f.write(os.urandom(add))
+        down = connect(port)
+        down.sendall(MAGIC + b"1 down " + token + b" stream=0\n")
+        got, how = 0, "eof"
+        try:
+            while True:
+                d = down.recv(1 << 20)
+                if not d:
+                    break
+                got += len(d)
+        except OSError:
+            how = "reset"
+        down.close()
+        ctl.close()
+        print("said %s got %d %s" % (said[0] if said else "none", got, how), flush=True)
+    return 0
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     modes = {"near-miss": near_miss, "orphans": orphans, "hold-ctl": hold_ctl, "paced-ctl": paced_ctl, "old-serve": old_serve,
-             "answer": answer}
+             "answer": answer, "grow": grow}
     sys.exit(modes[cmd](sys.argv[2:]))
