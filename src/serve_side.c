@@ -78,6 +78,17 @@ int serve_side_look(int fd, struct serve_side_acc **acc, struct side_hello *h, u
 	return SERVE_SIDE_WAIT;
 }
 
+int serve_side_unread(int fd, const struct serve_side_acc *acc)
+{
+	char peek[SIDE_LINE_MAX];
+	ssize_t n;
+
+	if (acc != NULL)
+		return 1;
+	n = recv(fd, peek, sizeof(peek), MSG_PEEK | MSG_DONTWAIT);
+	return n > 0 && side_maybe_hello(peek, (size_t)n);
+}
+
 struct serve_side_session *serve_side_find(struct serve_side_table *t, const char *token)
 {
 	for (struct serve_side_session *ss = t->head; ss != NULL; ss = ss->next)

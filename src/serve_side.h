@@ -42,6 +42,11 @@ enum serve_side_seen {
  */
 int serve_side_look(int fd, struct serve_side_acc **acc, struct side_hello *h, uint64_t *taken);
 
+/* Does a hello (or the rest of one begun in acc) wait unread on fd? One recv with MSG_PEEK, for
+ * a sender whose send failed before any wakeup looked: a client that took what it wanted and
+ * reset may have said hello first, and its session must hear how the connection ended. */
+int serve_side_unread(int fd, const struct serve_side_acc *acc);
+
 struct serve_side_session {
 	struct serve_side_session *prev, *next;
 	char token[SIDE_TOKEN_LEN + 1];

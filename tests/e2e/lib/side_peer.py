@@ -17,6 +17,11 @@
 #                                               hello with ask=size, ADD bytes appended after
 #                                               the answer, then the down connection: prints
 #                                               "said N got M eof|reset" per case
+#   side_peer.py gone-down PORT PID N           N sessions whose down connection says hello and
+#                                               resets while serve (PID) is stopped: serve meets
+#                                               the reset at its first send, the hello unread;
+#                                               prints "end" or "none" per session (its end line
+#                                               on the control connection within 5 s, or not)
 #   side_peer.py old-serve                      a serve from before rate=: answers a control
 #                                               hello with a bare ok, sends to anything else;
 #                                               prints its port, then "data ROLE" per connection
@@ -348,8 +353,43 @@ def grow(argv):
     return 0
 
 
+def gone_down(argv):
+    """A down connection that said hello and reset before serve accepted it: the session's
+    control connection must still get its end line, not wait for one that never comes."""
+    import signal
+    import struct
+    port, pid, n = int(argv[0]), int(argv[1]), int(argv[2])
+    for _ in range(n):
+        token = b"%032x" % random.getrandbits(128)
+        ctl = connect(port)
+        ctl.sendall(MAGIC + b"1 ctl " + token + b" interval=0 streams=1\n")
+        read_answer(ctl, token)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            down = connect(port)  # the kernel completes it: serve accepts it later
+            down.sendall(MAGIC + b"1 down " + token + b" stream=0\n")
+            time.sleep(0.01)
+            down.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            down.close()  # a reset, before serve's accept
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        got, end = b"", time.time() + 5
+        ctl.settimeout(0.2)
+        while time.time() < end and not any(l.startswith(b"end 0 ") for l in got.split(b"\n")[:-1]):
+            try:
+                d = ctl.recv(65536)
+            except socket.timeout:
+                continue
+            if not d:
+                break
+            got += d
+        ctl.close()
+        print("end" if any(l.startswith(b"end 0 ") for l in got.split(b"\n")[:-1]) else "none", flush=True)
+    return 0
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     modes = {"near-miss": near_miss, "orphans": orphans, "hold-ctl": hold_ctl, "paced-ctl": paced_ctl, "old-serve": old_serve,
-             "answer": answer, "grow": grow}
+             "answer": answer, "grow": grow, "gone-down": gone_down}
     sys.exit(modes[cmd](sys.argv[2:]))
