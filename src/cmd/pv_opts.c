@@ -96,6 +96,10 @@ static int watchfd_check(struct pv_parse_err *e, const char *arg, int option)
 	pid_t p;
 	int fd = -1;
 
+	/* pv 1.10's lists (@FILE) and process names (=NAME): said, never taken for a bad PID. */
+	if (arg[0] == '@' || arg[0] == '=')
+		return fail(e, "-d: %s: %s is not supported by ncpv pv: give process IDs", arg,
+			    arg[0] == '@' ? "a list file (@FILE)" : "a process name (=NAME)");
 	if (n >= sizeof(pid))
 		n = sizeof(pid) - 1; /* too long to be a PID: refused as one below */
 	memcpy(pid, arg, n);
