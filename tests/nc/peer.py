@@ -14,7 +14,8 @@ SETUP:
               then keeps reading until the client closes (5 s at most)
   cut:HEX     the same, but ends its sending side after HEX: a reply cut short
   reset:HEX   the same, but resets the connection after HEX: a reply cut by an error
-Every wait is bounded; the peer stops when COMMAND ends."""
+Every wait is bounded; the peer stops when COMMAND ends. messages_check.py imports it and calls
+run() in threads, one row each, without a Python process per row."""
 import os, socket, subprocess, sys, threading, time
 
 
@@ -58,16 +59,19 @@ def serve(ls, reply, cut):
         threading.Thread(target=answer, args=(conn, reply, cut), daemon=True).start()
 
 
-def main():
-    setup, port_file, cmd = sys.argv[1], sys.argv[2], sys.argv[4:]
-    keep = []
-    if setup in ("none", "refused"):
-        port = free_port()
-    else:
+class Held:
+    """SETUP's loopback situation, held until close(); .port is its {PORT}. A command run meanwhile
+    inherits none of its sockets (Python's sockets are not inheritable)."""
+
+    def __init__(self, setup):
+        self.keep, self.listener = [], None
+        if setup in ("none", "refused"):
+            self.port = free_port()
+            return
         ls = socket.socket()
         ls.bind(("127.0.0.1", 0))
-        port = ls.getsockname()[1]
-        keep.append(ls)
+        self.port = ls.getsockname()[1]
+        self.keep.append(ls)
         if setup == "busy":
             ls.listen(1)
         elif setup == "full":
@@ -77,24 +81,55 @@ def main():
                 c = socket.socket()
                 c.setblocking(False)
                 try:
-                    c.connect(("127.0.0.1", port))
+                    c.connect(("127.0.0.1", self.port))
                 except BlockingIOError:
                     pass
-                keep.append(c)
+                self.keep.append(c)
             time.sleep(0.1)
         elif setup.startswith(("peer:", "cut:", "reset:")):
             kind, _, hexbytes = setup.partition(":")
             ls.listen(8)
+            self.listener = ls
             threading.Thread(target=serve, args=(ls, bytes.fromhex(hexbytes), kind if kind != "peer" else None), daemon=True).start()
         else:
-            sys.exit("peer.py: unknown setup " + setup)
-    with open(port_file, "w") as f:
-        f.write("%d\n" % port)
-    words = [w.replace("{PORT}", str(port)) for w in cmd]
+            self.close()
+            raise ValueError("peer.py: unknown setup " + setup)
+
+    def close(self):
+        """Stop accepting (shutdown wakes the accepting thread) and close every socket."""
+        if self.listener is not None:
+            try:
+                self.listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for s in self.keep:
+            s.close()
+
+
+def run(setup, cmd, port_file=None, **kw):
+    """Run cmd (its words' {PORT} replaced) with SETUP held, writing the port to port_file if
+    given; return (cmd's exit status, or 124 after 20 s; the port; its stderr if kw piped it)."""
+    held = Held(setup)
     try:
-        rc = subprocess.run(words, timeout=20).returncode
-    except subprocess.TimeoutExpired:
-        rc = 124
+        if port_file:
+            with open(port_file, "w") as f:
+                f.write("%d\n" % held.port)
+        words = [w.replace("{PORT}", str(held.port)) for w in cmd]
+        try:
+            r = subprocess.run(words, timeout=20, **kw)
+            return r.returncode, held.port, r.stderr
+        except subprocess.TimeoutExpired as e:
+            return 124, held.port, e.stderr
+    finally:
+        held.close()
+
+
+def main():
+    setup, port_file, cmd = sys.argv[1], sys.argv[2], sys.argv[4:]
+    try:
+        rc, _, _ = run(setup, cmd, port_file)
+    except ValueError as e:
+        sys.exit(str(e))
     sys.exit(rc)
 
 

@@ -10,16 +10,20 @@
 # with the line that says so. Loopback only; every wait is bounded.
 #   get_out_gen.py NCPV PORT SOURCE SCRATCH SEED
 # SOURCE: the file serve repeats (serve --source SOURCE --size N). Prints one line per run and
-# a tally; exits 1 at the first wrong run, naming it and the seed.
+# a tally; exits 1 at the first wrong run, naming it and the seed. The runs are drawn from the
+# seed in order, then run GET_OUT_JOBS (4) at a time (each mostly waits: for a time limit, a
+# signal, a slow reader), each in a directory of its own; the lines stay in the runs' order.
 import hashlib
 import itertools
 import json
 import os
+import queue
 import random
 import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 NCPV, PORT, SOURCE, SCRATCH, SEED = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 SRC = open(SOURCE, 'rb').read()
@@ -28,6 +32,7 @@ OLD = b'the old contents\n'
 MODES = {'plain': [], 'view': ['--server-view'], 'bidir': ['--bidir'], 'reverse': ['--reverse']}
 REPORTS = {'-i': ['-i', '0.1'], '-f': ['-f'], '-q': ['-q'], 'none': []}
 OUTS = ['-', 'FILE', 'none']
+JOBS = int(os.environ.get('GET_OUT_JOBS', '4'))
 
 
 def prefix_sha(n):
@@ -52,12 +57,13 @@ def catches_sigint(pid):
     return False
 
 
-def run_one(rng, mode, report, limit, out, end):
-    path = os.path.join(SCRATCH, 'dir', 'out.bin')
+def run_one(work, had_file, delay, mode, report, limit, out, end):
+    """One run in the directory work (its dir/ and err), with had_file and the signal's delay
+    after get's handlers are set drawn beforehand."""
+    path = os.path.join(work, 'dir', 'out.bin')
     d = os.path.dirname(path)
     for name in os.listdir(d):
         os.remove(os.path.join(d, name))
-    had_file = rng.random() < 0.5
     if had_file:
         with open(path, 'wb') as f:
             f.write(OLD)
@@ -67,7 +73,7 @@ def run_one(rng, mode, report, limit, out, end):
     args = [NCPV, 'get', '--json', '-w', '10'] + MODES[mode] + REPORTS[report] + lim
     args += ['-o', '-'] if out == '-' else ['-o', path] if out == 'FILE' else []
     args.append('127.0.0.1:' + PORT)
-    err = open(os.path.join(SCRATCH, 'err'), 'w+b')
+    err = open(os.path.join(work, 'err'), 'w+b')
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err)
     os.set_blocking(p.stdout.fileno(), False)
     data = bytearray()
@@ -80,7 +86,7 @@ def run_one(rng, mode, report, limit, out, end):
             p.wait()
             return False, f'did not end within 30 s: {" ".join(args)}'
         if interrupt and signal_at is None and catches_sigint(p.pid):
-            signal_at = now + rng.uniform(0, 0.25)
+            signal_at = now + delay
         if signal_at is not None and now >= signal_at:
             p.send_signal(signal.SIGINT)
             signal_at = float('inf')
@@ -143,7 +149,7 @@ def run_one(rng, mode, report, limit, out, end):
     if out == '-':
         if len(data) != got or hashlib.sha256(data).hexdigest() != prefix_sha(got):
             return False, f'{row}: stdout {len(data)} bytes, summary {got}, or not the source'
-    files = os.listdir(os.path.join(SCRATCH, 'dir'))
+    files = os.listdir(os.path.join(work, 'dir'))
     if files not in ([], ['out.bin']):
         return False, f'{row}: left {files}'
     if out == 'FILE' and not cut:
@@ -159,19 +165,40 @@ def run_one(rng, mode, report, limit, out, end):
 
 def main():
     rng = random.Random(SEED)
-    os.makedirs(os.path.join(SCRATCH, 'dir'), exist_ok=True)
-    tally = {}
+    # Each run's draws, in the order a run at a time made them: had_file, then the delay.
+    runs = []
     for mode, report, limit, out, end in itertools.product(MODES, REPORTS, ['-b', '-t'], OUTS,
                                                            ['finish', 'sigint']):
         if mode == 'reverse' and out != 'none':
             continue  # --reverse uploads: -o is refused
-        ok, line = run_one(rng, mode, report, limit, out, end)
-        print(line, flush=True)
-        if not ok:
-            print(f'FAILED (seed {SEED})', flush=True)
-            sys.exit(1)
-        kind = 'cut' if 'ended interrupted' in line or 'during the connect' in line else 'whole'
-        tally[mode, kind] = tally.get((mode, kind), 0) + 1
+        had_file = rng.random() < 0.5
+        delay = rng.uniform(0, 0.25) if end == 'sigint' else None
+        runs.append((had_file, delay, mode, report, limit, out, end))
+    free = queue.Queue()
+    for i in range(JOBS):
+        os.makedirs(os.path.join(SCRATCH, 'w%d' % i, 'dir'), exist_ok=True)
+        free.put(os.path.join(SCRATCH, 'w%d' % i))
+
+    def one(run):
+        work = free.get()
+        try:
+            return run_one(work, *run)
+        finally:
+            free.put(work)
+
+    tally = {}
+    with ThreadPoolExecutor(JOBS) as pool:
+        futures = [pool.submit(one, run) for run in runs]
+        for run, fut in zip(runs, futures):
+            ok, line = fut.result()
+            print(line, flush=True)
+            if not ok:
+                print(f'FAILED (seed {SEED})', flush=True)
+                for f in futures:
+                    f.cancel()
+                sys.exit(1)
+            kind = 'cut' if 'ended interrupted' in line or 'during the connect' in line else 'whole'
+            tally[run[2], kind] = tally.get((run[2], kind), 0) + 1
     print('tally', sorted(tally.items()), flush=True)
     # The generator must have cut downloads short in every mode, and let some finish.
     for mode in MODES:

@@ -5,10 +5,14 @@ scenario runs once with nc.openbsd and once with ncpv run as `nc` (a symlink, so
 and the outcomes must match: exit status (124 = still running when the bound ran out), stdout,
 and stderr with the program's own prefix ("nc:", "ncpv nc:") set aside.
 
-usage: nc_compat.py NCPV   prints one line per scenario, exits 1 if any differs."""
+usage: nc_compat.py NCPV   prints one line per scenario, exits 1 if any differs.
+Scenarios run JOBS (4) at a time (most of each is waiting for a bound or a timer); each holds its
+own ports and paths, and each runs nc.openbsd, then ncpv. The lines keep the scenarios' order."""
+from concurrent.futures import ThreadPoolExecutor
 import array, fcntl, os, re, select, shutil, socket, subprocess, sys, tempfile, threading, time
 
 SCRATCH = tempfile.mkdtemp(prefix="ncpv-compat.")
+JOBS = int(os.environ.get("NC_COMPAT_JOBS", "4"))
 
 
 def free_port(kind=socket.SOCK_STREAM):
@@ -46,6 +50,20 @@ def words(err):
                 break
         lines.append(re.sub(r"(127\.0\.0\.1[ :])\d+", r"\1PORT", line))  # each run has its own port
     return lines
+
+
+def wait_bound(port, udp):
+    """Until something holds 127.0.0.1:port (a TCP listener, or a bound UDP socket), 5 s at most:
+    read from /proc/net, which does not touch the port."""
+    want = "0100007F:%04X" % port
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        with open("/proc/net/udp" if udp else "/proc/net/tcp") as f:
+            for line in f.readlines()[1:]:
+                cols = line.split()
+                if cols[1] == want and (udp or cols[3] == "0A"):
+                    return
+        time.sleep(0.01)
 
 
 def wait_path(path):
@@ -107,7 +125,7 @@ def second_listener(nc, udp):
     flags = "-lu" if udp else "-l"
     first = subprocess.Popen(nc + [flags, "127.0.0.1", str(port)], stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
+    wait_bound(port, udp)
     rc, out, err = run(nc + [flags, "127.0.0.1", str(port)], timeout=1.0)
     first.kill()
     first.wait()
@@ -177,7 +195,7 @@ def udp_keep_recvlimit(nc):
     port = free_port(socket.SOCK_DGRAM)
     p = subprocess.Popen(nc + ["-ulk", "-W", "1", "127.0.0.1", str(port)], stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(0.3)
+    wait_bound(port, True)
     c = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     for m in (b"a\n", b"b\n", b"c\n"):
         c.sendto(m, ("127.0.0.1", port))
@@ -342,12 +360,16 @@ def main():
     link = os.path.join(SCRATCH, "nc")
     os.symlink(os.path.abspath(sys.argv[1]), link)
     bad = n = 0
-    for name, scenario in scenarios():
-        ref, ours = scenario(["nc.openbsd"]), scenario([link])
-        same = ref == ours
-        print("%-45s %s" % (name, "same" if same else "DIFFERS:\n  nc.openbsd: %r\n  ncpv (nc): %r" % (ref, ours)))
-        bad += not same
-        n += 1
+    with ThreadPoolExecutor(JOBS) as pool:
+        todo = [(name, pool.submit(lambda f=scenario: (f(["nc.openbsd"]), f([link]))))
+                for name, scenario in scenarios()]
+        for name, fut in todo:
+            ref, ours = fut.result()
+            same = ref == ours
+            print("%-45s %s" % (name, "same" if same else "DIFFERS:\n  nc.openbsd: %r\n  ncpv (nc): %r" % (ref, ours)),
+                  flush=True)
+            bad += not same
+            n += 1
     print("%d scenarios, %d differ" % (n, bad))
     shutil.rmtree(SCRATCH, ignore_errors=True)
     sys.exit(1 if bad else 0)

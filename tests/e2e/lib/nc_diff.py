@@ -8,11 +8,16 @@ that should arrive (stdin, LF -> CRLF with -C).
 usage: nc_diff.py NCPV [SEED [CASE]]   prints one line per case (or runs only case CASE),
 exits 1 if any case differs.
 The case table is generated: every data-moving option (-C -N -q -d -i -u -l -w -U -O) with
-sizes at the buffer boundaries (16 KiB, 256 KiB), random chunking of stdin and slow peers."""
+sizes at the buffer boundaries (16 KiB, 256 KiB), random chunking of stdin and slow peers.
+Every draw from SEED is made in the table's order first; the UDP cases then run alone, one at a
+time (a loaded peer could drop datagrams), and the rest JOBS (3) at a time, each case with its
+own peer, port and files; the lines are printed in the table's order."""
+from concurrent.futures import ThreadPoolExecutor
 import hashlib, os, random, shutil, socket, subprocess, sys, tempfile, threading, time
 
 SCRATCH = tempfile.mkdtemp(prefix="ncpv-diff.")
 TIMEOUT = 20
+JOBS = int(os.environ.get("NC_DIFF_JOBS", "3"))
 
 
 def sha(b):
@@ -132,13 +137,13 @@ def free_port():
     return p
 
 
-def run(nc, case, data, down, rng):
+def run(nc, case, data, down, tag_n, feed_seed):
     opts, role = case["opts"], case["role"]
     want = len(crlf(data) if "-C" in opts else data)
     if "-d" in opts:
         want = 0
     peer = Peer("udp" if "-u" in opts else "tcp", down, want, case["slow"])
-    tag = "%s.%d" % (os.path.basename(nc[0]), rng.randrange(1 << 30))
+    tag = "%s.%d" % (os.path.basename(nc[0]), tag_n)
     if role == "client":
         if "-U" in opts:
             path = os.path.join(SCRATCH, tag)
@@ -173,7 +178,7 @@ def run(nc, case, data, down, rng):
     out = open(os.path.join(SCRATCH, tag + ".out"), "w+b")
     start = time.time()
     proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.DEVNULL)
-    feeder = threading.Thread(target=feed, args=(proc, data, case["chunk"], random.Random(rng.random())))
+    feeder = threading.Thread(target=feed, args=(proc, data, case["chunk"], random.Random(feed_seed)))
     feeder.start()
     if role == "listen":
         for _ in range(500):
@@ -230,6 +235,33 @@ def cases(rng):
     return table
 
 
+def compare(i, case, data, down, ref, ours):
+    """One case's line, and whether it differs."""
+    expect_up = sha(crlf(data) if "-C" in case["opts"] else data)
+    if "-d" in case["opts"]:
+        expect_up = sha(b"")
+    problems = []
+    notes = []
+    for k in ("rc", "peer", "out"):
+        if ref[k] == ours[k]:
+            continue
+        if k == "peer" and ours["peer"] == expect_up and ref["peer"] != expect_up:
+            # nc.openbsd -u -C -q 0 sometimes sends less than stdin said (its CRLF goes
+            # out as datagrams of its own, and -q 0 can exit first): ncpv is not held to that.
+            notes.append("nc.openbsd's peer got %d B, short; ncpv's got all" % ref["peer_len"])
+            continue
+        problems.append("%s %s vs %s" % (k, ref[k], ours[k]))
+    # Complete delivery where nc promises it (-q 0 and UDP may cut the download short).
+    if ours["peer"] != expect_up:
+        problems.append("peer got %d B, not what stdin said" % ours["peer_len"])
+    if down and ours["out"] != sha(down) and "-q" not in case["opts"]:
+        problems.append("stdout %d B, not what the peer sent" % ours["out_len"])
+    line = "%-3d %-6s %-24s size=%-9d chunk=%-5d slow=%-5s down=%-6d rc=%s/%s %.2fs/%.2fs" % (
+        i, case["role"], " ".join(case["opts"]), case["size"], case["chunk"], case["slow"],
+        len(down), ref["rc"], ours["rc"], ref["secs"], ours["secs"])
+    return line + ("  DIFFERS: " + "; ".join(problems) if problems else "  same") + "".join("  (" + n + ")" for n in notes), bool(problems)
+
+
 def main():
     ncpv = sys.argv[1]
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 19
@@ -237,37 +269,35 @@ def main():
     bad = 0
     table = cases(rng)
     only = int(sys.argv[3]) if len(sys.argv) > 3 else None
+    # The draws in the order one case at a time made them: data, down, then each run's file
+    # tag and stdin chunking seed (nc.openbsd's run, then ncpv's).
+    todo = []
     for i, case in enumerate(table):
         data = make_data(rng, case["size"], case["lines"])
         down = rng.randbytes(rng.choice([1, 5000, 300000])) if case["down"] else b""
         if only is not None and i != only:
             continue
-        expect_up = sha(crlf(data) if "-C" in case["opts"] else data)
-        if "-d" in case["opts"]:
-            expect_up = sha(b"")
-        ref = run(["nc.openbsd"], case, data, down, rng)
-        ours = run([ncpv, "nc"], case, data, down, rng)
-        problems = []
-        notes = []
-        for k in ("rc", "peer", "out"):
-            if ref[k] == ours[k]:
-                continue
-            if k == "peer" and ours["peer"] == expect_up and ref["peer"] != expect_up:
-                # nc.openbsd -u -C -q 0 sometimes sends less than stdin said (its CRLF goes
-                # out as datagrams of its own, and -q 0 can exit first): ncpv is not held to that.
-                notes.append("nc.openbsd's peer got %d B, short; ncpv's got all" % ref["peer_len"])
-                continue
-            problems.append("%s %s vs %s" % (k, ref[k], ours[k]))
-        # Complete delivery where nc promises it (-q 0 and UDP may cut the download short).
-        if ours["peer"] != expect_up:
-            problems.append("peer got %d B, not what stdin said" % ours["peer_len"])
-        if down and ours["out"] != sha(down) and "-q" not in case["opts"]:
-            problems.append("stdout %d B, not what the peer sent" % ours["out_len"])
-        line = "%-3d %-6s %-24s size=%-9d chunk=%-5d slow=%-5s down=%-6d rc=%s/%s %.2fs/%.2fs" % (
-            i, case["role"], " ".join(case["opts"]), case["size"], case["chunk"], case["slow"],
-            len(down), ref["rc"], ours["rc"], ref["secs"], ours["secs"])
-        print(line + ("  DIFFERS: " + "; ".join(problems) if problems else "  same") + "".join("  (" + n + ")" for n in notes))
-        bad += bool(problems)
+        draws = [rng.randrange(1 << 30), rng.random(), rng.randrange(1 << 30), rng.random()]
+        todo.append((i, case, data, down, draws))
+
+    def one(job):
+        i, case, data, down, d = job
+        ref = run(["nc.openbsd"], case, data, down, d[0], d[1])
+        ours = run([ncpv, "nc"], case, data, down, d[2], d[3])
+        return compare(i, case, data, down, ref, ours)
+
+    results = {}
+    for job in todo:
+        if "-u" in job[1]["opts"]:
+            results[job[0]] = one(job)
+    with ThreadPoolExecutor(JOBS) as pool:
+        rest = [job for job in todo if "-u" not in job[1]["opts"]]
+        for job, res in zip(rest, pool.map(one, rest)):
+            results[job[0]] = res
+    for job in todo:
+        line, differs = results[job[0]]
+        print(line)
+        bad += differs
     print("%d cases, %d differ" % (len(table) if only is None else 1, bad))
     shutil.rmtree(SCRATCH, ignore_errors=True)
     sys.exit(1 if bad else 0)

@@ -161,7 +161,8 @@ def main():
     print(f"seed {seed}; widths {widths}")
     jobs = [(name, w) for name in cases for w in widths]
     failures = 0
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    # Each run mostly waits on its data schedule (about 1 s, nc 2 s): twelve at a time.
+    with ThreadPoolExecutor(max_workers=12) as pool:
         results = pool.map(lambda j: (j, run_case(ncpv, *j)), jobs)
         for (name, width), out in results:
             bad, draws = check(out, width)

@@ -91,7 +91,7 @@ def still_sends(port, name, data):
     """serve must go on with the stream it sends, and answer nothing."""
     s = connect(port)
     s.sendall(data)
-    got, end = b"", time.time() + 5
+    got, end = bytearray(), time.time() + 5  # bytearray: appending copies nothing back
     while len(got) < STILL and time.time() < end:
         d = s.recv(1 << 20)
         if not d:
