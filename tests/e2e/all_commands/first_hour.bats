@@ -126,7 +126,10 @@ last_draw() {
 		if [[ $line == *"of which"* ]]; then
 			acked=$(sed -En 's/.*, of which ([0-9]+) B acknowledged, received 0 B in .*/\1/p' <<<"$line")
 			[ "$acked" -lt "$sent" ]
-			[ "$acked" -ge "$got" ]
+			# The client may read bytes whose ACK has not gone out when it closes (its reset
+			# then stands for it): serve saw 2,332 B fewer acknowledged than get read, under
+			# load. At most a few of loopback's 64 KiB segments, never a MiB.
+			[ $((got - acked)) -lt 1048576 ]
 			[[ $line == *"; the client closed with the rest in flight"?(" or queued")" and dropped what it had not read" ]]
 			inflight=$((inflight + 1))
 		else
