@@ -86,7 +86,7 @@ static int pid_option(struct pv_parse_err *e, int c, const char *arg, long *out)
 }
 
 /* -d PID[:FD] (option: for the -d option itself, else a further argument): pv's words for what
- * is not that shape. A PID out of range is refused (pv would wrap it into kill(-1, 0) or a
+ * is not that shape. A PID out of range is refused (pv would wrap it into a probe of PID -1, or a
  * process group): in pv's words for -d 0, the value named only for a further argument, as pv. */
 static int watchfd_check(struct pv_parse_err *e, const char *arg, int option)
 {
