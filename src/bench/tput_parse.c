@@ -242,9 +242,10 @@ int tput_parse_iperf2(const char *text, size_t len, int udp, int length, const c
 		return -1;
 	}
 	/* The interval shows tenths ("0.0-1.1" for a run whose rate iperf2 took over 1.039 s): 6%
-	 * off in a 1 s run. One report (a stream's, or -P's sum) gives its exact time back as bytes
-	 * over its own rate; streams reported apart keep the longest interval. */
-	f->seconds = (have_total || lines == 1) && sum_bytes > 0 ? sum_bytes * 8 / sum_bps : secs;
+	 * off in a 1 s run. Its own rates were taken over exact times: bytes over the rate reported
+	 * (a stream's, -P's sum line, or the streams' rates added up when -R -P prints no sum) is
+	 * the time that rate stands for. */
+	f->seconds = sum_bytes > 0 ? sum_bytes * 8 / sum_bps : secs;
 	f->bytes = (uint64_t)sum_bytes;
 	f->bytes_per_s = sum_bps / 8;
 	if (udp) {
