@@ -89,14 +89,15 @@ static void send_params(struct client *c, struct stream *s, int type, uint64_t n
 	s->asked_ns = now;
 }
 
-static void send_req(struct stream *s, uint16_t req, int final, uint64_t now)
+/* flags: 0 for an interval's counters, UDP_FLAG_FINAL (and UDP_FLAG_CUT) for the last ones. */
+static void send_req(struct stream *s, uint16_t req, uint32_t flags, uint64_t now)
 {
-	struct udp_report_req q = { final ? UDP_FLAG_FINAL : 0, req, s->seq, s->sent_bytes };
+	struct udp_report_req q = { flags, req, s->seq, s->sent_bytes };
 	uint8_t buf[UDP_WIRE_REPORT];
 	size_t len = udp_wire_write_report_req(buf, sizeof(buf), &s->h, &q);
 
 	(void)udp_send_one(s->fd, buf, len, NULL, 0);
-	if (final)
+	if (flags & UDP_FLAG_FINAL)
 		s->asked_ns = now;
 }
 
@@ -533,6 +534,7 @@ static int run(struct client *c, const volatile sig_atomic_t *cancel, struct pol
 static void finish(struct client *c, const volatile sig_atomic_t *cancel, struct pollfd *pfd)
 {
 	uint64_t linger = c->rtt_ns * 4 + 100000000u, now, until, give_up;
+	uint32_t final = UDP_FLAG_FINAL;
 
 	if (linger > 1000000000u)
 		linger = 1000000000u;
@@ -541,6 +543,9 @@ static void finish(struct client *c, const volatile sig_atomic_t *cancel, struct
 		if (wait_and_read(c, pfd, until, 0) < 0)
 			break;
 	give_up = clock_now_ns() + (uint64_t)(c->o->timeout * 1e9);
+	/* Interrupted with the server sending: it stops at this request instead of its end. */
+	if (c->o->reverse && cancel && *cancel)
+		final |= UDP_FLAG_CUT;
 	c->req++;
 	for (int i = 0; i < c->n; i++)
 		c->s[i].state = ST_FINAL;
@@ -549,7 +554,7 @@ static void finish(struct client *c, const volatile sig_atomic_t *cancel, struct
 			struct stream *s = &c->s[i];
 
 			if (s->state == ST_FINAL && now - s->asked_ns >= RETRY_NS)
-				send_req(s, c->req, 1, now);
+				send_req(s, c->req, final, now);
 		}
 		if (wait_and_read(c, pfd, now + 20000000u, 0) < 0 && !c->conn_refused)
 			break;

@@ -230,12 +230,16 @@ static void on_report_req(struct server *s, struct flow *f, const uint8_t *buf, 
 		return;
 	}
 	if (f->reverse) {
+		uint64_t now = clock_now_ns();
+		int cut = (q.flags & UDP_FLAG_FINAL) && (q.flags & UDP_FLAG_CUT);
+
 		memset(&r, 0, sizeof(r));
 		r.packets = f->seq;
 		r.bytes = f->sent_bytes;
-		r.span_ns = f->seq ? udp_pace_span(&f->pace, clock_now_ns()) : 0;
+		r.span_ns = f->seq ? udp_pace_span(&f->pace, now) : 0;
 		r.late = f->pace.slipped; /* a sender's REPORT: datagrams it let go of behind schedule */
-		if (f->pace.k >= f->seq && clock_now_ns() >= f->end_ns)
+		/* An interrupted client: nothing more is sent (end_flow below), these are the totals. */
+		if (cut || (f->pace.k >= f->seq && now >= f->end_ns))
 			r.flags |= UDP_FLAG_DONE;
 	} else {
 		if (q.flags & UDP_FLAG_FINAL)
@@ -247,7 +251,7 @@ static void on_report_req(struct server *s, struct flow *f, const uint8_t *buf, 
 	h->type = UDP_REPORT;
 	answer(s, s->out, udp_wire_write_report(s->out, sizeof(s->out), h, &r), len, sa, salen);
 	if ((q.flags & UDP_FLAG_FINAL) && (!f->reverse || (r.flags & UDP_FLAG_DONE)))
-		end_flow(s, f, "final report");
+		end_flow(s, f, f->reverse && (q.flags & UDP_FLAG_CUT) ? "client interrupted" : "final report");
 }
 
 static void on_datagram(void *ctx, const uint8_t *buf, size_t len, const struct sockaddr *sa, socklen_t salen,

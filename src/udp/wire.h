@@ -34,6 +34,8 @@ enum udp_type {
 /* REPORT_REQ / REPORT flags. */
 #define UDP_FLAG_FINAL 1u   /* the sender's totals are in the request: count the tail's loss */
 #define UDP_FLAG_DONE 2u    /* REPORT, reverse: the server has sent all it will */
+#define UDP_FLAG_CUT 4u	    /* REPORT_REQ with FINAL, reverse: the client was interrupted; stop
+			     * sending now and answer DONE (a server without it goes on to its end) */
 
 struct udp_header {
 	uint8_t version, type;

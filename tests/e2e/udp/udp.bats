@@ -279,6 +279,40 @@ rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 	[ "$(summary lost)" -eq 0 ] && [ "$(summary received_packets)" -eq "$(summary sent_packets)" ]
 }
 
+# A reverse test cut by SIGINT asked the sending server for its final report, which it gave only
+# at its own end: get waited its -w (5 s) while serve went on sending, and counted what came
+# meanwhile against a stale total (received 564 of 549 sent, 4.7 Mbit/s for 1M; the outside
+# attack). Now the final request says the client was interrupted: serve stops at once and
+# answers, get exits within a second with the span's datagrams, never more than were sent.
+@test "SIGINT during a --reverse test: serve stops sending at once, get exits promptly, received <= sent, rate as asked" {
+	command -v jq >/dev/null || skip "jq is not installed"
+	local rate pid t0 took
+	start_serve -u
+	for rate in 1M 20M; do
+		"$NCPV" get -u -j --rate "$rate" -l 1400 -t 30 -i 0.2 --reverse "127.0.0.1:$SERVE_PORT" \
+			>"$SCRATCH/get.json" 2>"$SCRATCH/get.err" &
+		pid=$!
+		STARTED_PIDS+=("$pid")
+		wait_for "$SCRATCH/get.json" '"interval"' 10
+		sleep 0.5
+		t0=$(date +%s%N)
+		kill -INT "$pid"
+		wait_gone "$pid" 10
+		took=$((($(date +%s%N) - t0) / 1000000))
+		wait "$pid"
+		echo "$rate: exit after $took ms: $(tail -1 "$SCRATCH/get.json")"
+		[ "$took" -lt 1500 ]
+		[ "$(summary ended)" = '"interrupted"' ]
+		[ "$(summary received_packets)" -le "$(summary sent_packets)" ]
+		[ "$(summary sent_packets)" -gt 0 ]
+		# The sender's rate over the span it reports: the rate asked, within a datagram.
+		jq -e --arg r "$rate" '($r | sub("M$"; "") | tonumber * 1e6) as $want |
+			(.sent_bps - $want | fabs) <= 1400 * 8 / .seconds + 1' <(tail -1 "$SCRATCH/get.json")
+	done
+	# serve's log says why each flow ended.
+	wait_for "$SERVE_LOG" 'client interrupted' 5
+}
+
 # ---- behind ncpv link ----
 
 link_or_skip() {
