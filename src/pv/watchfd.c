@@ -98,7 +98,12 @@ int pv_watch_read(pid_t pid, int fd, struct pv_watch_fd *w)
 	w->ino = st.st_ino;
 	w->regular = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode);
 	if (S_ISREG(st.st_mode)) {
-		w->size = (uint64_t)st.st_size;
+		struct stat lst;
+
+		/* A descriptor open for writing (its /proc link has the owner's w bit, as pv 1.10.5
+		 * looks) is a file still growing: its size now is no goal, so no size, as pv. */
+		if (lstat(link, &lst) < 0 || !(lst.st_mode & S_IWUSR))
+			w->size = (uint64_t)st.st_size;
 	} else if (S_ISBLK(st.st_mode)) {
 		int b = open(link, O_RDONLY | O_CLOEXEC);
 

@@ -76,6 +76,30 @@ teardown() {
 	[ "$output" = "pv: pid 2147483646: No such process" ]
 }
 
+# A file open for writing is still growing: pv 1.10.5 gives it no size (its /proc link has the
+# owner's w bit), so -n steps as for an unknown size (2, 4, 6, as pv 1.10.5 printed for the
+# outside attack's writer) and the bar bounces. ncpv took the size of the moment: 100 each time.
+@test "-d PID:FD on a file open for writing has no size: -n steps 2, 4, 6 and the bar bounces, as pv's" {
+	run timeout 20 "$NCPV" pv -n -i 0.2 -d "$WATCHED:1"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -ge 3 ]
+	local i
+	for i in "${!lines[@]}"; do
+		[ "${lines[$i]}" = "$((2 * (i + 1)))" ] || { echo "line $i: ${lines[$i]}"; return 1; }
+	done
+}
+
+@test "-d PID:FD on a file open for writing draws the bouncing bar, no percentage; its input a percentage" {
+	local in
+	for in in /proc/"$WATCHED"/fd/*; do
+		[[ ! $in -ef $SCRATCH/in ]] || break
+	done
+	run timeout 20 "$NCPV" pv -f -i 0.2 -d "$WATCHED:1" -d "$WATCHED:${in##*/}"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"<=>"* ]]
+	[[ "$output" == *"%"* ]] # the input's line
+}
+
 # pv 1.10.5 takes every -d (and further arguments), names each one it cannot watch, watches the
 # rest and ends with status 2; ncpv watched only the last -d, or stopped at the first failure.
 @test "-d A -d B: one that cannot be watched is named, the other followed to its end; status 2" {
