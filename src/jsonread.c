@@ -337,6 +337,7 @@ static int container(struct reader *r, struct jvalue *v, enum jv_type type, int 
 {
 	char close = type == JV_ARRAY ? ']' : '}';
 	size_t cap = 0, saved_at = r->key_at, saved_len = r->key_len;
+	int overflow = 0;
 
 	if (v != NULL) {
 		v->type = type;
@@ -390,11 +391,15 @@ static int container(struct reader *r, struct jvalue *v, enum jv_type type, int 
 				return fail(r, EINVAL, "expected ':'");
 			r->pos++;
 		}
-		if (item != NULL) {
-			if (v->n == cap)
-				return fail(r, EINVAL, type == JV_ARRAY ? "expected ']'" : "expected '}'");
-			item = &v->items[v->n];
+		/* More items than the count found: the text is malformed inside this container
+		 * (the count is exact otherwise). Checked on without keeping, so that the error is
+		 * the one a reader that keeps none of it finds (jv_parse_keep's, fuzz_jsonread). */
+		if (item != NULL && v->n == cap) {
+			item = NULL;
+			overflow = 1;
 		}
+		if (item != NULL)
+			item = &v->items[v->n];
 		if (value(r, item, depth + 1) < 0)
 			return -1;
 		if (item != NULL) {
@@ -408,6 +413,8 @@ static int container(struct reader *r, struct jvalue *v, enum jv_type type, int 
 			continue;
 		}
 		if (r->pos < r->len && r->s[r->pos] == close) {
+			if (overflow)
+				return fail(r, EINVAL, type == JV_ARRAY ? "expected ']'" : "expected '}'");
 			r->pos++;
 			r->key_at = saved_at;
 			r->key_len = saved_len;

@@ -162,6 +162,41 @@ static void test_keep_holds_only_listed_members(void **state)
 	}
 }
 
+/* A container whose closing bracket is the other kind ([} or {]) fooled the item count, and the
+ * reader that keeps a member then said "expected ']'" where the one that drops it said "expected
+ * a value" (fuzz_jsonread in CI). Generated: openers x closers x insides x where it sits (kept,
+ * dropped, in an array, at the top); both readers must agree, text and error. */
+static void test_miscounted_containers_fail_alike(void **state)
+{
+	static const char *const keep[] = { "a", NULL };
+	static const char *const opens[] = { "[", "{" }, *const closes[] = { "]", "}" };
+	static const char *const insides[] = { "", " ", "1", "1,", ",", "\"k\":", "\"k\":1", "\"k\":1,", "[", "{}", "[]," };
+	static const char *const wraps[] = { "{\"a\": %s}", "{\"drop\": %s, \"a\": 1}", "[%s]", "%s", "{\"a\": [1, %s]}" };
+	int cases = 0;
+
+	(void)state;
+	for (size_t o = 0; o < 2; o++)
+		for (size_t c = 0; c < 2; c++)
+			for (size_t i = 0; i < sizeof(insides) / sizeof(*insides); i++)
+				for (size_t w = 0; w < sizeof(wraps) / sizeof(*wraps); w++) {
+					char inner[64], text[160], err[128], err2[128];
+					struct jvalue *v = NULL, *x = NULL;
+					int full, some;
+
+					snprintf(inner, sizeof(inner), "%s%s%s", opens[o], insides[i], closes[c]);
+					snprintf(text, sizeof(text), wraps[w], inner);
+					full = jv_parse(text, strlen(text), &v, err, sizeof(err));
+					some = jv_parse_keep(text, strlen(text), keep, &x, err2, sizeof(err2));
+					if (full != some || (full < 0 && strcmp(err, err2) != 0))
+						fail_msg("%s: jv_parse %d '%s', jv_parse_keep %d '%s'", text, full,
+							 full < 0 ? err : "", some, some < 0 ? err2 : "");
+					jv_free(v);
+					jv_free(x);
+					cases++;
+				}
+	assert_int_equal(cases, 220);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_every_prefix_is_refused_and_depth_is_bounded),
 		cmocka_unit_test(test_numbers_of_any_length),
 		cmocka_unit_test(test_keep_holds_only_listed_members),
+		cmocka_unit_test(test_miscounted_containers_fail_alike),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
