@@ -460,6 +460,12 @@ enum get_end get_side_run(const struct get_opts *o, enum get_side_mode mode, uns
 		if (end == GET_END_EOF) {
 			struct get_side_dir *d[2] = { &r->down, &r->up };
 
+			/* --bidir cut by a signal while one direction was still connecting (its thread
+			 * late under load) and the other moving data: that one was interrupted, not
+			 * failed, and the run ends as an interrupted one (its summary, its status). */
+			for (int i = 0; down && up && *o->cancel && i < 2; i++)
+				if (d[i]->ran && !d[i]->r.began && get_end_failed(d[i]->end) && d[1 - i]->r.began)
+					d[i]->end = GET_END_INTERRUPTED;
 			/* The first direction that failed is the run's failure, else the first's end. */
 			end = first->d->end;
 			for (int i = 1; i >= 0; i--)

@@ -305,9 +305,11 @@ rss() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 		[ "$(summary ended)" = '"interrupted"' ]
 		[ "$(summary received_packets)" -le "$(summary sent_packets)" ]
 		[ "$(summary sent_packets)" -gt 0 ]
-		# The sender's rate over the span it reports: the rate asked, within a datagram.
+		# The sender's rate over the span: the rate asked, within a datagram or 1% (serve, behind
+		# by a wake-up's datagrams when the stop came, sent 1277 of 1279 slots at 20M under CI's
+		# load); the old 5 s wait read 4.7 times the rate.
 		jq -e --arg r "$rate" '($r | sub("M$"; "") | tonumber * 1e6) as $want |
-			(.sent_bps - $want | fabs) <= 1400 * 8 / .seconds + 1' <(tail -1 "$SCRATCH/get.json")
+			(.sent_bps - $want | fabs) <= ([1400 * 8 / .seconds, $want * 0.01] | max) + 1' <(tail -1 "$SCRATCH/get.json")
 	done
 	# serve's log says why each flow ended.
 	wait_for "$SERVE_LOG" 'client interrupted' 5
