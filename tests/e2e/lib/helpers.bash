@@ -72,14 +72,15 @@ start_serve() {
 	SERVE_PID=$!
 	STARTED_PIDS+=("$SERVE_PID")
 	local i
+	# Until the port can be read: a line caught half written has none yet.
+	SERVE_PORT=
 	for ((i = 0; i < 250; i++)); do
-		grep -Eq 'listening on|"event":"listen"' "$SERVE_LOG" && break
+		SERVE_PORT=$(sed -En 's/.*(listening on |"address":").*:([0-9]+)[ "].*/\2/p' "$SERVE_LOG" | head -1)
+		[ -z "$SERVE_PORT" ] || break
 		kill -0 "$SERVE_PID" 2>/dev/null || { cat "$SERVE_LOG" >&2; return 1; }
 		sleep 0.02
 	done
-	grep -Eq 'listening on|"event":"listen"' "$SERVE_LOG" || { cat "$SERVE_LOG" >&2; return 1; }
-	SERVE_PORT=$(sed -En 's/.*(listening on |"address":").*:([0-9]+)[ "].*/\2/p' "$SERVE_LOG" | head -1)
-	[ -n "$SERVE_PORT" ]
+	[ -n "$SERVE_PORT" ] || { cat "$SERVE_LOG" >&2; return 1; }
 }
 
 # make_file PATH BYTES: deterministic pseudo-random content of exactly BYTES.
